@@ -1,0 +1,111 @@
+/**
+ * Configuration: the only module that reads `process.env`. Parsed once at start-up with zod and
+ * failing fast; everything else receives a typed `Config`.
+ */
+import { z } from 'zod';
+
+const intFrom = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+const csv = z
+  .string()
+  .default('')
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  );
+
+/**
+ * Keyspace replication: `SimpleStrategy:1` or `NetworkTopologyStrategy:dc1=3,dc2=3`.
+ * Rendered into the CREATE KEYSPACE statement by the migration runner.
+ */
+const Replication = z
+  .string()
+  .default('SimpleStrategy:1')
+  .transform((s, ctx) => {
+    const [cls, rest = ''] = s.split(':');
+    if (cls === 'SimpleStrategy') {
+      const rf = Number(rest || '1');
+      if (!Number.isInteger(rf) || rf < 1) ctx.addIssue({ code: 'custom', message: 'bad RF' });
+      return { class: 'SimpleStrategy', replication_factor: rf } as Record<string, string | number>;
+    }
+    if (cls === 'NetworkTopologyStrategy') {
+      const out: Record<string, string | number> = { class: 'NetworkTopologyStrategy' };
+      for (const part of rest.split(',').filter(Boolean)) {
+        const [dc, rf] = part.split('=');
+        if (!dc || !rf || !/^[0-9]+$/.test(rf)) {
+          ctx.addIssue({ code: 'custom', message: `bad replication entry '${part}'` });
+          continue;
+        }
+        out[dc] = Number(rf);
+      }
+      return out;
+    }
+    ctx.addIssue({ code: 'custom', message: `unknown replication strategy '${cls}'` });
+    return z.NEVER;
+  });
+
+export const ConfigSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: intFrom(8080, 0, 65535),
+  BODY_LIMIT_BYTES: intFrom(16 * 1024, 256),
+
+  // Cassandra. Empty contact points = provision/reuse the local Maven-assembled node.
+  CASSANDRA_CONTACT_POINTS: csv,
+  CASSANDRA_PORT: intFrom(9042, 1, 65535),
+  CASSANDRA_LOCAL_DC: z.string().default('datacenter1'),
+  CASSANDRA_KEYSPACE: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,47}$/)
+    .default('regrid'),
+  CASSANDRA_REPLICATION: Replication,
+  CASSANDRA_USERNAME: z.string().optional(),
+  CASSANDRA_PASSWORD: z.string().optional(),
+  CASSANDRA_CONSISTENCY: z.enum(['localQuorum', 'quorum', 'one', 'localOne', 'all']).default('localQuorum'),
+  CASSANDRA_SERIAL_CONSISTENCY: z.enum(['localSerial', 'serial']).default('localSerial'),
+  CASSANDRA_REQUEST_TIMEOUT_MS: intFrom(12_000, 100),
+  /** Where the embedded node lives (jars, data, logs). */
+  REGRID_HOME: z.string().default('.regrid'),
+  CASSANDRA_VERSION: z.string().default('5.0.8'),
+  CASSANDRA_HEAP: z.string().default('1G'),
+
+  // Redis: an optimisation; the service keeps working without it.
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  REDIS_TIMEOUT_MS: intFrom(150, 10),
+
+  // Auth. In development a secret is generated and printed when none is configured.
+  AUTH_JWT_SECRET: z.string().min(16).optional(),
+  ADMIN_TOKEN: z.string().min(16).optional(),
+  CURSOR_SECRET: z.string().min(16).optional(),
+
+  // IDs: a fixed worker number, or leased from Cassandra when unset.
+  WORKER_ID: z.coerce.number().int().min(0).max(8191).optional(),
+
+  // Writes
+  CAS_MAX_ATTEMPTS: intFrom(8, 1, 100),
+  RELABEL_POLICY: z.enum(['adaptive', 'doubling']).default('adaptive'),
+  MOVE_RATE_LIMIT: intFrom(120, 1), // moves per window per profile
+  MOVE_RATE_WINDOW_S: intFrom(60, 1),
+  IDEMPOTENCY_TTL_S: intFrom(24 * 3600, 60),
+
+  // Cache
+  CACHE_ORDER_TTL_S: intFrom(3600, 1),
+  CACHE_SUMMARY_TTL_S: intFrom(60, 1),
+  CACHE_POST_TTL_S: intFrom(6 * 3600, 1),
+  CACHE_LEASE_MS: intFrom(2000, 10),
+  CACHE_LEASE_WAIT_MS: intFrom(300, 0),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
