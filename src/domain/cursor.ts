@@ -1,0 +1,111 @@
+/**
+ * Opaque, signed page cursors (keyset pagination, design article §6.1).
+ *
+ * A cursor carries the last row of the previous page (its effective key and post ID) and the grid
+ * version that page was read at, so the next read can flag "grid changed" and re-look-up the
+ * cursor post's current key. Clients must not forge positions, so the token is MAC'd.
+ *
+ * Token = base64url( 0x01 | JSON payload | HMAC-SHA256(secret, CONTEXT | 0x01 | JSON payload) )
+ * - 0x01 is the format byte, so a later format can be told apart.
+ * - The JSON holds bigints as decimal strings: {"k","p","v","g"} = key, postId, version, generation.
+ * - CONTEXT separates cursor MACs from any other HMAC made with the same secret.
+ * - Decoding accepts only the canonical base64url spelling (no padding, no stray trailing bits),
+ *   so every change to the token text changes the bytes and fails the MAC.
+ * Any failure is DomainError('bad_cursor'); the message names the failed check (nothing secret).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { DomainError } from './errors.js';
+import { MAX_ID } from './ids.js';
+import type { GridVersion } from './grid-version.js';
+
+export { compareGridVersions, compareVersions, type GridVersion } from './grid-version.js';
+
+export interface Cursor extends GridVersion {
+  readonly key: bigint; // effective key of the last row served, in (0, 2^63)
+  readonly postId: bigint; // that row's post ID, in (0, 2^63)
+  readonly version: bigint; // grid version the page was read at, >= 0
+  readonly generation: bigint; // grid generation, >= 1
+}
+
+export type CursorSecret = string | Uint8Array;
+
+const FORMAT = 0x01;
+const MAC_BYTES = 32;
+const CONTEXT = Buffer.from('regrid/cursor\0', 'utf8');
+const MAX_TOKEN_CHARS = 512; // a real token is ~150 chars; refuse to decode junk of any size
+const MIN_SECRET_BYTES = 16; // same floor as CURSOR_SECRET in src/config.ts
+const DECIMAL = /^(0|[1-9][0-9]{0,18})$/;
+
+export function encodeCursor(cursor: Cursor, secret: CursorSecret): string {
+  const problem = invalidField(cursor);
+  if (problem) throw new RangeError(`cannot encode cursor: ${problem}`);
+  const json = JSON.stringify({
+    k: cursor.key.toString(),
+    p: cursor.postId.toString(),
+    v: cursor.version.toString(),
+    g: cursor.generation.toString(),
+  });
+  const body = Buffer.concat([Buffer.of(FORMAT), Buffer.from(json, 'utf8')]);
+  return Buffer.concat([body, mac(body, secret)]).toString('base64url');
+}
+
+export function decodeCursor(token: string, secret: CursorSecret): Cursor {
+  const key = secretBytes(secret); // a misconfigured secret is a server bug, not a bad cursor
+  if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_CHARS) {
+    throw bad('cursor has an invalid length');
+  }
+  const raw = Buffer.from(token, 'base64url');
+  if (raw.toString('base64url') !== token) throw bad('cursor is not canonical base64url');
+  if (raw.length < 1 + MAC_BYTES + 2) throw bad('cursor is truncated');
+  const body = raw.subarray(0, raw.length - MAC_BYTES);
+  const given = raw.subarray(raw.length - MAC_BYTES);
+  // Constant-time: the comparison must not reveal how many leading MAC bytes were right.
+  if (!timingSafeEqual(given, mac(body, key))) throw bad('cursor signature does not match');
+  // Past this point the bytes are ours, so the checks below guard against our own format drift.
+  if (body[0] !== FORMAT) throw bad('unknown cursor format');
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.subarray(1).toString('utf8'));
+  } catch {
+    throw bad('cursor payload is not JSON');
+  }
+  const cursor = fromPayload(payload);
+  const problem = cursor ? invalidField(cursor) : 'cursor payload has the wrong shape';
+  if (!cursor || problem) throw bad(problem ?? 'cursor payload has the wrong shape');
+  return cursor;
+}
+
+function fromPayload(payload: unknown): Cursor | undefined {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
+  const o = payload as Record<string, unknown>;
+  if (Object.keys(o).length !== 4) return undefined;
+  const fields = [o.k, o.p, o.v, o.g];
+  if (!fields.every((f): f is string => typeof f === 'string' && DECIMAL.test(f))) return undefined;
+  const [key, postId, version, generation] = fields.map(BigInt) as [bigint, bigint, bigint, bigint];
+  return { key, postId, version, generation };
+}
+
+/** Describes the first out-of-range field, or returns undefined when the cursor is valid. */
+function invalidField(c: Cursor): string | undefined {
+  const all = [c.key, c.postId, c.version, c.generation];
+  if (!all.every((x) => typeof x === 'bigint')) return 'fields must be bigints';
+  if (c.key <= 0n || c.key > MAX_ID) return 'key out of range';
+  if (c.postId <= 0n || c.postId > MAX_ID) return 'postId out of range';
+  if (c.version < 0n || c.version > MAX_ID) return 'version out of range';
+  if (c.generation < 1n || c.generation > MAX_ID) return 'generation out of range';
+  return undefined;
+}
+
+function mac(body: Uint8Array, secret: CursorSecret): Buffer {
+  return createHmac('sha256', secretBytes(secret)).update(CONTEXT).update(body).digest();
+}
+
+function secretBytes(secret: CursorSecret): Buffer {
+  const bytes = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
+  if (bytes.length < MIN_SECRET_BYTES) {
+    throw new RangeError(`cursor secret must be at least ${MIN_SECRET_BYTES} bytes`);
+  }
+  return bytes;
+}
+
+const bad = (message: string) => new DomainError('bad_cursor', message);
