@@ -1,0 +1,279 @@
+/**
+ * The embedded default: one real Apache Cassandra node on 127.0.0.1, assembled from Maven Central
+ * (see maven-resolve.ts, cassandra-files.ts) and run as a detached JVM that outlives the process
+ * that started it, so `npm start`, `npm test` and the CLIs all share it.
+ *
+ * `ensureCassandra(config)` is the entry point. With CASSANDRA_CONTACT_POINTS set it provisions
+ * nothing. Otherwise it reuses whatever already answers CQL on the native port, and only then
+ * resolves jars and launches CassandraDaemon in the foreground mode (no fork by Cassandra).
+ */
+import { spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import {
+  cassandraYaml,
+  daemonJavaArgs,
+  JMX_PORT,
+  LOCAL_DC,
+  logbackXml,
+  nodeLayout,
+  type NodeLayout,
+} from './cassandra-files.js';
+import { probeCql, waitForCql, type CqlEndpoint } from './cql-probe.js';
+import { resolveCassandraJars } from './maven-resolve.js';
+import { commandLineOf, findOnPath, isAlive, sleep, tailFile } from './process-utils.js';
+import { withLock } from './provision-lock.js';
+
+type EnsureConfig = Pick<
+  Config,
+  | 'CASSANDRA_CONTACT_POINTS'
+  | 'CASSANDRA_PORT'
+  | 'CASSANDRA_LOCAL_DC'
+  | 'REGRID_HOME'
+  | 'CASSANDRA_VERSION'
+  | 'CASSANDRA_HEAP'
+>;
+
+export interface CassandraTarget {
+  readonly contactPoints: readonly string[];
+  readonly localDataCenter: string;
+  readonly port: number;
+  /** 'external' = configured contact points; 'reused' = already answering; 'started' = we launched it. */
+  readonly origin: 'external' | 'reused' | 'started';
+  readonly releaseVersion?: string;
+  readonly pid?: number;
+}
+
+/** The pidfile: facts about the node this project launched. */
+export interface NodeState {
+  readonly pid: number;
+  readonly version: string;
+  readonly nativePort: number;
+  readonly jmxPort: number;
+  readonly nodeDir: string;
+  readonly startedAt: string;
+}
+
+export interface EnsureOptions {
+  readonly log?: (line: string) => void;
+  /** How long to wait for CQL after launching the JVM. */
+  readonly startTimeoutMs?: number;
+}
+
+const defaultLog = (line: string) => console.log(`[cassandra] ${line}`);
+
+export function readNodeState(layout: NodeLayout): NodeState | undefined {
+  try {
+    return JSON.parse(readFileSync(layout.stateFile, 'utf8')) as NodeState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The PID from the pidfile if that process is still our Cassandra JVM (not a reused PID). */
+export function liveNodePid(layout: NodeLayout): number | undefined {
+  const state = readNodeState(layout);
+  if (!state || !isAlive(state.pid)) return undefined;
+  return commandLineOf(state.pid).includes('CassandraDaemon') ? state.pid : undefined;
+}
+
+export async function ensureCassandra(
+  config: EnsureConfig,
+  opts: EnsureOptions = {},
+): Promise<CassandraTarget> {
+  if (config.CASSANDRA_CONTACT_POINTS.length > 0) {
+    return {
+      contactPoints: config.CASSANDRA_CONTACT_POINTS,
+      localDataCenter: config.CASSANDRA_LOCAL_DC,
+      port: config.CASSANDRA_PORT,
+      origin: 'external',
+    };
+  }
+  const log = opts.log ?? defaultLog;
+  const layout = nodeLayout(config);
+  const ep: CqlEndpoint = {
+    host: '127.0.0.1',
+    port: config.CASSANDRA_PORT,
+    localDataCenter: LOCAL_DC,
+  };
+  const target = (origin: CassandraTarget['origin'], releaseVersion: string): CassandraTarget => ({
+    contactPoints: [`127.0.0.1:${config.CASSANDRA_PORT}`],
+    localDataCenter: LOCAL_DC,
+    port: config.CASSANDRA_PORT,
+    origin,
+    releaseVersion,
+    ...(liveNodePid(layout) ? { pid: liveNodePid(layout) } : {}),
+  });
+
+  const running = await probeCql(ep);
+  if (running) {
+    log(`reusing the Cassandra ${running} node answering on ${ep.host}:${ep.port}`);
+    return target('reused', running);
+  }
+
+  return withLock(
+    layout.lockFile,
+    async () => {
+      // Someone may have finished starting it while we waited for the lock.
+      const again = await probeCql(ep);
+      if (again) return target('reused', again);
+      const pid = liveNodePid(layout) ?? (await launch(layout, config, log));
+      const version = await waitUntilReady(layout, ep, pid, opts.startTimeoutMs ?? 300_000, log);
+      return target('started', version);
+    },
+    async () => {
+      const v = await probeCql(ep);
+      return v ? target('reused', v) : undefined;
+    },
+  );
+}
+
+async function launch(
+  layout: NodeLayout,
+  config: EnsureConfig,
+  log: (l: string) => void,
+): Promise<number> {
+  if (!findOnPath('java'))
+    throw new Error('java is not on PATH: Cassandra 5.0 needs Java 11 or 17');
+  const { jars } = await resolveCassandraJars(layout.version, layout.versionDir, log);
+  for (const dir of [
+    layout.confDir,
+    layout.dataDir,
+    layout.commitlogDir,
+    layout.hintsDir,
+    layout.savedCachesDir,
+    layout.cdcDir,
+    layout.logDir,
+    layout.triggersDir,
+  ]) {
+    mkdirSync(dir, { recursive: true });
+  }
+  writeFileSync(
+    join(layout.confDir, 'cassandra.yaml'),
+    cassandraYaml(layout, config.CASSANDRA_PORT),
+  );
+  writeFileSync(join(layout.confDir, 'logback.xml'), logbackXml(layout));
+
+  const out = openSync(join(layout.logDir, 'stdout.log'), 'a');
+  const err = openSync(join(layout.logDir, 'stderr.log'), 'a');
+  // detached: own session, so Ctrl-C in the terminal or the end of a test run leaves it running.
+  const child = spawn('java', daemonJavaArgs(layout, jars, config.CASSANDRA_HEAP), {
+    cwd: layout.nodeDir,
+    detached: true,
+    stdio: ['ignore', out, err],
+  });
+  closeSync(out);
+  closeSync(err);
+  if (child.pid === undefined) throw new Error('could not spawn java');
+  child.unref();
+  const state: NodeState = {
+    pid: child.pid,
+    version: layout.version,
+    nativePort: config.CASSANDRA_PORT,
+    jmxPort: JMX_PORT,
+    nodeDir: layout.nodeDir,
+    startedAt: new Date().toISOString(),
+  };
+  writeFileSync(layout.stateFile, JSON.stringify(state, null, 2) + '\n');
+  log(
+    `launched Cassandra ${layout.version} (pid ${child.pid}, heap ${config.CASSANDRA_HEAP}); logs in ${layout.logDir}`,
+  );
+  return child.pid;
+}
+
+async function waitUntilReady(
+  layout: NodeLayout,
+  ep: CqlEndpoint,
+  pid: number,
+  deadlineMs: number,
+  log: (l: string) => void,
+): Promise<string> {
+  const started = Date.now();
+  const failure = (why: string) =>
+    new Error(
+      `${why}\n--- tail of ${join(layout.logDir, 'system.log')} ---\n` +
+        `${tailFile(join(layout.logDir, 'system.log'), 40)}\n` +
+        `--- tail of stderr.log ---\n${tailFile(join(layout.logDir, 'stderr.log'), 15)}`,
+    );
+  const version = await waitForCql(ep, {
+    deadlineMs,
+    check: () => {
+      if (!isAlive(pid)) throw failure(`Cassandra (pid ${pid}) exited during start-up`);
+    },
+    onTick: (ms) => log(`  … waiting for CQL on ${ep.host}:${ep.port} (${Math.round(ms / 1000)}s)`),
+  });
+  if (!version)
+    throw failure(`Cassandra did not answer CQL within ${Math.round(deadlineMs / 1000)}s`);
+  log(
+    `Cassandra ${version} is ready on ${ep.host}:${ep.port} after ${((Date.now() - started) / 1000).toFixed(1)}s`,
+  );
+  return version;
+}
+
+export interface StopResult {
+  readonly stopped: boolean;
+  readonly pid?: number;
+  readonly detail: string;
+}
+
+/** Stops the node this project launched (pidfile): SIGTERM, wait up to graceMs, then SIGKILL. */
+export async function stopCassandra(
+  config: Pick<Config, 'REGRID_HOME' | 'CASSANDRA_VERSION'>,
+  graceMs = 30_000,
+): Promise<StopResult> {
+  const layout = nodeLayout(config);
+  const pid = liveNodePid(layout);
+  if (!pid) {
+    rmSync(layout.stateFile, { force: true });
+    return { stopped: false, detail: 'no Cassandra node started by regrid is running' };
+  }
+  process.kill(pid, 'SIGTERM');
+  const started = Date.now();
+  while (isAlive(pid) && Date.now() - started < graceMs) await sleep(250);
+  let detail = `stopped pid ${pid} (SIGTERM, ${((Date.now() - started) / 1000).toFixed(1)}s)`;
+  if (isAlive(pid)) {
+    process.kill(pid, 'SIGKILL');
+    detail = `pid ${pid} ignored SIGTERM for ${graceMs / 1000}s; sent SIGKILL`;
+  }
+  rmSync(layout.stateFile, { force: true });
+  return { stopped: true, pid, detail };
+}
+
+export interface CassandraStatus {
+  readonly answering: boolean;
+  readonly releaseVersion?: string;
+  readonly pid?: number;
+  readonly state?: NodeState;
+  readonly layout: NodeLayout;
+  readonly jarsResolved: boolean;
+}
+
+export async function cassandraStatus(
+  config: Pick<Config, 'REGRID_HOME' | 'CASSANDRA_VERSION' | 'CASSANDRA_PORT'>,
+): Promise<CassandraStatus> {
+  const layout = nodeLayout(config);
+  const releaseVersion = await probeCql({
+    host: '127.0.0.1',
+    port: config.CASSANDRA_PORT,
+    localDataCenter: LOCAL_DC,
+  });
+  const pid = liveNodePid(layout);
+  const state = readNodeState(layout);
+  return {
+    answering: releaseVersion !== undefined,
+    layout,
+    jarsResolved: existsSync(join(layout.libDir, '.resolved')),
+    ...(releaseVersion ? { releaseVersion } : {}),
+    ...(pid ? { pid } : {}),
+    ...(state ? { state } : {}),
+  };
+}
