@@ -1,0 +1,135 @@
+/**
+ * Load-test options: the zod schema is the source of truth, the CLI only turns `--flag value`
+ * pairs into an object and hands it to `parseOptions`. Bounds are deliberate: a load test must stop
+ * by itself, so every loop it runs is capped by `--moves` or `--duration`.
+ */
+import { z } from 'zod';
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const share = z.coerce.number().min(0).max(1);
+
+/** Only loopback targets: the tool is for the user's own test node, never someone else's host. */
+const LoopbackUrl = z
+  .string()
+  .url()
+  .refine((u) => ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(u).hostname), {
+    message: 'only loopback targets (127.0.0.1, localhost, ::1) are allowed',
+  });
+
+export const LoadtestOptionsSchema = z
+  .object({
+    target: LoopbackUrl.optional(),
+    direct: z.boolean().default(false),
+    jwtSecret: z.string().min(16).optional(),
+    design: z.enum(['regrid', 'naive']).default('regrid'),
+    compare: z.boolean().default(false),
+    profiles: int(1, 10_000).default(20),
+    posts: int(2, 2_000).default(48),
+    moves: int(1, 5_000_000).optional(),
+    duration: z.coerce
+      .number()
+      .min(1)
+      .max(24 * 3600)
+      .optional(),
+    concurrency: int(1, 512).default(8),
+    hot: share.default(0.2),
+    hotPosts: int(1, 50).default(2),
+    topShare: share.default(0.25),
+    seed: int(0, 2 ** 31 - 1).default(1),
+    pageSize: int(1, 200).default(24),
+    samples: int(2, 200).default(20),
+    rawCeiling: z.boolean().default(true),
+    json: z.string().optional(),
+    chart: z.string().optional(),
+    progress: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((o, ctx) => {
+    if (o.target && o.direct) {
+      ctx.addIssue({ code: 'custom', message: 'choose one of --target URL and --direct' });
+    }
+    if (o.moves !== undefined && o.duration !== undefined) {
+      ctx.addIssue({ code: 'custom', message: 'choose one of --moves N and --duration S' });
+    }
+    if (o.target && o.design === 'naive' && !o.compare) {
+      // The naive design is not served over HTTP; it always runs in-process.
+      ctx.addIssue({ code: 'custom', message: '--design naive runs in-process; use --direct' });
+    }
+    if (o.hotPosts > o.posts) {
+      ctx.addIssue({ code: 'custom', message: '--hot-posts must not exceed --posts' });
+    }
+  })
+  .transform((o) => ({
+    ...o,
+    mode: o.target ? ('http' as const) : ('direct' as const),
+    // Neither given: a short default run.
+    stop:
+      o.duration !== undefined
+        ? ({ kind: 'duration', seconds: o.duration } as const)
+        : ({ kind: 'moves', count: o.moves ?? 2_000 } as const),
+    designs: o.compare ? (['regrid', 'naive'] as const) : ([o.design] as const),
+  }));
+
+export type LoadtestOptions = z.infer<typeof LoadtestOptionsSchema>;
+
+const BOOLEAN_FLAGS = new Set(['direct', 'compare', 'no-raw-ceiling', 'no-progress']);
+
+const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * Turns argv (`--profiles 10 --compare --json=out.json`) into a raw object. Unknown flags are kept
+ * so that the strict schema reports them instead of silently ignoring a typo.
+ */
+export function argvToObject(argv: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument '${arg}'`);
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    if (BOOLEAN_FLAGS.has(flag)) {
+      if (eq !== -1) throw new Error(`--${flag} takes no value`);
+      if (flag.startsWith('no-')) out[camel(flag.slice(3))] = false;
+      else out[camel(flag)] = true;
+      continue;
+    }
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined || (eq === -1 && value.startsWith('--'))) {
+      throw new Error(`--${flag} needs a value`);
+    }
+    out[camel(flag)] = value;
+  }
+  return out;
+}
+
+/** Parses CLI arguments (plus defaults from the environment, e.g. the JWT secret). */
+export function parseOptions(
+  argv: readonly string[],
+  defaults: Record<string, unknown> = {},
+): LoadtestOptions {
+  const raw = { ...defaults, ...argvToObject(argv) };
+  const parsed = LoadtestOptionsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(
+      (i) => `  ${i.path.length ? `--${i.path.join('.')}: ` : ''}${i.message}`,
+    );
+    throw new Error(`invalid load-test options:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export const USAGE = `usage: npm run loadtest -- [options]
+  --direct | --target URL     drive the service in-process (default) or a running regrid over HTTP
+  --jwt-secret S              HS256 secret to mint per-profile tokens (default: AUTH_JWT_SECRET)
+  --design regrid|naive       which grid design to drive (default regrid)
+  --compare                   run both designs on the same workload, side by side
+  --profiles N --posts N      profiles, and posts per profile (default 20 x 48)
+  --moves N | --duration S    stop after N moves (default 2000) or S seconds
+  --concurrency N             concurrent movers (default 8)
+  --hot F --hot-posts K       share of moves aimed at K contended posts of profile #0 (0.2, 2)
+  --top-share F               share of moves that go to the top of the grid (0.25)
+  --seed N                    workload seed (default 1)
+  --samples N                 read/tombstone samples taken during the run (default 20)
+  --json PATH --chart PATH    write the JSON report / the SVG chart
+  --no-raw-ceiling            skip the bare conditional-batch ceiling
+  --no-progress               no progress line on stderr`;
