@@ -70,7 +70,12 @@ export const ConfigSchema = z.object({
   /** Where the embedded node lives (jars, data, logs). */
   REGRID_HOME: z.string().default('.regrid'),
   CASSANDRA_VERSION: z.string().default('5.0.8'),
-  CASSANDRA_HEAP: z.string().default('1G'),
+  CASSANDRA_HEAP: z
+    .string()
+    .regex(/^[0-9]+[MG]$/)
+    .default('1G'),
+  /** Integration-test stores: 'auto' = testcontainers if a Docker engine answers, else local. */
+  REGRID_TEST_STORES: z.enum(['auto', 'containers', 'local']).default('auto'),
 
   // Redis: an optimisation; the service keeps working without it.
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
