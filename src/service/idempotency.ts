@@ -1,0 +1,308 @@
+/**
+ * Idempotency-Key handling for every write (docs/idempotency.md).
+ *
+ * `run()` wraps one write:
+ *   1. read the grid's version and request ring (cheap static read) and answer at once if the
+ *      ring already holds this key (replay) or holds it for another request (422);
+ *   2. claim (scope, key) with INSERT IF NOT EXISTS; an existing record means a duplicate:
+ *        different fingerprint → 422; done → stored response; in flight → ring check, then 409
+ *        while the lease is live, or take the claim over (LWT) once it has expired;
+ *   3. run the write with a ticket. Grid writes call `ticket.check(ring)` on every head they read
+ *      and put `ticket.nextRing(...)` into their conditional batch, so the key is committed
+ *      atomically with the change. Finding the key there throws `IdempotentReplay`;
+ *   4. record the response (done), or release the claim on failure (lease set to the past).
+ *
+ * Correctness rests on step 3: the record table is a convenience for retention and for 409/422;
+ * "applied at most once" comes from the compare-and-set on the grid version plus the ring.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { DomainError } from '../domain/errors.js';
+import { checkRing, pushToRing, type RingEntry } from '../domain/request-ring.js';
+import type { IdempotencyRecord, IdempotencyStore } from '../store/idempotency-store.js';
+
+/** What a write route answers; stored and replayed verbatim. */
+export interface StoredResponse {
+  readonly status: number;
+  readonly body: unknown;
+  /** ETag header, for PATCH /v1/me/grid/order. */
+  readonly etag?: string;
+}
+
+/** Thrown by a grid write that finds its own key already committed in the ring. */
+export class IdempotentReplay extends Error {
+  constructor(readonly response: StoredResponse) {
+    super('request already committed');
+    this.name = 'IdempotentReplay';
+  }
+}
+
+/**
+ * Test-only: stands for the process dying at that point. `run()` does no cleanup for it (no
+ * release, no record), exactly as a crash would leave things.
+ */
+export class SimulatedCrash extends Error {
+  constructor(where: string) {
+    super(`simulated crash: ${where}`);
+    this.name = 'SimulatedCrash';
+  }
+}
+
+/** Handed to the write: ties the idempotency key to the grid's compare-and-set. */
+export interface IdempotencyTicket {
+  readonly keyHash: string;
+  readonly fingerprint: string;
+  readonly claimedAt: bigint;
+  /** Throws IdempotentReplay (already committed), 422 (other request) or 409 (cannot tell). */
+  check(ring: readonly RingEntry[]): void;
+  /** The ring value to write in the same batch that commits `version` with `response`. */
+  nextRing(ring: readonly RingEntry[], version: bigint, response: StoredResponse): RingEntry[];
+}
+
+export interface IdempotentCall {
+  /** Who the key belongs to: the acting profile (0n for admin/moderation). */
+  readonly scope: bigint;
+  readonly key: string;
+  /** `fingerprintRequest(...)` of the request. */
+  readonly fingerprint: Buffer;
+  /** The grid whose ring anchors the outcome (the acting profile's grid), when there is one. */
+  readonly gridProfileId?: bigint;
+}
+
+export interface IdempotencyOptions {
+  readonly ttlS: number;
+  /** How long an in-flight claim blocks duplicates (409) before it may be taken over. */
+  readonly leaseMs: number;
+  readonly now?: () => number;
+}
+
+export class IdempotencyService {
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly opts: IdempotencyOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  async run(
+    call: IdempotentCall,
+    exec: (ticket: IdempotencyTicket) => Promise<StoredResponse>,
+  ): Promise<{ response: StoredResponse; replayed: boolean }> {
+    const key = validateKey(call.key);
+    const fp = call.fingerprint;
+    const keyHash = hash16(`${call.scope}:${key}`);
+    const fp16 = fp.subarray(0, 16).toString('hex');
+    const grid = call.gridProfileId;
+
+    // 1. Committed recently? The ring answers without touching the record table.
+    const head = grid === undefined ? undefined : await this.store.readRing(grid);
+    if (head) {
+      const found = head.ring.find((e) => e.keyHash === keyHash);
+      if (found && found.fingerprint !== fp16) throw mismatch();
+      if (found) return this.finish(call, key, fp, head.version, decodeOutcome(found.outcome));
+    }
+
+    // 2. Claim, or learn about the earlier attempt.
+    const owner = randomUUID();
+    let claimedAt = head?.version ?? 0n;
+    const mine = (): IdempotencyRecord => ({
+      fingerprint: fp,
+      state: 'in_flight',
+      owner,
+      leaseUntil: new Date(this.now() + this.opts.leaseMs),
+      claimedAt,
+    });
+    const claim = await this.store.claim(call.scope, key, mine());
+    if (!claim.claimed) {
+      const prev = claim.existing;
+      if (!prev.fingerprint.equals(fp)) throw mismatch();
+      if (prev.state === 'done') {
+        return { response: { status: prev.status ?? 200, ...parseBody(prev) }, replayed: true };
+      }
+      claimedAt = prev.claimedAt;
+      if (head) {
+        const verdict = checkRing(head.ring, keyHash, fp16, claimedAt);
+        if (verdict.kind === 'unknown') throw outcomeUnknown();
+      }
+      if (prev.leaseUntil.getTime() > this.now()) {
+        throw new DomainError(
+          'idempotency_in_flight',
+          'a request with this Idempotency-Key is still being processed',
+          {},
+        );
+      }
+      if (!(await this.store.takeOver(call.scope, key, prev.owner, mine()))) {
+        throw new DomainError(
+          'idempotency_in_flight',
+          'another retry took this Idempotency-Key over',
+          {},
+        );
+      }
+    }
+
+    // 3. Run the write with the key riding in its compare-and-set.
+    const ticket = makeTicket(keyHash, fp16, claimedAt, this.now, this.opts.ttlS * 1000);
+    let response: StoredResponse;
+    try {
+      response = await exec(ticket);
+    } catch (err) {
+      if (err instanceof IdempotentReplay) {
+        return this.finish(call, key, fp, claimedAt, err.response, owner);
+      }
+      if (err instanceof SimulatedCrash) throw err; // a dead process cleans nothing up
+      // Release: the request did not commit (or committed and the ring will say so). Best effort.
+      await this.store
+        .put(call.scope, key, { ...mine(), leaseUntil: new Date(0) })
+        .catch(() => undefined);
+      throw err;
+    }
+    // 4. Record the outcome for the rest of the retention period.
+    await this.store.put(call.scope, key, record(fp, owner, claimedAt, response));
+    return { response, replayed: false };
+  }
+
+  /** Records a replayed outcome as done (so later retries skip the ring) and returns it. */
+  private async finish(
+    call: IdempotentCall,
+    key: string,
+    fp: Buffer,
+    claimedAt: bigint,
+    response: StoredResponse,
+    owner: string = randomUUID(),
+  ): Promise<{ response: StoredResponse; replayed: boolean }> {
+    await this.store.put(call.scope, key, record(fp, owner, claimedAt, response));
+    return { response, replayed: true };
+  }
+}
+
+function makeTicket(
+  keyHash: string,
+  fingerprint: string,
+  claimedAt: bigint,
+  now: () => number,
+  maxAgeMs: number,
+): IdempotencyTicket {
+  return {
+    keyHash,
+    fingerprint,
+    claimedAt,
+    check(ring) {
+      const verdict = checkRing(ring, keyHash, fingerprint, claimedAt);
+      if (verdict.kind === 'replay')
+        throw new IdempotentReplay(decodeOutcome(verdict.entry.outcome));
+      if (verdict.kind === 'mismatch') throw mismatch();
+      if (verdict.kind === 'unknown') throw outcomeUnknown();
+    },
+    nextRing(ring, version, response) {
+      const at = now();
+      return pushToRing(
+        ring,
+        { keyHash, fingerprint, version, at, outcome: encodeOutcome(response) },
+        { now: at, maxAgeMs },
+      );
+    },
+  };
+}
+
+/**
+ * Fingerprint of a request: what must be equal for a retry to count as "the same request".
+ * The body is canonicalized (JSON with sorted keys) so whitespace or key order don't matter.
+ */
+export function fingerprintRequest(parts: {
+  readonly method: string;
+  readonly route: string;
+  readonly body: string;
+  readonly extra?: string;
+}): Buffer {
+  return createHash('sha256')
+    .update(`${parts.method.toUpperCase()}\n${parts.route}\n${parts.extra ?? ''}\n`)
+    .update(canonicalBody(parts.body))
+    .digest();
+}
+
+function canonicalBody(body: string): string {
+  if (body.trim() === '') return '';
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(body)));
+  } catch {
+    return body; // not JSON: the route will reject it; fingerprint the bytes as they are
+  }
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(
+      Object.keys(v as object)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
+  }
+  return v;
+}
+
+/**
+ * The header is a Structured Field string (`"abc"`); bare tokens are accepted too.
+ * 1–255 printable ASCII characters.
+ */
+export function validateKey(raw: string): string {
+  const key = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw new DomainError(
+      'invalid_request',
+      'Idempotency-Key must be 1-255 printable ASCII characters',
+      {
+        field: 'Idempotency-Key',
+      },
+    );
+  }
+  return key;
+}
+
+const hash16 = (s: string): string =>
+  createHash('sha256').update(s).digest().subarray(0, 16).toString('hex');
+
+const encodeOutcome = (r: StoredResponse): string =>
+  JSON.stringify({ s: r.status, b: r.body, ...(r.etag ? { e: r.etag } : {}) });
+
+function decodeOutcome(text: string): StoredResponse {
+  const o = JSON.parse(text) as { s: number; b: unknown; e?: string };
+  return { status: o.s, body: o.b, ...(o.e ? { etag: o.e } : {}) };
+}
+
+function record(
+  fp: Buffer,
+  owner: string,
+  claimedAt: bigint,
+  r: StoredResponse,
+): IdempotencyRecord {
+  return {
+    fingerprint: fp,
+    state: 'done',
+    owner,
+    leaseUntil: new Date(0),
+    claimedAt,
+    status: r.status,
+    body: encodeOutcome(r),
+  };
+}
+
+function parseBody(rec: IdempotencyRecord): { body: unknown; etag?: string } {
+  const r = decodeOutcome(rec.body ?? '{"s":200,"b":null}');
+  return { body: r.body, ...(r.etag ? { etag: r.etag } : {}) };
+}
+
+const mismatch = (): DomainError =>
+  new DomainError(
+    'idempotency_mismatch',
+    'this Idempotency-Key was used for a different request',
+    {},
+  );
+
+const outcomeUnknown = (): DomainError =>
+  new DomainError(
+    'idempotency_in_flight',
+    'the earlier attempt with this Idempotency-Key may have been applied; reload and use a new key',
+    { outcome: 'unknown' },
+  );

@@ -1,0 +1,165 @@
+/**
+ * Cassandra adapter for Idempotency-Key records (cql/010_idempotency.cql, docs/idempotency.md).
+ *
+ * Two things live here:
+ *   - the `idempotency_keys` table: one single-row partition per (scope, key), claimed with an
+ *     LWT so that concurrent duplicates see each other (409), holding the finished response for
+ *     the retention period (TTL);
+ *   - conversion of the grid's `recent_requests` static cell to and from domain RingEntry values,
+ *     plus a read of it with the grid version (the grid store writes it inside its CAS batch).
+ *
+ * Every write of a record rewrites all of its columns with the same TTL, so the row always
+ * expires as a whole (a partial leftover row would block the next claim). Nothing here binds
+ * `null`: optional columns are left unset.
+ */
+import { types } from 'cassandra-driver';
+import type { Cql } from './cassandra.js';
+import type { RingEntry } from '../domain/request-ring.js';
+
+export type RecordState = 'in_flight' | 'done';
+
+export interface IdempotencyRecord {
+  readonly fingerprint: Buffer;
+  readonly state: RecordState;
+  readonly owner: string;
+  readonly leaseUntil: Date;
+  /** Grid version read just before the first claim (`request-ring.ts`). */
+  readonly claimedAt: bigint;
+  readonly status?: number;
+  readonly body?: string;
+}
+
+export type ClaimResult =
+  { readonly claimed: true } | { readonly claimed: false; readonly existing: IdempotencyRecord };
+
+const COLUMNS = 'fingerprint, state, owner, lease_until, claimed_at, status, body';
+
+export class IdempotencyStore {
+  constructor(
+    private readonly cql: Cql,
+    /** Retention period in seconds (IDEMPOTENCY_TTL_S). */
+    private readonly ttlS: number,
+  ) {}
+
+  /** Claims (scope, key) for `rec.owner` unless a record exists; then returns that record. */
+  async claim(scope: bigint, key: string, rec: IdempotencyRecord): Promise<ClaimResult> {
+    const rs = await this.cql.execute(
+      `INSERT INTO idempotency_keys (scope, key, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       IF NOT EXISTS USING TTL ?`,
+      [scope, key, ...bindRecord(rec), this.ttlS],
+    );
+    if (rs.wasApplied()) return { claimed: true };
+    const existing = decodeRecord(rs.first());
+    // A row without its core columns cannot be a live record (all columns share one TTL), but
+    // report it as an expired in-flight claim rather than trust it.
+    return { claimed: false, existing: existing ?? expiredClaim(rec) };
+  }
+
+  /** Re-owns an in-flight record whose lease ran out. LWT on the previous owner. */
+  async takeOver(
+    scope: bigint,
+    key: string,
+    previousOwner: string,
+    rec: IdempotencyRecord,
+  ): Promise<boolean> {
+    const rs = await this.cql.execute(
+      `UPDATE idempotency_keys USING TTL ?
+       SET fingerprint = ?, state = ?, owner = ?, lease_until = ?, claimed_at = ?, status = ?, body = ?
+       WHERE scope = ? AND key = ? IF owner = ? AND state = 'in_flight'`,
+      [this.ttlS, ...bindRecord(rec), scope, key, types.Uuid.fromString(previousOwner)],
+    );
+    return rs.wasApplied();
+  }
+
+  /**
+   * Records the final state (done + response, or in_flight with an expired lease to release the
+   * claim after a failure). A plain write: the outcome itself is anchored in the grid's ring, so
+   * two attempts racing here can only write the same response.
+   */
+  async put(scope: bigint, key: string, rec: IdempotencyRecord): Promise<void> {
+    await this.cql.execute(
+      `INSERT INTO idempotency_keys (scope, key, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       USING TTL ?`,
+      [scope, key, ...bindRecord(rec), this.ttlS],
+    );
+  }
+
+  async get(scope: bigint, key: string): Promise<IdempotencyRecord | undefined> {
+    const rs = await this.cql.execute(
+      `SELECT ${COLUMNS} FROM idempotency_keys WHERE scope = ? AND key = ?`,
+      [scope, key],
+      { isIdempotent: true },
+    );
+    return decodeRecord(rs.first());
+  }
+
+  /** The grid's version and committed-request ring, from its static row. */
+  async readRing(profileId: bigint): Promise<{ version: bigint; ring: RingEntry[] }> {
+    const rs = await this.cql.execute(
+      'SELECT version, recent_requests FROM grid_overrides WHERE profile_id = ? LIMIT 1',
+      [profileId],
+      { isIdempotent: true },
+    );
+    const row = rs.first();
+    return {
+      version: (row?.['version'] as bigint | null) ?? 0n,
+      ring: decodeRing(row?.['recent_requests']),
+    };
+  }
+}
+
+function bindRecord(r: IdempotencyRecord): unknown[] {
+  return [
+    r.fingerprint,
+    r.state,
+    types.Uuid.fromString(r.owner),
+    r.leaseUntil,
+    r.claimedAt,
+    r.status, // undefined = unset, never null
+    r.body,
+  ];
+}
+
+function decodeRecord(row: types.Row | null | undefined): IdempotencyRecord | undefined {
+  if (!row || row['fingerprint'] == null || row['state'] == null || row['owner'] == null) {
+    return undefined;
+  }
+  return {
+    fingerprint: row['fingerprint'] as Buffer,
+    state: row['state'] as RecordState,
+    owner: String(row['owner']),
+    leaseUntil: (row['lease_until'] as Date | null) ?? new Date(0),
+    claimedAt: (row['claimed_at'] as bigint | null) ?? 0n,
+    ...(row['status'] != null ? { status: row['status'] as number } : {}),
+    ...(row['body'] != null ? { body: row['body'] as string } : {}),
+  };
+}
+
+const expiredClaim = (like: IdempotencyRecord): IdempotencyRecord => ({
+  ...like,
+  owner: types.Uuid.random().toString(),
+  leaseUntil: new Date(0),
+});
+
+/** UDT rows (`committed_request`) → domain entries. Tolerates a missing cell (empty ring). */
+export function decodeRing(value: unknown): RingEntry[] {
+  if (!Array.isArray(value)) return [];
+  return value.map((u: Record<string, unknown>) => ({
+    keyHash: (u['key_hash'] as Buffer).toString('hex'),
+    fingerprint: (u['fingerprint'] as Buffer).toString('hex'),
+    version: u['version'] as bigint,
+    at: (u['at'] as Date).getTime(),
+    outcome: u['outcome'] as string,
+  }));
+}
+
+/** Domain entries → the value bound to `recent_requests` in the grid's CAS batch. */
+export function encodeRing(ring: readonly RingEntry[]): Record<string, unknown>[] {
+  return ring.map((e) => ({
+    key_hash: Buffer.from(e.keyHash, 'hex'),
+    fingerprint: Buffer.from(e.fingerprint, 'hex'),
+    version: e.version,
+    at: new Date(e.at),
+    outcome: e.outcome,
+  }));
+}
