@@ -1,0 +1,41 @@
+/**
+ * The port the load tester drives: one implementation per grid design (regrid in-process, regrid
+ * over HTTP, the naive delete + insert table). The runner, checker and report only see this, so
+ * both designs get exactly the same workload and the same checks.
+ */
+export type DesignName = 'regrid' | 'naive';
+
+export interface MoveOutcome {
+  /** Grid version the move committed at; null for designs without one. */
+  readonly version: bigint | null;
+  /** Compare-and-set attempts lost before this move committed (0 when unknown). */
+  readonly casRetries: number;
+  /** Rows written by the move across the design's tables; null when the transport hides it. */
+  readonly rowsWritten: number | null;
+  /** Other posts whose keys the move rewrote (a relabel); null when unknown. */
+  readonly relabelled: number | null;
+}
+
+/**
+ * How a failed move counts for the model: `rejected` definitely did not change the grid (a 4xx,
+ * contention after all CAS attempts); `uncertain` may have (timeouts, dropped connections).
+ */
+export type FailureKind = 'rejected' | 'uncertain';
+
+export interface GridDesign {
+  readonly name: DesignName;
+  /** What drives it, for the report: 'direct', 'http' or 'direct (naive table)'. */
+  readonly transport: string;
+  /** Tables holding this design's grid partitions (tombstone accounting reads these). */
+  readonly tables: readonly string[];
+  /** Creates `posts` posts on a fresh grid; returns their IDs oldest first. */
+  createGrid(profileId: bigint, posts: number): Promise<bigint[]>;
+  /** Moves `postId` right after `after` (null: to the top). */
+  move(profileId: bigint, postId: bigint, after: bigint | null): Promise<MoveOutcome>;
+  /** The first page in display order (what a profile visit reads). */
+  readFirstPage(profileId: bigint, limit: number): Promise<bigint[]>;
+  /** The whole grid in display order, duplicates and all (what the checker judges). */
+  readAll(profileId: bigint): Promise<bigint[]>;
+  classifyFailure(err: unknown): FailureKind;
+  close(): Promise<void>;
+}
