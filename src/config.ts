@@ -102,6 +102,11 @@ export const ConfigSchema = z.object({
   CACHE_POST_TTL_S: intFrom(6 * 3600, 1),
   CACHE_LEASE_MS: intFrom(2000, 10),
   CACHE_LEASE_WAIT_MS: intFrom(300, 0),
+  /** Memcache-style fill leases; 'false' only to measure the thundering herd without them. */
+  CACHE_LEASES: z.stringbool().default(true),
+  /** After this many consecutive Redis failures, skip Redis for REDIS_BREAKER_COOLDOWN_MS. */
+  REDIS_BREAKER_FAILURES: intFrom(3, 1),
+  REDIS_BREAKER_COOLDOWN_MS: intFrom(1000, 10),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

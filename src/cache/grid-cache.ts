@@ -1,0 +1,321 @@
+/**
+ * Read-through cache of a grid's first page(s), keyed by grid state (design article §6.2–6.3).
+ *
+ * Entries (keys.ts): a profile summary (generation, version, pins, post count) that readers
+ * consult first, and per grid state the order of the pins plus the first 48 entries. An order
+ * entry is written only under the version its filler read *before* reading the rows, and only
+ * when the version had not moved by the time the rows were read, so each `g{gen}:v{version}` key
+ * only ever holds that state's order and old keys simply stop being read.
+ *
+ * Miss: memcache-style lease on the profile. The lease holder fills; everyone else polls briefly
+ * (bounded by CACHE_LEASE_WAIT_MS) and then reads Cassandra directly. The writer's invalidation
+ * deletes both the summary and the lease, so a filler that read the grid before the write loses
+ * its right to publish a summary (stale-set protection, see scripts.ts).
+ *
+ * Read-your-writes: a summary below the caller's `minVersion` is never served; the head is then
+ * read at LOCAL_QUORUM (which overlaps the LOCAL_QUORUM commit of the caller's compare-and-set)
+ * and, if still older, at LOCAL_SERIAL (which completes an in-flight Paxos round).
+ *
+ * Redis failures are never errors here: every path has a Cassandra fallback (served: 'direct').
+ */
+import { randomBytes } from 'node:crypto';
+import { compareGridVersions } from '../domain/grid-version.js';
+import type { GridVersion } from '../domain/grid-version.js';
+import { decodeOrder, decodeSummary, encodeOrder, encodeSummary } from './codec.js';
+import type { FirstOrder, Summary } from './codec.js';
+import { cacheKeys } from './keys.js';
+import type { RedisGuard } from './redis.js';
+import { withCacheCommands } from './scripts.js';
+import type { GridHead, GridSource } from './source.js';
+
+/** The design caches the pins and the next two pages of 24. */
+export const FIRST_ENTRIES = 48;
+
+/** A read-your-writes floor; without `generation` only the version numbers are compared. */
+export interface MinVersion {
+  readonly version: bigint;
+  readonly generation?: bigint;
+}
+
+export type Served = 'cache' | 'fill' | 'direct';
+
+export interface FirstOrderRead extends FirstOrder {
+  readonly summary: Summary;
+  readonly served: Served;
+}
+
+export interface GridCacheSettings {
+  readonly leases: boolean;
+  readonly orderTtlS: number;
+  readonly summaryTtlS: number;
+  readonly leaseMs: number;
+  readonly leaseWaitMs: number;
+  /** Poll interval of lease waiters. */
+  readonly pollMs?: number;
+  /** Optional post count for the summary (a partition count; skipped when absent). */
+  readonly countPosts?: (profileId: bigint) => Promise<number>;
+  /**
+   * Test-only seams to inject races: after a filler read the head, and just before it writes.
+   * Never set in production wiring.
+   */
+  readonly hooks?: {
+    readonly afterHeadRead?: (profileId: bigint, head: GridHead) => Promise<void>;
+    readonly beforePublish?: (profileId: bigint, head: GridHead) => Promise<void>;
+  };
+}
+
+/** Counters for tests, benchmarks and logs. `fills` = Cassandra reads of a first page. */
+export interface GridCacheStats {
+  hits: number;
+  fills: number;
+  directReads: number;
+  leaseWaits: number;
+  staleSetsRejected: number;
+  notCachedVersionMoved: number;
+}
+
+export interface GridCache {
+  readFirstOrder(profileId: bigint, opts?: { minVersion?: MinVersion }): Promise<FirstOrderRead>;
+  /** Write-path hook, after a successful compare-and-set: store the new order, then invalidate. */
+  afterGridWrite(profileId: bigint): Promise<void>;
+  /** Invalidation only (summary + lease); idempotent, safe in any order. */
+  invalidate(profileId: bigint): Promise<void>;
+  readonly stats: GridCacheStats;
+}
+
+export const meetsMin = (state: GridVersion, min: MinVersion | undefined): boolean =>
+  min === undefined ||
+  (min.generation === undefined
+    ? state.version >= min.version
+    : compareGridVersions(state, { generation: min.generation, version: min.version }) >= 0);
+
+const sameState = (a: GridVersion, b: GridVersion) => compareGridVersions(a, b) === 0;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function createGridCache(
+  guard: RedisGuard,
+  source: GridSource,
+  settings: GridCacheSettings,
+): GridCache {
+  const redis = withCacheCommands(guard.client);
+  const pollMs = settings.pollMs ?? 15;
+  const hooks = settings.hooks ?? {};
+  const stats: GridCacheStats = {
+    hits: 0,
+    fills: 0,
+    directReads: 0,
+    leaseWaits: 0,
+    staleSetsRejected: 0,
+    notCachedVersionMoved: 0,
+  };
+
+  /** Reads the head at LOCAL_QUORUM, escalating to LOCAL_SERIAL when below the floor. */
+  async function readHead(profileId: bigint, min?: MinVersion): Promise<GridHead> {
+    const head = await source.readHead(profileId, 'quorum');
+    return meetsMin(head, min) ? head : source.readHead(profileId, 'serial');
+  }
+
+  /** Version first, rows second, version again: `stable` says the rows belong to `head`. */
+  async function readOrder(profileId: bigint, head: GridHead) {
+    await hooks.afterHeadRead?.(profileId, head);
+    const entries = await source.readFirstEntries(profileId, head, FIRST_ENTRIES);
+    const again = await source.readHead(profileId, 'quorum');
+    const order: FirstOrder = { ...head, entries, complete: entries.length < FIRST_ENTRIES };
+    return { order, stable: sameState(again, head) };
+  }
+
+  async function summaryOf(profileId: bigint, head: GridHead, order: FirstOrder): Promise<Summary> {
+    const postCount = settings.countPosts
+      ? await settings.countPosts(profileId)
+      : order.complete
+        ? order.pins.length + order.entries.length
+        : undefined;
+    return { ...head, postCount };
+  }
+
+  const read = (order: FirstOrder, summary: Summary, served: Served): FirstOrderRead => ({
+    ...order,
+    summary,
+    served,
+  });
+
+  /** Straight from Cassandra, nothing written: Redis down, or a lease wait that ran out. */
+  async function direct(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
+    stats.directReads += 1;
+    const head = await readHead(profileId, min);
+    const entries = await source.readFirstEntries(profileId, head, FIRST_ENTRIES);
+    const order = { ...head, entries, complete: entries.length < FIRST_ENTRIES };
+    return read(order, { ...head, postCount: undefined }, 'direct');
+  }
+
+  /**
+   * Fill under a lease (`token`), or without one when leases are off (kept for the benchmark's
+   * comparison: it re-opens the stale-set window, bounded by the summary TTL).
+   */
+  async function fill(profileId: bigint, token: string | undefined, min?: MinVersion) {
+    stats.fills += 1;
+    const leaseKey = cacheKeys.lease(profileId);
+    const release = async () => {
+      if (token) await guard.run((c) => withCacheCommands(c).regridRelease(leaseKey, token));
+    };
+    let head: GridHead, order: FirstOrder, stable: boolean, summary: Summary;
+    try {
+      head = await readHead(profileId, min);
+      ({ order, stable } = await readOrder(profileId, head));
+      summary = await summaryOf(profileId, head, order);
+      await hooks.beforePublish?.(profileId, head);
+    } catch (err) {
+      await release(); // let the next reader try rather than wait out the lease
+      throw err;
+    }
+    if (!stable) {
+      stats.notCachedVersionMoved += 1;
+      await release();
+      return read(order, summary, 'fill');
+    }
+    const orderKey = cacheKeys.order(profileId, head.generation, head.version);
+    const summaryValue = encodeSummary(summary, orderKey);
+    const orderValue = encodeOrder(order);
+    if (token) {
+      const published = await guard.run((c) =>
+        withCacheCommands(c).regridPublishFill(
+          leaseKey,
+          cacheKeys.summary(profileId),
+          orderKey,
+          token,
+          summaryValue,
+          settings.summaryTtlS,
+          orderValue,
+          settings.orderTtlS,
+        ),
+      );
+      if (published === 0) stats.staleSetsRejected += 1;
+    } else {
+      await guard.run((c) =>
+        c
+          .multi()
+          .set(orderKey, orderValue, 'EX', settings.orderTtlS)
+          .set(cacheKeys.summary(profileId), summaryValue, 'EX', settings.summaryTtlS)
+          .exec(),
+      );
+    }
+    return read(order, summary, 'fill');
+  }
+
+  /** Stores an order entry when its rows were read under a stable version. */
+  async function storeOrder(profileId: bigint, order: FirstOrder, stable: boolean) {
+    if (!stable) {
+      stats.notCachedVersionMoved += 1;
+      return;
+    }
+    const key = cacheKeys.order(profileId, order.generation, order.version);
+    await guard.run((c) => c.set(key, encodeOrder(order), 'EX', settings.orderTtlS));
+  }
+
+  /**
+   * The cached summary is below the caller's floor: read the head from Cassandra, and reuse the
+   * order entry of that state if it is cached (entries are immutable per state).
+   */
+  async function readAtLeast(
+    profileId: bigint,
+    stale: Summary,
+    min: MinVersion,
+  ): Promise<FirstOrderRead> {
+    const head = await readHead(profileId, min);
+    const summary = { ...head, postCount: undefined };
+    // Only a summary that Cassandra proves older is dropped: a floor from the future (a bogus
+    // min_version) must not let one client flush everybody's cache.
+    if (compareGridVersions(stale, head) < 0) {
+      await guard.run((c) => c.del(cacheKeys.summary(profileId)));
+    }
+    const key = cacheKeys.order(profileId, head.generation, head.version);
+    const cached = decodeOrder(await guard.run((c) => c.get(key)));
+    if (cached && sameState(cached, head)) {
+      stats.hits += 1;
+      return read(cached, summary, 'cache');
+    }
+    stats.fills += 1;
+    const { order, stable } = await readOrder(profileId, head);
+    await storeOrder(profileId, order, stable);
+    return read(order, summary, 'fill');
+  }
+
+  type Lookup =
+    | { kind: 'down' }
+    | { kind: 'miss' }
+    | { kind: 'hit'; read: FirstOrderRead }
+    | { kind: 'stale'; summary: Summary };
+
+  async function lookup(profileId: bigint, min?: MinVersion): Promise<Lookup> {
+    const pair = await guard.run((c) =>
+      withCacheCommands(c).regridReadFirst(cacheKeys.summary(profileId)),
+    );
+    if (pair === undefined) return { kind: 'down' };
+    const summary = decodeSummary(pair[0]);
+    if (!summary) return { kind: 'miss' };
+    if (!meetsMin(summary, min)) return { kind: 'stale', summary };
+    const order = decodeOrder(pair[1]);
+    if (!order || !sameState(order, summary)) return { kind: 'miss' };
+    return { kind: 'hit', read: read(order, summary, 'cache') };
+  }
+
+  async function readFirstOrder(
+    profileId: bigint,
+    opts: { minVersion?: MinVersion } = {},
+  ): Promise<FirstOrderRead> {
+    const min = opts.minVersion;
+    const first = await lookup(profileId, min);
+    if (first.kind === 'hit') {
+      stats.hits += 1;
+      return first.read;
+    }
+    if (first.kind === 'down') return direct(profileId, min);
+    if (first.kind === 'stale') return readAtLeast(profileId, first.summary, min!);
+    if (!settings.leases) return fill(profileId, undefined, min);
+
+    const token = randomBytes(12).toString('base64url');
+    const got = await guard.run((c) =>
+      c.set(cacheKeys.lease(profileId), token, 'PX', settings.leaseMs, 'NX'),
+    );
+    if (got === undefined) return direct(profileId, min);
+    if (got === 'OK') return fill(profileId, token, min);
+
+    // Someone else holds the lease: poll for their result, bounded, then read directly.
+    stats.leaseWaits += 1;
+    const deadline = Date.now() + settings.leaseWaitMs;
+    while (Date.now() < deadline) {
+      await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())));
+      const again = await lookup(profileId, min);
+      if (again.kind === 'hit') {
+        stats.hits += 1;
+        return again.read;
+      }
+      if (again.kind === 'down') break;
+      if (again.kind === 'stale') return readAtLeast(profileId, again.summary, min!);
+    }
+    return direct(profileId, min);
+  }
+
+  async function invalidate(profileId: bigint): Promise<void> {
+    await guard.run((c) => c.del(cacheKeys.summary(profileId), cacheKeys.lease(profileId)));
+  }
+
+  async function afterGridWrite(profileId: bigint): Promise<void> {
+    // Store the new state's order first (read like a fill), so readers that learn the new
+    // version find it; then delete the summary and the lease. Deletes commute, so writers on
+    // different servers may finish in any order. The grid write has committed already: nothing
+    // here may fail it, so a Cassandra error only costs the pre-filled entry.
+    if (guard.health() === 'ok') {
+      try {
+        const head = await source.readHead(profileId, 'quorum');
+        const { order, stable } = await readOrder(profileId, head);
+        await storeOrder(profileId, order, stable);
+      } catch {
+        // The next reader fills under a lease instead.
+      }
+    }
+    await invalidate(profileId);
+  }
+
+  return { readFirstOrder, afterGridWrite, invalidate, stats };
+}

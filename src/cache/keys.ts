@@ -1,0 +1,27 @@
+/**
+ * Redis key names, in one place so the docs (docs/cache.md) and the code cannot drift.
+ *
+ * Per-profile keys put the profile ID in braces: in Redis Cluster the braces are a hash tag, so
+ * every key of one profile (summary, orders, override lists, lease) lives in one slot and the Lua
+ * scripts that touch several of them stay legal. Post bodies are spread freely.
+ *
+ * Every grid-derived key carries generation and version: an order or override list stored under
+ * `g{gen}:v{version}` belongs to exactly that grid state, so a late or reordered invalidation can
+ * never make it answer for another state; old versions simply stop being read and expire.
+ */
+export const cacheKeys = {
+  /** Profile summary (generation, version, post count): deleted, never overwritten, on change. */
+  summary: (profileId: bigint) => `profile:{${profileId}}`,
+  /** Pins + first entries of the display order for one grid state. Immutable once written. */
+  order: (profileId: bigint, generation: bigint, version: bigint) =>
+    `grid:{${profileId}}:g${generation}:v${version}`,
+  /** The whole override list for one grid state (later pages). Immutable once written. */
+  overrides: (profileId: bigint, generation: bigint, version: bigint) =>
+    `ovr:{${profileId}}:g${generation}:v${version}`,
+  /** Fill lease for a profile's summary (memcache-style). Value = lease token. */
+  lease: (profileId: bigint) => `lease:{${profileId}}`,
+  /** Post body. */
+  post: (postId: bigint) => `post:${postId}`,
+  /** Move rate-limit window of a profile. */
+  moveRate: (profileId: bigint) => `rl:move:{${profileId}}`,
+} as const;

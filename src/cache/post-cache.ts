@@ -1,0 +1,69 @@
+/**
+ * Post bodies by multi-get (design article §6.2: bodies live apart from the order, so a caption
+ * change never discards an order and a move never discards bodies).
+ *
+ * `hydrate` answers from one MGET, reads the misses from Cassandra in one go and backfills them
+ * (fire and forget: the response does not wait for the backfill). Posts Cassandra no longer has
+ * (deleted, taken down) are absent from the result, and callers skip them. With Redis down the
+ * whole set comes from Cassandra.
+ */
+import { decodePost, encodePost } from './codec.js';
+import { cacheKeys } from './keys.js';
+import type { RedisGuard } from './redis.js';
+import type { GridSource, PostBody } from './source.js';
+
+export interface PostCacheStats {
+  hits: number;
+  misses: number;
+}
+
+export interface PostCache {
+  /** Bodies of the given posts; deleted posts are missing from the map. */
+  hydrate(postIds: readonly bigint[]): Promise<Map<bigint, PostBody>>;
+  /** Drops cached bodies (post edited, deleted or taken down). */
+  forget(postIds: readonly bigint[]): Promise<void>;
+  readonly stats: PostCacheStats;
+}
+
+export function createPostCache(
+  guard: RedisGuard,
+  source: Pick<GridSource, 'readPosts'>,
+  ttlS: number,
+): PostCache {
+  const stats: PostCacheStats = { hits: 0, misses: 0 };
+
+  async function hydrate(postIds: readonly bigint[]): Promise<Map<bigint, PostBody>> {
+    const out = new Map<bigint, PostBody>();
+    if (postIds.length === 0) return out;
+    const raw = await guard.run((c) => c.mget(postIds.map(cacheKeys.post)));
+    const missing: bigint[] = [];
+    postIds.forEach((id, i) => {
+      const body = decodePost(raw?.[i]);
+      if (body && body.postId === id) out.set(id, body);
+      else missing.push(id);
+    });
+    stats.hits += out.size;
+    stats.misses += missing.length;
+    if (missing.length === 0) return out;
+
+    const fetched = await source.readPosts(missing);
+    for (const [id, body] of fetched) out.set(id, body);
+    if (fetched.size > 0 && raw !== undefined) {
+      void guard.run((c) => {
+        const batch = c.pipeline();
+        for (const body of fetched.values()) {
+          batch.set(cacheKeys.post(body.postId), encodePost(body), 'EX', ttlS);
+        }
+        return batch.exec();
+      });
+    }
+    return out;
+  }
+
+  async function forget(postIds: readonly bigint[]): Promise<void> {
+    if (postIds.length === 0) return;
+    await guard.run((c) => c.del(postIds.map(cacheKeys.post)));
+  }
+
+  return { hydrate, forget, stats };
+}

@@ -1,0 +1,100 @@
+/**
+ * Per-profile move rate limit: a sliding-window log in Redis (one sorted set per profile, scored
+ * by Redis server time so app servers with skewed clocks agree).
+ *
+ * Sliding log rather than fixed windows: no burst of 2× the limit at a window boundary, and the
+ * exact retry-after is known (when the oldest move in the window falls out). Memory is at most
+ * MOVE_RATE_LIMIT members per active profile, expiring with the window.
+ *
+ * Fails open: when Redis is down or slow the move is allowed (and counted in `failOpen`). The rate
+ * limit protects the override partition from abuse; refusing every move because the cache is
+ * down would turn an optimisation's outage into a write outage.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { DomainError } from '../domain/errors.js';
+import { cacheKeys } from './keys.js';
+import type { RedisGuard } from './redis.js';
+
+/**
+ * KEYS[1] = window set. ARGV = limit, window ms, unique member.
+ * Returns {allowed 0|1, remaining, retry-after ms}.
+ */
+const SLIDING_WINDOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local n = redis.call('ZCARD', KEYS[1])
+if n < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, limit - n - 1, 0}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local wait = tonumber(oldest[2]) + window - now
+if wait < 1 then wait = 1 end
+return {0, 0, wait}
+`;
+
+interface RateCommands {
+  regridMoveRate(key: string, limit: number, windowMs: number, member: string): Promise<number[]>;
+}
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  readonly remaining: number | undefined; // undefined when failing open
+  readonly retryAfterS: number;
+}
+
+export interface MoveRateLimiter {
+  /** Counts one move; throws DomainError('rate_limited') with `retry_after_s` when over. */
+  consume(profileId: bigint): Promise<RateDecision>;
+  readonly stats: { limited: number; failOpen: number };
+}
+
+export function createMoveRateLimiter(
+  guard: RedisGuard,
+  settings: { limit: number; windowS: number },
+): MoveRateLimiter {
+  const stats = { limited: 0, failOpen: 0 };
+  const commands = (c: Redis) => {
+    if (!('regridMoveRate' in c)) {
+      c.defineCommand('regridMoveRate', { numberOfKeys: 1, lua: SLIDING_WINDOW });
+    }
+    return c as Redis & RateCommands;
+  };
+  commands(guard.client);
+
+  async function consume(profileId: bigint): Promise<RateDecision> {
+    const member = randomBytes(9).toString('base64url');
+    const reply = await guard.run((c) =>
+      commands(c).regridMoveRate(
+        cacheKeys.moveRate(profileId),
+        settings.limit,
+        settings.windowS * 1000,
+        member,
+      ),
+    );
+    if (reply === undefined) {
+      stats.failOpen += 1;
+      return { allowed: true, remaining: undefined, retryAfterS: 0 };
+    }
+    const [allowed, remaining, waitMs] = reply.map(Number) as [number, number, number];
+    if (allowed === 1) return { allowed: true, remaining, retryAfterS: 0 };
+    stats.limited += 1;
+    const retryAfterS = Math.max(1, Math.ceil(waitMs / 1000));
+    throw new DomainError(
+      'rate_limited',
+      `at most ${settings.limit} moves per ${settings.windowS} s`,
+      {
+        retry_after_s: retryAfterS,
+        limit: settings.limit,
+        window_s: settings.windowS,
+      },
+    );
+  }
+
+  return { consume, stats };
+}

@@ -1,0 +1,70 @@
+/**
+ * Lua scripts the cache runs atomically inside Redis, registered on the client with
+ * `defineCommand` (ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH).
+ *
+ * All keys a script touches belong to one profile and share its hash tag (see keys.ts).
+ */
+import type { Redis } from 'ioredis';
+
+/**
+ * The hit path in one round trip: the summary and, when present, the order entry it names.
+ * KEYS[1] = summary. Returns {summary or false, order or false}.
+ */
+const READ_FIRST = `
+local s = redis.call('GET', KEYS[1])
+if not s then return {false, false} end
+local ok, d = pcall(cjson.decode, s)
+if not ok or type(d) ~= 'table' or type(d.k) ~= 'string' then return {s, false} end
+return {s, redis.call('GET', d.k)}
+`;
+
+/**
+ * A lease holder's write (memcache's stale-set protection). The order entry is written whatever
+ * happens, because it is keyed by the version it was read at and so can only be right; the summary
+ * is written only while the caller's lease token is still the current one. A writer's
+ * invalidation deletes the lease, so a filler that read the grid before that write can no longer
+ * publish its (older) summary.
+ * KEYS[1] = lease, KEYS[2] = summary, KEYS[3] = order entry.
+ * ARGV = token, summary value, summary TTL s, order value, order TTL s. Returns 1 if published.
+ */
+const PUBLISH_FILL = `
+redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[5])
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
+/** Gives a lease back if it is still ours. KEYS[1] = lease, ARGV[1] = token. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+export interface CacheCommands {
+  regridReadFirst(summaryKey: string): Promise<[string | null, string | null]>;
+  regridPublishFill(
+    leaseKey: string,
+    summaryKey: string,
+    orderKey: string,
+    token: string,
+    summary: string,
+    summaryTtlS: number,
+    order: string,
+    orderTtlS: number,
+  ): Promise<number>;
+  regridRelease(leaseKey: string, token: string): Promise<number>;
+}
+
+const registered = new WeakSet<Redis>();
+
+/** Registers the scripts once per client and returns the client typed with them. */
+export function withCacheCommands(client: Redis): Redis & CacheCommands {
+  if (!registered.has(client)) {
+    client.defineCommand('regridReadFirst', { numberOfKeys: 1, lua: READ_FIRST });
+    client.defineCommand('regridPublishFill', { numberOfKeys: 3, lua: PUBLISH_FILL });
+    client.defineCommand('regridRelease', { numberOfKeys: 1, lua: RELEASE });
+    registered.add(client);
+  }
+  return client as Redis & CacheCommands;
+}

@@ -1,0 +1,50 @@
+/**
+ * What the cache needs from the store: the narrow port the read-through cache fills from. The
+ * Cassandra adapter lives beside the store (src/service wires the real one); keeping the port
+ * here lets the cache be read, and tested, on its own terms.
+ */
+import type { GridEntry } from '../domain/merge.js';
+
+/** The static head of a profile's override partition. */
+export interface GridHead {
+  readonly version: bigint; // absent = 0
+  readonly generation: bigint; // absent = 1
+  readonly pins: readonly bigint[];
+}
+
+/**
+ * `quorum` = the configured LOCAL_QUORUM read, which overlaps the LOCAL_QUORUM commit of every
+ * compare-and-set. `serial` = a LOCAL_SERIAL read: it also finishes a Paxos round that a writer
+ * left half-done (for example after a write timeout), so it sees every write that could ever win.
+ */
+export type ReadConsistency = 'quorum' | 'serial';
+
+export interface OverrideRow {
+  readonly postId: bigint;
+  readonly key: bigint;
+  readonly movedVersion: bigint | undefined;
+}
+
+export interface PostBody {
+  readonly postId: bigint;
+  readonly authorId: bigint;
+  readonly caption: string | undefined;
+  readonly mediaUrl: string | undefined;
+  readonly createdAt: Date;
+}
+
+export interface GridSource {
+  readHead(profileId: bigint, consistency?: ReadConsistency): Promise<GridHead>;
+  /**
+   * The first `n` unpinned entries in display order, read after `head` (the caller read the
+   * version first). Pins are excluded.
+   */
+  readFirstEntries(profileId: bigint, head: GridHead, n: number): Promise<GridEntry[]>;
+  /**
+   * Every override row of the profile, sorted by (key DESC, postId DESC), together with the head
+   * read in the same single-partition query (so the list belongs to exactly that version).
+   */
+  readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }>;
+  /** Bodies of existing posts; deleted posts are simply absent from the map. */
+  readPosts(postIds: readonly bigint[]): Promise<Map<bigint, PostBody>>;
+}
