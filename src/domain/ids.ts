@@ -18,7 +18,8 @@
  */
 import { DomainError } from './errors.js';
 
-export const REGRID_EPOCH_MS = Date.UTC(2011, 0, 1); // same era as Instagram's: IDs in 2026 are ~2^62
+// Instagram's era. IDs issued in 2026 are about 2^61.8; they pass 2^62 in June 2028.
+export const REGRID_EPOCH_MS = Date.UTC(2011, 0, 1);
 export const WORKER_BITS = 13n;
 export const SEQUENCE_BITS = 10n;
 export const TIMESTAMP_SHIFT = WORKER_BITS + SEQUENCE_BITS; // 23
