@@ -1,0 +1,57 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { createMoveRateLimiter } from '../../../src/cache/rate-limit.js';
+import { createRedisGuard } from '../../../src/cache/redis.js';
+import { DomainError } from '../../../src/domain/errors.js';
+
+const config = loadConfig({ NODE_ENV: 'test' });
+const guard = createRedisGuard(config, { log: () => {} });
+afterAll(() => guard.close());
+
+const profile = () => BigInt(Date.now()) * 1000n + BigInt(Math.floor(Math.random() * 1000));
+
+describe('move rate limiter (shared Redis)', () => {
+  it('allows the limit, then refuses with a retry-after inside the window', async () => {
+    expect(await guard.waitReady(5000)).toBe(true);
+    const limiter = createMoveRateLimiter(guard, { limit: 3, windowS: 30 });
+    const p = profile();
+    const remaining = [];
+    for (let i = 0; i < 3; i++) remaining.push((await limiter.consume(p)).remaining);
+    expect(remaining).toEqual([2, 1, 0]);
+    const err = await limiter.consume(p).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).code).toBe('rate_limited');
+    const after = (err as DomainError).details.retry_after_s as number;
+    expect(after).toBeGreaterThanOrEqual(1);
+    expect(after).toBeLessThanOrEqual(30);
+    // A refused move does not count: the window still holds exactly 3.
+    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(3);
+    // Other profiles have their own window.
+    expect((await limiter.consume(p + 1n)).allowed).toBe(true);
+  });
+
+  it('slides: moves older than the window stop counting', async () => {
+    const limiter = createMoveRateLimiter(guard, { limit: 2, windowS: 1 });
+    const p = profile();
+    await limiter.consume(p);
+    await limiter.consume(p);
+    await expect(limiter.consume(p)).rejects.toMatchObject({ code: 'rate_limited' });
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await limiter.consume(p)).allowed).toBe(true);
+  });
+
+  it('fails open when Redis is unreachable', async () => {
+    const dead = createRedisGuard(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6391', REDIS_TIMEOUT_MS: '50' }),
+      { log: () => {} },
+    );
+    try {
+      const limiter = createMoveRateLimiter(dead, { limit: 1, windowS: 60 });
+      for (let i = 0; i < 3; i++) expect((await limiter.consume(1n)).allowed).toBe(true);
+      expect(limiter.stats.failOpen).toBe(3);
+      expect(dead.health()).toBe('degraded');
+    } finally {
+      await dead.close();
+    }
+  });
+});
