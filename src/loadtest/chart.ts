@@ -1,0 +1,108 @@
+/**
+ * The run's chart as a hand-written SVG (no dependencies): two panels sharing the x axis (moves
+ * done so far), first-page read latency on top and tombstones scanned by that read below, one
+ * line per design. Pure: data in, markup out.
+ */
+export interface ChartPoint {
+  readonly moves: number;
+  readonly readMs: number;
+  readonly tombstones: number;
+}
+
+export interface ChartSeries {
+  readonly name: string;
+  readonly points: readonly ChartPoint[];
+}
+
+const W = 760;
+const PANEL_H = 220;
+const M = { left: 70, right: 150, top: 40, gap: 60, bottom: 50 };
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
+
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A "nice" axis maximum (1, 2 or 5 times a power of ten) at or above `max`. */
+export function niceMax(max: number): number {
+  if (!(max > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(max));
+  for (const m of [1, 2, 5, 10]) if (m * p >= max) return m * p;
+  return 10 * p;
+}
+
+const fmt = (x: number) => (x >= 1000 ? `${+(x / 1000).toFixed(1)}k` : `${+x.toFixed(2)}`);
+
+interface Panel {
+  readonly title: string;
+  readonly y0: number; // top pixel of the plot area
+  readonly value: (p: ChartPoint) => number;
+}
+
+export function renderChart(series: readonly ChartSeries[], title: string): string {
+  const plotW = W - M.left - M.right;
+  const H = M.top + PANEL_H * 2 + M.gap + M.bottom;
+  const all = series.flatMap((s) => s.points);
+  const xMax = niceMax(Math.max(0, ...all.map((p) => p.moves)));
+  const x = (v: number) => M.left + (v / xMax) * plotW;
+  const panels: Panel[] = [
+    { title: 'first-page read latency (ms)', y0: M.top, value: (p) => p.readMs },
+    {
+      title: 'tombstones scanned per first-page read',
+      y0: M.top + PANEL_H + M.gap,
+      value: (p) => p.tombstones,
+    },
+  ];
+
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${W}" height="${H}" fill="#fff"/>`,
+    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${esc(title)}</text>`,
+  ];
+  for (const panel of panels) {
+    const yMax = niceMax(Math.max(0, ...all.map(panel.value)));
+    const y = (v: number) => panel.y0 + PANEL_H - (v / yMax) * PANEL_H;
+    out.push(
+      `<text x="${M.left}" y="${panel.y0 - 8}" font-weight="bold">${esc(panel.title)}</text>`,
+    );
+    for (let i = 0; i <= 4; i++) {
+      const v = (yMax * i) / 4;
+      out.push(
+        `<line x1="${M.left}" x2="${M.left + plotW}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`,
+        `<text x="${M.left - 6}" y="${y(v) + 4}" text-anchor="end">${fmt(v)}</text>`,
+      );
+    }
+    for (let i = 0; i <= 5; i++) {
+      const v = (xMax * i) / 5;
+      out.push(
+        `<text x="${x(v)}" y="${panel.y0 + PANEL_H + 16}" text-anchor="middle">${fmt(v)}</text>`,
+      );
+    }
+    out.push(
+      `<rect x="${M.left}" y="${panel.y0}" width="${plotW}" height="${PANEL_H}" fill="none" stroke="#333"/>`,
+    );
+    series.forEach((s, i) => {
+      const color = COLORS[i % COLORS.length];
+      const pts = s.points.map((p) => `${x(p.moves).toFixed(1)},${y(panel.value(p)).toFixed(1)}`);
+      if (pts.length > 0) {
+        out.push(
+          `<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.join(' ')}"/>`,
+        );
+        for (const pt of pts) {
+          const [cx, cy] = pt.split(',');
+          out.push(`<circle cx="${cx}" cy="${cy}" r="2.5" fill="${color}"/>`);
+        }
+      }
+    });
+  }
+  out.push(`<text x="${M.left + plotW / 2}" y="${H - 12}" text-anchor="middle">moves done</text>`);
+  series.forEach((s, i) => {
+    const ly = M.top + 10 + i * 20;
+    const color = COLORS[i % COLORS.length];
+    out.push(
+      `<line x1="${W - M.right + 15}" x2="${W - M.right + 40}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="3"/>`,
+      `<text x="${W - M.right + 46}" y="${ly + 4}">${esc(s.name)}</text>`,
+    );
+  });
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}
