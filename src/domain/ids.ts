@@ -89,14 +89,21 @@ export class IdGenerator {
 
 /** Parses a decimal-string ID from the outside world. IDs are positive signed 64-bit values. */
 export function parseId(text: string, what = 'id'): bigint {
-  if (!/^[0-9]{1,19}$/.test(text)) {
-    throw new DomainError('invalid_request', `${what} must be a decimal string of 1-19 digits`, {
-      field: what,
-    });
+  if (!/^[1-9][0-9]{0,18}$/.test(text)) {
+    // Canonical decimal only: no sign, no leading zeros, so one ID has exactly one spelling.
+    throw new DomainError(
+      'invalid_request',
+      `${what} must be a positive decimal string without leading zeros`,
+      {
+        field: what,
+      },
+    );
   }
   const id = BigInt(text);
   if (id <= 0n || id > MAX_ID) {
-    throw new DomainError('invalid_request', `${what} is out of range (1..2^63-1)`, { field: what });
+    throw new DomainError('invalid_request', `${what} is out of range (1..2^63-1)`, {
+      field: what,
+    });
   }
   return id;
 }
