@@ -70,6 +70,9 @@ export const ConfigSchema = z.object({
   /** Where the embedded node lives (jars, data, logs). */
   REGRID_HOME: z.string().default('.regrid'),
   CASSANDRA_VERSION: z.string().default('5.0.8'),
+  /** Internode and JMX (nodetool) ports of the embedded node; loopback only. */
+  CASSANDRA_STORAGE_PORT: intFrom(7000, 1, 65535),
+  CASSANDRA_JMX_PORT: intFrom(7199, 1, 65535),
   CASSANDRA_HEAP: z
     .string()
     .regex(/^[0-9]+[MG]$/)

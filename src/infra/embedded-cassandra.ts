@@ -22,10 +22,10 @@ import type { Config } from '../config.js';
 import {
   cassandraYaml,
   daemonJavaArgs,
-  JMX_PORT,
   LOCAL_DC,
   logbackXml,
   nodeLayout,
+  type LayoutConfig,
   type NodeLayout,
 } from './cassandra-files.js';
 import { probeCql, waitForCql, type CqlEndpoint } from './cql-probe.js';
@@ -33,15 +33,8 @@ import { resolveCassandraJars } from './maven-resolve.js';
 import { commandLineOf, findOnPath, isAlive, sleep, tailFile } from './process-utils.js';
 import { withLock } from './provision-lock.js';
 
-type EnsureConfig = Pick<
-  Config,
-  | 'CASSANDRA_CONTACT_POINTS'
-  | 'CASSANDRA_PORT'
-  | 'CASSANDRA_LOCAL_DC'
-  | 'REGRID_HOME'
-  | 'CASSANDRA_VERSION'
-  | 'CASSANDRA_HEAP'
->;
+type EnsureConfig = LayoutConfig &
+  Pick<Config, 'CASSANDRA_CONTACT_POINTS' | 'CASSANDRA_LOCAL_DC' | 'CASSANDRA_HEAP'>;
 
 export interface CassandraTarget {
   readonly contactPoints: readonly string[];
@@ -157,10 +150,7 @@ async function launch(
   ]) {
     mkdirSync(dir, { recursive: true });
   }
-  writeFileSync(
-    join(layout.confDir, 'cassandra.yaml'),
-    cassandraYaml(layout, config.CASSANDRA_PORT),
-  );
+  writeFileSync(join(layout.confDir, 'cassandra.yaml'), cassandraYaml(layout));
   writeFileSync(join(layout.confDir, 'logback.xml'), logbackXml(layout));
 
   const out = openSync(join(layout.logDir, 'stdout.log'), 'a');
@@ -179,7 +169,7 @@ async function launch(
     pid: child.pid,
     version: layout.version,
     nativePort: config.CASSANDRA_PORT,
-    jmxPort: JMX_PORT,
+    jmxPort: layout.jmxPort,
     nodeDir: layout.nodeDir,
     startedAt: new Date().toISOString(),
   };
@@ -226,10 +216,7 @@ export interface StopResult {
 }
 
 /** Stops the node this project launched (pidfile): SIGTERM, wait up to graceMs, then SIGKILL. */
-export async function stopCassandra(
-  config: Pick<Config, 'REGRID_HOME' | 'CASSANDRA_VERSION'>,
-  graceMs = 30_000,
-): Promise<StopResult> {
+export async function stopCassandra(config: LayoutConfig, graceMs = 30_000): Promise<StopResult> {
   const layout = nodeLayout(config);
   const pid = liveNodePid(layout);
   if (!pid) {
@@ -257,9 +244,7 @@ export interface CassandraStatus {
   readonly jarsResolved: boolean;
 }
 
-export async function cassandraStatus(
-  config: Pick<Config, 'REGRID_HOME' | 'CASSANDRA_VERSION' | 'CASSANDRA_PORT'>,
-): Promise<CassandraStatus> {
+export async function cassandraStatus(config: LayoutConfig): Promise<CassandraStatus> {
   const layout = nodeLayout(config);
   const releaseVersion = await probeCql({
     host: '127.0.0.1',

@@ -11,13 +11,13 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadConfig, type Config } from '../config.js';
-import { JMX_PORT, nodeLayout, toolJvmFlags, type NodeLayout } from './cassandra-files.js';
+import { loadConfig } from '../config.js';
+import { nodeLayout, toolJvmFlags, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
 import { cachedJars } from './maven-resolve.js';
 
 const run = promisify(execFile);
 
-type ToolConfig = Pick<Config, 'REGRID_HOME' | 'CASSANDRA_VERSION'>;
+type ToolConfig = LayoutConfig;
 
 /** Tools log WARN+ to stderr only (as Cassandra's logback-tools.xml does). */
 const TOOLS_LOGBACK = `<configuration>
@@ -82,7 +82,7 @@ export function runNodetool(
     '-h',
     '127.0.0.1',
     '-p',
-    String(JMX_PORT),
+    String(nodeLayout(config).jmxPort),
     ...args,
   ]);
 }
