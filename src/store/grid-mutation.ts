@@ -1,0 +1,104 @@
+/**
+ * What one grid write changes in the override partition, and its translation into the
+ * statements of ONE conditional batch (see GridStore.casGrid).
+ *
+ * Tombstone policy, enforced here:
+ * - `upserts` only ever bind non-null values; `movedVersion: undefined` binds *unset*, which
+ *   leaves the cell as it was (a relabel must not touch `moved_version`). This is the only
+ *   kind of change a move produces, so moves write no tombstones.
+ * - `deleteRows` (post deleted, archived, collaborator left) and `clearOverrides` (reset) do write
+ *   tombstones; they are rare, never used by moves, and documented in docs/architecture.md.
+ * - Static cells (`version`, `generation`, `pins`) are overwritten, never deleted: the version
+ *   must never restart from 1 (caches and cursors are keyed by it).
+ *
+ * All statements of a Cassandra batch share one timestamp, and on equal timestamps a deletion
+ * beats a write. So a batch must not both delete and write the same row; `buildCasStatements`
+ * rejects such a mutation instead of silently losing the write.
+ */
+
+export interface OverrideWrite {
+  readonly postId: bigint;
+  /** The new effective key. Always a real value: no nulls on this path. */
+  readonly sortKey: bigint;
+  /** Set for a position change the user asked for (move, unarchive); unset for a relabel. */
+  readonly movedVersion?: bigint;
+}
+
+/** Static (per-grid) cells to overwrite in the same batch. Add fields here for new statics. */
+export interface StaticWrites {
+  /** Pinned post IDs in pin order (0–3). An empty list is a value, not a delete (frozen). */
+  readonly pins?: readonly bigint[];
+  readonly generation?: bigint;
+}
+
+export interface GridMutation {
+  readonly upserts?: readonly OverrideWrite[];
+  readonly statics?: StaticWrites;
+  /** Override rows to delete (NOT for moves). */
+  readonly deleteRows?: readonly bigint[];
+  /** Range-delete every override row, keeping the statics (reset; NOT for moves). */
+  readonly clearOverrides?: boolean;
+}
+
+export interface CqlStatement {
+  readonly query: string;
+  readonly params: unknown[];
+}
+
+export const CAS_VERSION =
+  'UPDATE grid_overrides SET version = ? WHERE profile_id = ? IF version = ?';
+export const UPSERT_OVERRIDE =
+  'UPDATE grid_overrides SET sort_key = ?, moved_version = ? WHERE profile_id = ? AND post_id = ?';
+const SET_PINS = 'UPDATE grid_overrides SET pins = ? WHERE profile_id = ?';
+const SET_GENERATION = 'UPDATE grid_overrides SET generation = ? WHERE profile_id = ?';
+const DELETE_ROW = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id = ?';
+const CLEAR_ROWS = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id >= ?';
+const MIN_BIGINT = -(1n << 63n);
+
+/** True when the mutation is what a move may produce: only non-null upserts (and statics). */
+export const isTombstoneFree = (m: GridMutation): boolean =>
+  !m.clearOverrides && !(m.deleteRows && m.deleteRows.length > 0);
+
+/**
+ * The statements of the conditional batch. The first is the compare-and-set on the static
+ * version; `expected` 0 (absent) is bound as null, which is a *condition* (`IF version = null`
+ * holds while the static cell does not exist), not a write, so it leaves no tombstone.
+ */
+export function buildCasStatements(
+  profileId: bigint,
+  expected: bigint,
+  next: bigint,
+  mutation: GridMutation,
+): CqlStatement[] {
+  if (next <= expected) throw new Error(`version must grow (${expected} → ${next})`);
+  const upserts = mutation.upserts ?? [];
+  const deletes = mutation.deleteRows ?? [];
+  if (mutation.clearOverrides && upserts.length > 0) {
+    throw new Error('a batch cannot clear the overrides and write new ones (same timestamp)');
+  }
+  const deleted = new Set(deletes);
+  const seen = new Set<bigint>();
+  for (const u of upserts) {
+    if (deleted.has(u.postId)) throw new Error(`post ${u.postId} is both deleted and written`);
+    if (seen.has(u.postId)) throw new Error(`post ${u.postId} is written twice in one batch`);
+    seen.add(u.postId);
+    if (typeof u.sortKey !== 'bigint') throw new Error(`sort key of ${u.postId} must be a bigint`);
+  }
+
+  const out: CqlStatement[] = [
+    { query: CAS_VERSION, params: [next, profileId, expected === 0n ? null : expected] },
+  ];
+  const statics = mutation.statics ?? {};
+  if (statics.pins !== undefined)
+    out.push({ query: SET_PINS, params: [[...statics.pins], profileId] });
+  if (statics.generation !== undefined) {
+    out.push({ query: SET_GENERATION, params: [statics.generation, profileId] });
+  }
+  if (mutation.clearOverrides) out.push({ query: CLEAR_ROWS, params: [profileId, MIN_BIGINT] });
+  for (const postId of deletes) out.push({ query: DELETE_ROW, params: [profileId, postId] });
+  for (const u of upserts) {
+    // `undefined` = unset: a relabel leaves moved_version as it was. Never null.
+    out.push({ query: UPSERT_OVERRIDE, params: [u.sortKey, u.movedVersion, profileId, u.postId] });
+  }
+  return out;
+}

@@ -1,0 +1,184 @@
+/**
+ * Cassandra adapter for a profile's grid: the override partition (head + overrides, and the ONE
+ * conditional batch every grid write goes through) and the time-ordered `grid_posts` partition.
+ *
+ * Reads never load a whole `grid_posts` partition: it is streamed page by page (fetchSize +
+ * pageState) and the consumer stops pulling once it has what it needs. The override partition is
+ * read whole (it holds only moved/relabelled posts) and sorted into display order in memory.
+ */
+import type { QueryOptions, types } from 'cassandra-driver';
+import type { GridEntry } from '../domain/merge.js';
+import { compareDisplay } from '../domain/merge.js';
+import type { Consistency, Cql } from './cassandra.js';
+import { isCasTimeout } from './cassandra.js';
+import type { GridMutation } from './grid-mutation.js';
+import { buildCasStatements } from './grid-mutation.js';
+
+/** The static part of the override partition. Absent version = 0, absent generation = 1. */
+export interface GridHead {
+  readonly version: bigint;
+  readonly generation: bigint;
+  readonly pins: readonly bigint[];
+}
+
+export interface OverrideRow extends GridEntry {
+  /** Version of the last user-requested position change (not set by relabels). */
+  readonly movedVersion: bigint | undefined;
+}
+
+export interface OverridesSnapshot {
+  /** The statics as seen by the same query that read the overrides. */
+  readonly head: GridHead;
+  /** Sorted in display order: key DESC, postId DESC. */
+  readonly overrides: readonly OverrideRow[];
+}
+
+export type CasResult =
+  | { readonly applied: true }
+  | { readonly applied: false; readonly reason: 'version_changed'; readonly currentVersion: bigint }
+  | { readonly applied: false; readonly reason: 'timeout' }; // outcome unknown: re-read
+
+export type Direction = 'desc' | 'asc';
+
+export interface StreamOptions {
+  /** 'desc' (default): post_id <= from. 'asc': post_id >= from. */
+  readonly direction?: Direction;
+  readonly from?: bigint;
+  readonly pageSize?: number;
+}
+
+export const EMPTY_HEAD: GridHead = { version: 0n, generation: 1n, pins: [] };
+
+const SELECT_HEAD =
+  'SELECT version, generation, pins FROM grid_overrides WHERE profile_id = ? LIMIT 1';
+const SELECT_OVERRIDES =
+  'SELECT post_id, sort_key, moved_version, version, generation, pins FROM grid_overrides WHERE profile_id = ?';
+const SELECT_GRID_ROW = 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id = ?';
+const STREAM = {
+  desc: {
+    all: 'SELECT post_id FROM grid_posts WHERE profile_id = ?',
+    from: 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id <= ?',
+  },
+  asc: {
+    all: 'SELECT post_id FROM grid_posts WHERE profile_id = ? ORDER BY post_id ASC',
+    from: 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id >= ? ORDER BY post_id ASC',
+  },
+} as const;
+
+export class GridStore {
+  constructor(
+    private readonly db: Cql,
+    private readonly consistency: Consistency,
+  ) {}
+
+  private readOpts(extra: QueryOptions = {}): QueryOptions {
+    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, ...extra };
+  }
+
+  /** Version, generation and pins only (one row). */
+  async readHead(profileId: bigint, options: QueryOptions = {}): Promise<GridHead> {
+    const rs = await this.db.execute(SELECT_HEAD, [profileId], this.readOpts(options));
+    return headOf(rs.first());
+  }
+
+  /** Every override (paged through) plus the statics seen by the same query. */
+  async readOverrides(
+    profileId: bigint,
+    options: QueryOptions = {},
+    pageSize = 1000,
+  ): Promise<OverridesSnapshot> {
+    let head: GridHead | undefined;
+    const overrides: OverrideRow[] = [];
+    for await (const row of this.pages(SELECT_OVERRIDES, [profileId], pageSize, options)) {
+      head ??= headOf(row);
+      const postId = row.get('post_id') as bigint | null;
+      const key = row.get('sort_key') as bigint | null;
+      // A static-only partition yields one row with a null post_id; a row without a key (it
+      // never happens on our write paths) is treated as "no override".
+      if (postId === null || key === null) continue;
+      overrides.push({
+        postId,
+        key,
+        movedVersion: (row.get('moved_version') as bigint | null) ?? undefined,
+      });
+    }
+    overrides.sort((a, b) => compareDisplay(b, a));
+    return { head: head ?? EMPTY_HEAD, overrides };
+  }
+
+  /** Streams the time-ordered post IDs of a grid, one Cassandra page at a time. */
+  async *streamChronological(
+    profileId: bigint,
+    options: StreamOptions = {},
+  ): AsyncGenerator<bigint, void, undefined> {
+    const q = STREAM[options.direction ?? 'desc'];
+    const [query, params] =
+      options.from === undefined ? [q.all, [profileId]] : [q.from, [profileId, options.from]];
+    for await (const row of this.pages(query, params, options.pageSize ?? 200)) {
+      yield row.get('post_id') as bigint;
+    }
+  }
+
+  /** Whether the post has a row in the profile's time-ordered grid. */
+  async hasGridRow(profileId: bigint, postId: bigint): Promise<boolean> {
+    const rs = await this.db.execute(SELECT_GRID_ROW, [profileId, postId], this.readOpts());
+    return rs.rowLength > 0;
+  }
+
+  /**
+   * THE grid write: one conditional batch on the override partition, applied only if the static
+   * version still equals `expected` (0 = absent), setting it to `next` together with `mutation`.
+   * Paxos at the serial consistency, commit at the configured consistency.
+   */
+  async casGrid(
+    profileId: bigint,
+    expected: bigint,
+    next: bigint,
+    mutation: GridMutation,
+  ): Promise<CasResult> {
+    const statements = buildCasStatements(profileId, expected, next, mutation);
+    let rs: types.ResultSet;
+    try {
+      rs = await this.db.batch(statements, {
+        prepare: true,
+        consistency: this.consistency.commit,
+        serialConsistency: this.consistency.serial,
+      });
+    } catch (err) {
+      if (isCasTimeout(err)) return { applied: false, reason: 'timeout' };
+      throw err;
+    }
+    if (rs.wasApplied()) return { applied: true };
+    const current = rs.rows.find((r) => r.keys().includes('version'))?.get('version') as
+      bigint | null | undefined;
+    return { applied: false, reason: 'version_changed', currentVersion: current ?? 0n };
+  }
+
+  /** Rows of a query, fetched `pageSize` at a time; stops fetching when the consumer stops. */
+  private async *pages(
+    query: string,
+    params: unknown[],
+    pageSize: number,
+    options: QueryOptions = {},
+  ): AsyncGenerator<types.Row, void, undefined> {
+    let pageState: string | undefined;
+    do {
+      const rs = await this.db.execute(
+        query,
+        params,
+        this.readOpts({ ...options, fetchSize: pageSize, ...(pageState ? { pageState } : {}) }),
+      );
+      yield* rs.rows;
+      pageState = rs.pageState ?? undefined;
+    } while (pageState);
+  }
+}
+
+function headOf(row: types.Row | undefined | null): GridHead {
+  if (!row) return EMPTY_HEAD;
+  return {
+    version: (row.get('version') as bigint | null) ?? 0n,
+    generation: (row.get('generation') as bigint | null) ?? 1n,
+    pins: (row.get('pins') as bigint[] | null) ?? [],
+  };
+}
