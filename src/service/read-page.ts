@@ -1,0 +1,94 @@
+/**
+ * One page of a profile's grid, straight from Cassandra (the cache layer wraps this).
+ *
+ * Reads, in this order: the head (version, generation, pins), the overrides, then the
+ * time-ordered rows streamed from the cursor's key down, merged by (effective key DESC, post ID
+ * DESC). The cursor carries the last entry's (key, postId) and the version/generation of the head
+ * read BEFORE the rows (design §6.1: read later, a post moved in between would look unmoved).
+ *
+ * Pins come first on the first page only, in addition to `limit` main-order entries; they never
+ * appear in a cursor. Bodies are hydrated afterwards; a post deleted meanwhile is skipped.
+ */
+import { compareGridVersions, decodeCursor, encodeCursor } from '../domain/cursor.js';
+import type { GridEntry } from '../domain/merge.js';
+import type { PostRecord } from '../store/posts-store.js';
+import type { CassandraGridReader } from './grid-reader.js';
+
+export const DEFAULT_PAGE_LIMIT = 24;
+export const MAX_PAGE_LIMIT = 100;
+
+export interface PageQuery {
+  readonly profileId: bigint;
+  readonly limit: number;
+  readonly cursor?: string | undefined;
+  /** Read-your-writes: the caller saw this version; never answer with an older one. */
+  readonly minVersion?: bigint | undefined;
+}
+
+export interface GridPage {
+  readonly items: readonly PostRecord[];
+  /** Pins (first page) then the main-order entries, before hydration. */
+  readonly entries: readonly GridEntry[];
+  readonly nextCursor: string | null;
+  readonly version: bigint;
+  readonly generation: bigint;
+  /** The cursor was issued at another version: the order changed since the previous page. */
+  readonly gridChanged: boolean;
+}
+
+export async function readGridPage(
+  reader: CassandraGridReader,
+  cursorSecret: string,
+  q: PageQuery,
+): Promise<GridPage> {
+  const cursor = q.cursor ? decodeCursor(q.cursor, cursorSecret) : undefined;
+  let head = await reader.readHead(q.profileId);
+  if (q.minVersion !== undefined && head.version < q.minVersion) {
+    // A LOCAL_SERIAL read also completes any Paxos round left half-done, so it sees every
+    // write that was acknowledged.
+    head = await reader.readHead(q.profileId, 'serial');
+  }
+  const { rows } = await reader.readOverrides(q.profileId);
+  const after = cursor ? { key: cursor.key, postId: cursor.postId } : undefined;
+  const main = await reader.entries(q.profileId, rows, {
+    ...(after ? { after } : {}),
+    limit: q.limit + 1,
+    exclude: head.pins,
+  });
+  const hasMore = main.length > q.limit;
+  const page = main.slice(0, q.limit);
+  const pins: GridEntry[] = cursor ? [] : head.pins.map((p) => pinEntry(rows, p));
+  const entries = [...pins, ...page];
+
+  const bodies = await reader.readPosts(entries.map((e) => e.postId));
+  const items = entries.flatMap((e) => {
+    const b = bodies.get(e.postId);
+    return b ? [b] : [];
+  });
+  const last = page[page.length - 1];
+  const nextCursor =
+    hasMore && last
+      ? encodeCursor(
+          {
+            key: last.key,
+            postId: last.postId,
+            version: head.version,
+            generation: head.generation,
+          },
+          cursorSecret,
+        )
+      : null;
+  return {
+    items,
+    entries,
+    nextCursor,
+    version: head.version,
+    generation: head.generation,
+    gridChanged: cursor ? compareGridVersions(cursor, head) !== 0 : false,
+  };
+}
+
+function pinEntry(rows: readonly GridEntry[], postId: bigint): GridEntry {
+  const o = rows.find((r) => r.postId === postId);
+  return { postId, key: o ? o.key : postId };
+}
