@@ -161,7 +161,11 @@ export function createGridCache(
     let head: GridHead, order: FirstOrder, stable: boolean, summary: Summary;
     try {
       head = await readHead(profileId, min);
-      ({ order, stable } = await readOrder(profileId, head));
+      // The writer usually stored this state's order already: then the head was all we needed.
+      const ready = await cachedOrder(profileId, head);
+      ({ order, stable } = ready
+        ? { order: ready, stable: true }
+        : await readOrder(profileId, head));
       summary = await summaryOf(profileId, head, order);
       await hooks.beforePublish?.(profileId, head);
     } catch (err) {
@@ -202,6 +206,13 @@ export function createGridCache(
     return read(order, summary, 'fill');
   }
 
+  /** The order entry of exactly `head`'s state, if cached. */
+  async function cachedOrder(profileId: bigint, head: GridHead): Promise<FirstOrder | undefined> {
+    const key = cacheKeys.order(profileId, head.generation, head.version);
+    const order = decodeOrder(await guard.run((c) => c.get(key)));
+    return order && sameState(order, head) ? order : undefined;
+  }
+
   /** Stores an order entry when its rows were read under a stable version. */
   async function storeOrder(profileId: bigint, order: FirstOrder, stable: boolean) {
     if (!stable) {
@@ -228,9 +239,8 @@ export function createGridCache(
     if (compareGridVersions(stale, head) < 0) {
       await guard.run((c) => c.del(cacheKeys.summary(profileId)));
     }
-    const key = cacheKeys.order(profileId, head.generation, head.version);
-    const cached = decodeOrder(await guard.run((c) => c.get(key)));
-    if (cached && sameState(cached, head)) {
+    const cached = await cachedOrder(profileId, head);
+    if (cached) {
       stats.hits += 1;
       return read(cached, summary, 'cache');
     }
