@@ -41,8 +41,8 @@ export type PlanDecision<R> =
 export type GridPlanner<R> = (ctx: PlanContext) => Promise<PlanDecision<R>>;
 
 export interface WriteInterceptor {
-  /** Sees every snapshot before the planner; may throw to abandon the write. */
-  onSnapshot?(snapshot: OverridesSnapshot): void;
+  /** Sees every snapshot before the planner; may throw to abandon the write (may be async). */
+  onSnapshot?(snapshot: OverridesSnapshot): void | Promise<void>;
   /** Static cells to add to the batch that commits `nextVersion` with `result`. */
   extraStatics?(snapshot: OverridesSnapshot, nextVersion: bigint, result: unknown): StaticWrites;
 }
@@ -104,7 +104,7 @@ export class GridWriter {
     const { maxAttempts } = this.settings;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const snapshot = await this.store.readOverrides(profileId);
-      options.interceptor?.onSnapshot?.(snapshot);
+      await options.interceptor?.onSnapshot?.(snapshot);
       const { version, generation } = snapshot.head;
       const nextVersion = version + 1n;
       const decision = await planner({ profileId, snapshot, nextVersion, attempt });

@@ -15,6 +15,8 @@
  * beats a write. So a batch must not both delete and write the same row; `buildCasStatements`
  * rejects such a mutation instead of silently losing the write.
  */
+import type { RingEntry } from '../domain/request-ring.js';
+import { encodeRing } from './idempotency-store.js';
 
 export interface OverrideWrite {
   readonly postId: bigint;
@@ -29,6 +31,8 @@ export interface StaticWrites {
   /** Pinned post IDs in pin order (0–3). An empty list is a value, not a delete (frozen). */
   readonly pins?: readonly bigint[];
   readonly generation?: bigint;
+  /** The idempotency request ring (docs/idempotency.md): one frozen cell, overwritten. */
+  readonly recentRequests?: readonly RingEntry[];
 }
 
 export interface GridMutation {
@@ -51,6 +55,7 @@ export const UPSERT_OVERRIDE =
   'UPDATE grid_overrides SET sort_key = ?, moved_version = ? WHERE profile_id = ? AND post_id = ?';
 const SET_PINS = 'UPDATE grid_overrides SET pins = ? WHERE profile_id = ?';
 const SET_GENERATION = 'UPDATE grid_overrides SET generation = ? WHERE profile_id = ?';
+const SET_RECENT_REQUESTS = 'UPDATE grid_overrides SET recent_requests = ? WHERE profile_id = ?';
 const DELETE_ROW = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id = ?';
 const CLEAR_ROWS = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id >= ?';
 const MIN_BIGINT = -(1n << 63n);
@@ -93,6 +98,12 @@ export function buildCasStatements(
     out.push({ query: SET_PINS, params: [[...statics.pins], profileId] });
   if (statics.generation !== undefined) {
     out.push({ query: SET_GENERATION, params: [statics.generation, profileId] });
+  }
+  if (statics.recentRequests !== undefined) {
+    out.push({
+      query: SET_RECENT_REQUESTS,
+      params: [encodeRing(statics.recentRequests), profileId],
+    });
   }
   if (mutation.clearOverrides) out.push({ query: CLEAR_ROWS, params: [profileId, MIN_BIGINT] });
   for (const postId of deletes) out.push({ query: DELETE_ROW, params: [profileId, postId] });
