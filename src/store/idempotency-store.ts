@@ -47,6 +47,7 @@ export class IdempotencyStore {
       `INSERT INTO idempotency_keys (scope, key, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        IF NOT EXISTS USING TTL ?`,
       [scope, key, ...bindRecord(rec), this.ttlS],
+      { prepare: true },
     );
     if (rs.wasApplied()) return { claimed: true };
     const existing = decodeRecord(rs.first());
@@ -67,6 +68,7 @@ export class IdempotencyStore {
        SET fingerprint = ?, state = ?, owner = ?, lease_until = ?, claimed_at = ?, status = ?, body = ?
        WHERE scope = ? AND key = ? IF owner = ? AND state = 'in_flight'`,
       [this.ttlS, ...bindRecord(rec), scope, key, types.Uuid.fromString(previousOwner)],
+      { prepare: true },
     );
     return rs.wasApplied();
   }
@@ -81,6 +83,7 @@ export class IdempotencyStore {
       `INSERT INTO idempotency_keys (scope, key, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        USING TTL ?`,
       [scope, key, ...bindRecord(rec), this.ttlS],
+      { prepare: true },
     );
   }
 
@@ -88,7 +91,7 @@ export class IdempotencyStore {
     const rs = await this.cql.execute(
       `SELECT ${COLUMNS} FROM idempotency_keys WHERE scope = ? AND key = ?`,
       [scope, key],
-      { isIdempotent: true },
+      { prepare: true, isIdempotent: true },
     );
     return decodeRecord(rs.first());
   }
@@ -98,7 +101,7 @@ export class IdempotencyStore {
     const rs = await this.cql.execute(
       'SELECT version, recent_requests FROM grid_overrides WHERE profile_id = ? LIMIT 1',
       [profileId],
-      { isIdempotent: true },
+      { prepare: true, isIdempotent: true },
     );
     const row = rs.first();
     return {
