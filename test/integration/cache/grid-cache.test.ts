@@ -1,0 +1,273 @@
+/**
+ * The version-keyed first-page cache against the real Cassandra read/write paths and the shared
+ * Redis: entries never answer for another version (racing fillers, out-of-order invalidations),
+ * leases admit exactly one filler, and min_version is honoured.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeOrder, decodeSummary } from '../../../src/cache/codec.js';
+import type { GridCache } from '../../../src/cache/grid-cache.js';
+import { cacheKeys } from '../../../src/cache/keys.js';
+import type { RedisGuard } from '../../../src/cache/redis.js';
+import type { GridEntry } from '../../../src/domain/merge.js';
+import {
+  bump,
+  freshProfile,
+  gate,
+  moveToTop,
+  openCache,
+  openStores,
+  seedPosts,
+  sharedGuard,
+  truth,
+} from './harness.js';
+import type { Stores } from './harness.js';
+
+let s: Stores;
+let guard: RedisGuard;
+
+beforeAll(async () => {
+  s = await openStores();
+  guard = sharedGuard(s.config);
+  expect(await guard.waitReady(5000)).toBe(true);
+});
+
+afterAll(async () => {
+  await guard.close();
+  await s.close();
+});
+
+const ids = (entries: readonly GridEntry[]) => entries.map((e) => e.postId);
+
+/** Every order entry of the profile that Redis holds, by version. */
+async function cachedOrders(profileId: bigint) {
+  const keys = await guard.client.keys(`grid:{${profileId}}:*`);
+  const out = new Map<bigint, GridEntry[]>();
+  for (const key of keys) {
+    const order = decodeOrder(await guard.client.get(key));
+    expect(order, key).toBeDefined();
+    expect(key).toBe(cacheKeys.order(profileId, order!.generation, order!.version));
+    out.set(order!.version, [...order!.entries]);
+  }
+  return out;
+}
+
+describe('first-page cache: fill and hit', () => {
+  it('fills once, then serves the same order from Redis', async () => {
+    const p = freshProfile(s);
+    await seedPosts(s, p, 60);
+    const cache = openCache(s, guard);
+    const first = await cache.readFirstOrder(p);
+    const second = await cache.readFirstOrder(p);
+    const t = await truth(s, p);
+    expect(first.served).toBe('fill');
+    expect(second.served).toBe('cache');
+    expect(ids(first.entries)).toEqual(ids(t.entries));
+    expect(ids(second.entries)).toEqual(ids(t.entries));
+    expect(second.version).toBe(t.head.version);
+    expect(first.entries).toHaveLength(48);
+    expect(cache.stats.fills).toBe(1);
+  });
+
+  it('after a write, serves the new order (the writer pre-fills, readers only re-read the head)', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 30);
+    const cache = openCache(s, guard);
+    const writer = s.writer({ onCommitted: [(e) => cache.afterGridWrite(e.profileId)] });
+    await cache.readFirstOrder(p);
+    await moveToTop(s, writer, p, posts[0]!);
+    const after = await cache.readFirstOrder(p);
+    const t = await truth(s, p);
+    expect(after.version).toBe(t.head.version);
+    expect(ids(after.entries)).toEqual(ids(t.entries));
+    expect(after.entries[0]!.postId).toBe(posts[0]);
+  });
+});
+
+describe('version-keyed entries are never served for the wrong version', () => {
+  it('a filler that read the version before a write does not cache the newer rows under it', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 20);
+    const before = await truth(s, p);
+    const g = gate();
+    let paused = false;
+    const racing = openCache(s, guard, {
+      hooks: {
+        afterHeadRead: async () => {
+          if (paused) return;
+          paused = true;
+          await g.wait(); // head (version v) read; rows not yet
+        },
+      },
+    });
+    const plain = openCache(s, guard);
+    const writer = s.writer({ onCommitted: [(e) => plain.afterGridWrite(e.profileId)] });
+
+    const fill = racing.readFirstOrder(p);
+    await g.arrived;
+    await moveToTop(s, writer, p, posts[3]!); // commits v+1 while the filler sits between reads
+    g.open();
+    const served = await fill;
+
+    expect(racing.stats.notCachedVersionMoved).toBe(1);
+    // What the filler returned is labelled with the version it read first; its rows may be newer
+    // (Cassandra has no snapshot across tables), but none of it was cached under that version.
+    expect(served.version).toBe(before.head.version);
+    const orders = await cachedOrders(p);
+    expect(orders.has(before.head.version)).toBe(false);
+    const now = await truth(s, p);
+    expect(orders.get(now.head.version)).toEqual(now.entries);
+    const next = await plain.readFirstOrder(p);
+    expect(next.version).toBe(now.head.version);
+    expect(ids(next.entries)).toEqual(ids(now.entries));
+  });
+
+  it('a filler whose lease was superseded by a write cannot publish its older summary', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 20);
+    const v1 = await truth(s, p);
+    const g = gate();
+    let paused = false;
+    const racing = openCache(s, guard, {
+      hooks: {
+        beforePublish: async () => {
+          if (paused) return;
+          paused = true;
+          await g.wait(); // rows read under a stable version; summary not yet published
+        },
+      },
+    });
+    const plain = openCache(s, guard);
+    const writer = s.writer({ onCommitted: [(e) => plain.afterGridWrite(e.profileId)] });
+
+    const fill = racing.readFirstOrder(p);
+    await g.arrived;
+    await moveToTop(s, writer, p, posts[5]!); // deletes the summary *and* the filler's lease
+    g.open();
+    await fill;
+
+    expect(racing.stats.staleSetsRejected).toBe(1);
+    const summary = decodeSummary(await guard.client.get(cacheKeys.summary(p)));
+    expect(summary).toBeUndefined();
+    // The stale filler's order entry is v1's true order, under v1's key: harmless.
+    const orders = await cachedOrders(p);
+    expect(orders.get(v1.head.version)).toEqual(v1.entries);
+    const now = await truth(s, p);
+    const next = await plain.readFirstOrder(p);
+    expect(next.version).toBe(now.head.version);
+    expect(ids(next.entries)).toEqual(ids(now.entries));
+  });
+
+  it('invalidations delivered late and out of order never make an entry answer for another version', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 30);
+    const cache = openCache(s, guard);
+    // Hold every writer's post-commit hook and release them in reverse order at the end.
+    const held: Array<() => Promise<void>> = [];
+    const writer = s.writer({
+      onCommitted: [
+        (e) => {
+          held.push(() => cache.afterGridWrite(e.profileId));
+        },
+      ],
+    });
+    const truthByVersion = new Map<bigint, GridEntry[]>();
+    const record = async () => {
+      const t = await truth(s, p);
+      truthByVersion.set(t.head.version, t.entries);
+    };
+    await record();
+    for (let i = 0; i < 4; i++) {
+      await cache.readFirstOrder(p); // readers keep filling between writes
+      await moveToTop(s, writer, p, posts[(i * 7) % posts.length]!);
+      await record();
+    }
+    await cache.readFirstOrder(p);
+    for (const run of held.splice(0).reverse()) await run();
+    await bump(writer, p);
+    await record();
+    for (const run of held.splice(0)) await run();
+
+    const orders = await cachedOrders(p);
+    expect(orders.size).toBeGreaterThan(1);
+    for (const [version, entries] of orders) expect(entries).toEqual(truthByVersion.get(version));
+    const latest = await truth(s, p);
+    const served = await cache.readFirstOrder(p);
+    expect(served.version).toBe(latest.head.version);
+    expect(ids(served.entries)).toEqual(ids(latest.entries));
+  });
+});
+
+describe('leases', () => {
+  const herd = async (cache: GridCache, p: bigint, n: number) =>
+    Promise.all(Array.from({ length: n }, () => cache.readFirstOrder(p)));
+
+  it('let exactly one filler through when many readers miss at once', async () => {
+    const p = freshProfile(s);
+    await seedPosts(s, p, 60);
+    const cache = openCache(s, guard, { leases: true, leaseWaitMs: 10_000 });
+    const reads = await herd(cache, p, 40);
+    expect(cache.stats.fills).toBe(1);
+    expect(cache.stats.directReads).toBe(0);
+    expect(reads.filter((r) => r.served === 'fill')).toHaveLength(1);
+    expect(reads.filter((r) => r.served === 'cache')).toHaveLength(39);
+    const t = await truth(s, p);
+    for (const r of reads) expect(ids(r.entries)).toEqual(ids(t.entries));
+  });
+
+  it('without leases every concurrent miss fills (the herd the lease prevents)', async () => {
+    const p = freshProfile(s);
+    await seedPosts(s, p, 60);
+    const cache = openCache(s, guard, { leases: false });
+    await herd(cache, p, 40);
+    expect(cache.stats.fills).toBeGreaterThan(1);
+  });
+
+  it('waiters fall back to a direct read when the filler takes too long', async () => {
+    const p = freshProfile(s);
+    await seedPosts(s, p, 10);
+    const g = gate();
+    const slow = openCache(s, guard, { hooks: { beforePublish: () => g.wait() } });
+    const waiter = openCache(s, guard, { leaseWaitMs: 50 });
+    const filling = slow.readFirstOrder(p);
+    await Promise.race([g.arrived, filling]); // (a filler that never pauses fails below)
+    const r = await waiter.readFirstOrder(p);
+    expect(r.served).toBe('direct');
+    expect(waiter.stats.leaseWaits).toBe(1);
+    g.open();
+    expect((await filling).served).toBe('fill');
+  });
+});
+
+describe('read-your-writes (min_version)', () => {
+  it('never serves a summary below min_version, and goes to Cassandra instead', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 20);
+    const cache = openCache(s, guard);
+    const warm = await cache.readFirstOrder(p);
+    // A write whose invalidation never arrives (a writer that crashed after its commit).
+    const moved = await moveToTop(s, s.writer(), p, posts[2]!);
+    const stale = await cache.readFirstOrder(p);
+    expect(stale.served).toBe('cache');
+    expect(stale.version).toBe(warm.version); // others may lag (bounded by the summary TTL)
+
+    const mine = await cache.readFirstOrder(p, {
+      minVersion: { version: moved.version, generation: moved.generation },
+    });
+    expect(mine.version).toBe(moved.version);
+    expect(mine.entries[0]!.postId).toBe(posts[2]);
+    // The summary Cassandra proved stale is gone, so the next plain read is current too.
+    const next = await cache.readFirstOrder(p);
+    expect(next.version).toBe(moved.version);
+  });
+
+  it('a floor from the future is read from Cassandra without flushing the summary for others', async () => {
+    const p = freshProfile(s);
+    await seedPosts(s, p, 5);
+    const cache = openCache(s, guard);
+    const warm = await cache.readFirstOrder(p);
+    const r = await cache.readFirstOrder(p, { minVersion: { version: warm.version + 100n } });
+    expect(r.version).toBe(warm.version);
+    expect(r.served).not.toBe('direct');
+    expect(await guard.client.exists(cacheKeys.summary(p))).toBe(1);
+  });
+});
