@@ -19,6 +19,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
 import { checkRing, pushToRing, type RingEntry } from '../domain/request-ring.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../store/idempotency-store.js';
+import type { WriteInterceptor } from './grid-writer.js';
+
+/** Renders a write's response from its planner result and the version/generation it committed. */
+export type ResponseRenderer = (
+  result: unknown,
+  version: bigint,
+  generation: bigint,
+) => StoredResponse;
 
 /** What a write route answers; stored and replayed verbatim. */
 export interface StoredResponse {
@@ -160,6 +168,39 @@ export class IdempotencyService {
     // 4. Record the outcome for the rest of the retention period.
     await this.store.put(call.scope, key, record(fp, owner, claimedAt, response));
     return { response, replayed: false };
+  }
+
+  /**
+   * The hook that puts `ticket` into a grid write on `profileId` (GridWriter's interceptor): on
+   * every snapshot it reads the request ring and checks it (replay / 422 / unknown); the batch
+   * that commits then carries the ring with this request added, its response rendered by `render`.
+   */
+  interceptor(
+    ticket: IdempotencyTicket,
+    profileId: bigint,
+    render: ResponseRenderer,
+  ): WriteInterceptor {
+    let ring: readonly RingEntry[] = [];
+    return {
+      onSnapshot: async (snapshot) => {
+        let read = await this.store.readRing(profileId);
+        if (read.version < snapshot.head.version) read = await this.store.readRing(profileId);
+        if (read.version < snapshot.head.version) {
+          // A lagging replica: writing this ring could drop entries. Never expected at QUORUM.
+          throw new DomainError('contention', 'grid head read went backwards; retry', {});
+        }
+        ticket.check(read.ring);
+        // If read.version > snapshot's, the CAS on the snapshot's version fails anyway.
+        ring = read.ring;
+      },
+      extraStatics: (snapshot, nextVersion, result) => ({
+        recentRequests: ticket.nextRing(
+          ring,
+          nextVersion,
+          render(result, nextVersion, snapshot.head.generation),
+        ),
+      }),
+    };
   }
 
   /** Records a replayed outcome as done (so later retries skip the ring) and returns it. */
