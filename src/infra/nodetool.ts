@@ -42,6 +42,9 @@ function toolArgs(layout: NodeLayout, mainClass: string): string[] {
   writeFileSync(logback, TOOLS_LOGBACK);
   return [
     '-Xmx256m',
+    // Short-lived JVMs: C1 only and a serial GC start noticeably faster on 2 cores.
+    '-XX:TieredStopAtLevel=1',
+    '-XX:+UseSerialGC',
     ...toolJvmFlags(),
     `-Dlogback.configurationFile=file://${logback}`,
     // nodetool appends its history under ${user.home}/.cassandra: keep that inside REGRID_HOME.
@@ -202,21 +205,23 @@ export function parseSSTableMetadata(file: string, stdout: string): SSTableTombs
 }
 
 /**
- * sstablemetadata for each live SSTable of a table (flush first). Reads the files directly, so it
- * works while the node runs; SSTables that compaction removes mid-call are skipped.
+ * sstablemetadata for the live SSTables of a table (flush first), in one JVM. Reads the files
+ * directly, so it works while the node runs; SSTables that compaction removed are skipped.
  */
 export async function sstableTombstones(
   keyspace: string,
   table: string,
   config: ToolConfig = loadConfig(),
 ): Promise<SSTableTombstoneInfo[]> {
-  const out: SSTableTombstoneInfo[] = [];
-  for (const file of sstableDataFiles(keyspace, table, config)) {
-    if (!existsSync(file)) continue;
-    const stdout = await runTool(config, 'org.apache.cassandra.tools.SSTableMetadataViewer', [
-      file,
-    ]);
-    out.push(parseSSTableMetadata(file, stdout));
-  }
-  return out;
+  const files = sstableDataFiles(keyspace, table, config).filter((f) => existsSync(f));
+  if (files.length === 0) return [];
+  const stdout = await runTool(config, 'org.apache.cassandra.tools.SSTableMetadataViewer', files);
+  // One section per file, each starting with "SSTable: <path without -Data.db>".
+  return stdout
+    .split(/^(?=SSTable: )/m)
+    .filter((section) => section.startsWith('SSTable: '))
+    .map((section) => {
+      const base = section.slice('SSTable: '.length, section.indexOf('\n')).trim();
+      return parseSSTableMetadata(`${base}-Data.db`, section);
+    });
 }
