@@ -1,0 +1,146 @@
+/**
+ * The ONE place where errors become HTTP responses: `application/problem+json` (RFC 9457).
+ *
+ * Domain errors carry stable codes (src/domain/errors.ts); each maps to a status and a stable
+ * `type` URI `https://regrid.dev/problems/<code>`. Details of the error become extension members
+ * (for example `grid_version` on a 409). Request-shape errors (zod issues, unparsable JSON) are
+ * 400 `invalid_request`. Anything unexpected is a 500 whose detail does not leak internals.
+ */
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ZodError } from 'zod';
+import { DomainError, type ErrorCode } from '../domain/errors.js';
+
+export const PROBLEM_BASE = 'https://regrid.dev/problems/';
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  invalid_request: 400,
+  bad_cursor: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  post_not_found: 404,
+  post_not_on_grid: 404,
+  anchor_not_on_grid: 409,
+  post_pinned: 409,
+  conflict: 409,
+  idempotency_in_flight: 409,
+  precondition_failed: 412,
+  idempotency_mismatch: 422,
+  precondition_required: 428,
+  rate_limited: 429,
+  contention: 503,
+  key_space_exhausted: 409,
+  unavailable: 503,
+};
+
+const TITLES: Record<string, string> = {
+  invalid_request: 'The request is malformed',
+  bad_cursor: 'The cursor is not valid',
+  unauthorized: 'Authentication required',
+  forbidden: 'Not allowed',
+  post_not_found: 'No such post',
+  post_not_on_grid: 'The post is not on this grid',
+  anchor_not_on_grid: 'The anchor post is not on the grid any more',
+  post_pinned: 'The post is pinned',
+  conflict: 'Conflict with the current state',
+  idempotency_in_flight: 'A request with this Idempotency-Key is still in progress',
+  precondition_failed: 'The grid changed since the version in If-Match',
+  idempotency_mismatch: 'This Idempotency-Key was used for a different request',
+  precondition_required: 'If-Match is required',
+  rate_limited: 'Too many requests',
+  contention: 'The grid is busy; retry shortly',
+  key_space_exhausted: 'No room left for sort keys',
+  unavailable: 'A backing store is unavailable',
+  not_found: 'Not found',
+  payload_too_large: 'The request body is too large',
+  internal: 'Internal error',
+};
+
+export const statusOf = (code: ErrorCode): ContentfulStatusCode => STATUS[code];
+
+export interface ProblemInit {
+  readonly status: ContentfulStatusCode;
+  readonly code: string;
+  readonly detail?: string;
+  readonly extensions?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+}
+
+/** Builds the problem response (also used directly by middleware such as the body limit). */
+export function problemResponse(init: ProblemInit): Response {
+  const body = {
+    type: `${PROBLEM_BASE}${init.code}`,
+    title: TITLES[init.code] ?? init.code,
+    status: init.status,
+    ...(init.detail ? { detail: init.detail } : {}),
+    code: init.code,
+    ...jsonSafe(init.extensions ?? {}),
+  };
+  return new Response(JSON.stringify(body), {
+    status: init.status,
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...init.headers },
+  });
+}
+
+/** Maps any thrown value to its problem description. */
+export function problemOf(err: unknown): ProblemInit {
+  if (err instanceof DomainError) {
+    const headers: Record<string, string> = {};
+    const retry = err.details['retry_after_s'];
+    if (
+      (err.code === 'contention' || err.code === 'rate_limited' || err.code === 'unavailable') &&
+      retry !== undefined
+    ) {
+      headers['retry-after'] = String(retry);
+    } else if (err.code === 'contention' || err.code === 'unavailable') {
+      headers['retry-after'] = '1';
+    }
+    if (err.code === 'unauthorized') headers['www-authenticate'] = 'Bearer';
+    const { cause: _cause, ...extensions } = err.details; // driver messages stay in the logs
+    return { status: STATUS[err.code], code: err.code, detail: err.message, extensions, headers };
+  }
+  if (err instanceof ZodError) {
+    return {
+      status: 400,
+      code: 'invalid_request',
+      detail: 'the request does not match the expected shape',
+      extensions: { errors: zodIssues(err) },
+    };
+  }
+  if (err instanceof SyntaxError) {
+    return { status: 400, code: 'invalid_request', detail: 'the body is not valid JSON' };
+  }
+  if (err instanceof HTTPException) {
+    const code =
+      err.status === 413
+        ? 'payload_too_large'
+        : err.status === 404
+          ? 'not_found'
+          : 'invalid_request';
+    return { status: err.status as ContentfulStatusCode, code, detail: err.message };
+  }
+  return { status: 500, code: 'internal', detail: 'an unexpected error occurred' };
+}
+
+export const zodIssues = (err: ZodError) =>
+  err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+
+/** Hono `onError` handler: the single mapping point. Logs 5xx with the real error. */
+export function onError(log: (msg: string, err: unknown) => void = () => {}) {
+  return function problemOnError(err: Error, _c: Context): Response {
+    const problem = problemOf(err);
+    if (problem.status >= 500 && problem.code !== 'unavailable' && problem.code !== 'contention') {
+      log('unhandled error', err);
+    }
+    return problemResponse(problem);
+  };
+}
+
+/** bigint values (IDs, versions) become decimal strings, as everywhere in the API. */
+function jsonSafe(obj: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(obj, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+  );
+}

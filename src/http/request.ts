@@ -1,0 +1,33 @@
+/** Reading and validating request input (JSON bodies, query strings) against zod schemas. */
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { DomainError } from '../domain/errors.js';
+import { parseInput } from './schemas.js';
+
+/**
+ * Parses the JSON body. An empty body counts as `{}` only when `emptyAsObject` (e.g. a post
+ * with no caption); malformed JSON or a non-object is a 400 before anything is written.
+ */
+export async function readBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  options: { emptyAsObject?: boolean } = {},
+): Promise<z.output<S>> {
+  const text = await c.req.text();
+  let value: unknown;
+  if (text.trim() === '') {
+    if (!options.emptyAsObject) throw new DomainError('invalid_request', 'a JSON body is required');
+    value = {};
+  } else {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new DomainError('invalid_request', 'the body is not valid JSON');
+    }
+  }
+  return parseInput(schema, value, 'body');
+}
+
+/** Parses the query string (single-valued parameters). */
+export const readQuery = <S extends z.ZodType>(c: Context, schema: S): z.output<S> =>
+  parseInput(schema, c.req.query(), 'query');

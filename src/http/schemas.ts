@@ -1,0 +1,71 @@
+/**
+ * Request shapes (zod), parsed at the boundary. Bodies are strict: an unknown field is a 400, so
+ * a typo never silently does nothing. IDs travel as decimal strings (a JSON number cannot hold
+ * every 64-bit ID exactly) and become `bigint` here, validated once.
+ */
+import { z } from 'zod';
+import { DomainError } from '../domain/errors.js';
+import { MAX_ID } from '../domain/ids.js';
+import { zodIssues } from './problem.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../service/read-page.js';
+
+/** A positive signed 64-bit ID as a decimal string. */
+export const IdString = z
+  .string()
+  .regex(/^[0-9]{1,19}$/, 'must be a decimal string of 1-19 digits')
+  .transform((s, ctx) => {
+    const v = BigInt(s);
+    if (v <= 0n || v > MAX_ID) {
+      ctx.addIssue({ code: 'custom', message: 'out of range (1..2^63-1)' });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+/** A grid version (>= 0) as a decimal string. */
+export const VersionString = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,18})$/, 'must be a decimal string')
+  .transform((s) => BigInt(s));
+
+export const CreatePostBody = z.strictObject({
+  caption: z.string().max(2200).optional(),
+  media_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
+});
+export type CreatePostBody = z.infer<typeof CreatePostBody>;
+
+export const MoveBody = z.strictObject({
+  post_id: IdString,
+  /** The post that should come right before `post_id`; null = the top (after the pins). */
+  after: IdString.nullable(),
+});
+export type MoveBody = z.infer<typeof MoveBody>;
+
+export const GridQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
+  cursor: z.string().min(1).max(512).optional(),
+  min_version: VersionString.optional(),
+});
+export type GridQuery = z.infer<typeof GridQuery>;
+
+/** safeParse with our own error: DomainError('invalid_request') listing the issues. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  what: string,
+): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new DomainError('invalid_request', `invalid ${what}`, {
+      errors: zodIssues(parsed.error),
+    });
+  }
+  return parsed.data;
+}
+
+/** Parses a path parameter ID (400 on anything but a positive 64-bit decimal). */
+export const parseIdParam = (value: string | undefined, name: string): bigint =>
+  parseInput(IdString, value ?? '', `path parameter ${name}`);

@@ -1,0 +1,21 @@
+/** JSON views of domain records: IDs and versions as decimal strings, times as ISO 8601. */
+import type { PostRecord } from '../store/posts-store.js';
+
+export const postView = (p: PostRecord) => ({
+  id: p.postId.toString(),
+  author_id: p.authorId.toString(),
+  caption: p.caption ?? null,
+  media_url: p.mediaUrl ?? null,
+  created_at: p.createdAt.toISOString(),
+  ...(p.collaborators.length > 0 ? { collaborators: p.collaborators.map(String) } : {}),
+});
+
+export const gridItemView = (p: PostRecord) => ({
+  id: p.postId.toString(),
+  caption: p.caption ?? null,
+  media_url: p.mediaUrl ?? null,
+  created_at: p.createdAt.toISOString(),
+});
+
+/** grid_version is a decimal string: versions are 64-bit and JSON numbers are not. */
+export const versionView = (v: bigint) => v.toString();
