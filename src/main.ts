@@ -1,0 +1,98 @@
+/**
+ * The entry point: configuration → Cassandra (provisioned locally unless configured) and
+ * migrations → Redis (started locally if possible) → ID worker lease → service → HTTP server,
+ * with a graceful shutdown on SIGINT/SIGTERM.
+ */
+import { serve } from '@hono/node-server';
+import { openCassandra, openIdGenerator, settleSecrets } from './bootstrap.js';
+import { createRedisGuard } from './cache/redis.js';
+import { loadConfig } from './config.js';
+import { issueToken } from './http/auth.js';
+import { createApp } from './http/app.js';
+import { ensureRedis } from './infra/redis-local.js';
+import { DEMO_PROFILE_ID } from './service/demo.js';
+import { GridService } from './service/grid-service.js';
+import { makeReadiness } from './service/readiness.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = (line: string) => console.log(line);
+  const secrets = settleSecrets(config);
+
+  const cassandra = await openCassandra(config, log);
+  const redisTarget = await ensureRedis(config, (l) => log(`[redis] ${l}`));
+  log(`[redis] ${redisTarget.detail}`);
+  const redis = createRedisGuard(config, { log: (m) => log(`[redis] ${m}`) });
+  await redis.waitReady(2000);
+
+  let shuttingDown = false;
+  const { ids, lease } = await openIdGenerator(cassandra.cql, config, (worker, reason) => {
+    // Two processes must never share a worker number: stop rather than risk duplicate IDs.
+    console.error(`[ids] lost worker lease ${worker}: ${reason}; shutting down`);
+    void shutdown(1);
+  });
+  log(`[ids] worker ${lease.worker} (${lease.owner === 'config' ? 'configured' : 'leased'})`);
+
+  const service = new GridService({
+    cql: cassandra.cql,
+    config,
+    ids,
+    cursorSecret: secrets.cursorSecret,
+    hooks: { log: (m, e) => console.error(`[grid] ${m}`, e) },
+  });
+  // TODO(CACHE): register the Redis grid cache here (writer.hooks.onCommitted + a cached reader).
+  const app = createApp({
+    service,
+    jwtSecret: secrets.jwtSecret,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    readiness: makeReadiness({ cql: cassandra.cql, redis }),
+    log: (m, e) => console.error(`[http] ${m}`, e),
+  });
+
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+    const base = `http://${config.HOST}:${info.port}`;
+    log(`regrid listening on ${base} (${config.NODE_ENV})`);
+    if (secrets.generated) void printDevBanner(base, secrets.jwtSecret);
+  });
+
+  async function shutdown(code: number): Promise<void> {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log('shutting down…');
+    const force = setTimeout(() => process.exit(code || 1), 10_000);
+    force.unref();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await lease.release();
+    await Promise.allSettled([cassandra.client.shutdown(), redis.close()]);
+    process.exit(code);
+  }
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+}
+
+async function printDevBanner(base: string, secret: string): Promise<void> {
+  const token = await issueToken(secret, DEMO_PROFILE_ID);
+  console.log(
+    [
+      '',
+      'Development mode: no AUTH_JWT_SECRET was configured, so one was generated for this run.',
+      `  AUTH_JWT_SECRET=${secret}`,
+      `  token for demo profile ${DEMO_PROFILE_ID}:`,
+      `  TOKEN=${token}`,
+      '',
+      'Try:',
+      `  curl -s -X POST ${base}/v1/me/posts -H "Authorization: Bearer $TOKEN" \\`,
+      `       -H 'content-type: application/json' -d '{"caption":"hello"}'`,
+      `  curl -s "${base}/v1/profiles/${DEMO_PROFILE_ID}/grid?limit=5"`,
+      `  curl -s -X POST ${base}/v1/me/grid/moves -H "Authorization: Bearer $TOKEN" \\`,
+      `       -H 'content-type: application/json' -d '{"post_id":"<id>","after":null}'`,
+      '(npm run seed:demo fills the demo profile with a few hundred posts.)',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error('regrid failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

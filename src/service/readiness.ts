@@ -1,0 +1,58 @@
+/**
+ * Readiness for /readyz: Cassandra answers a trivial local query and Redis answers PING, each
+ * within a short bound so a hung store makes the probe fail instead of hang.
+ */
+import type { RedisGuard } from '../cache/redis.js';
+import type { Readiness } from '../http/routes/health.js';
+import type { Cql } from '../store/cassandra.js';
+
+export interface ReadinessDeps {
+  readonly cql: Cql;
+  readonly redis?: RedisGuard | undefined;
+  readonly timeoutMs?: number;
+}
+
+export function makeReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
+  const timeoutMs = deps.timeoutMs ?? 2000;
+  return async function readiness(): Promise<Readiness> {
+    const [cassandra, redis] = await Promise.all([
+      within(
+        deps.cql
+          .execute('SELECT release_version FROM system.local', [], {
+            prepare: true,
+            readTimeout: timeoutMs,
+            isIdempotent: true,
+          })
+          .then(() => true),
+        timeoutMs,
+      ),
+      deps.redis
+        ? within(
+            deps.redis.run((c) => c.ping()).then((r) => r !== undefined),
+            timeoutMs,
+          )
+        : Promise.resolve(false),
+    ]);
+    return {
+      ready: cassandra && redis,
+      checks: { cassandra: cassandra ? 'ok' : 'down', redis: redis ? 'ok' : 'down' },
+    };
+  };
+}
+
+/** Resolves false on rejection or when `p` takes longer than `ms`. */
+function within(p: Promise<boolean>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(t);
+        resolve(false);
+      },
+    );
+  });
+}
