@@ -8,12 +8,15 @@ export type DesignName = 'regrid' | 'naive';
 export interface MoveOutcome {
   /** Grid version the move committed at; null for designs without one. */
   readonly version: bigint | null;
-  /** Compare-and-set attempts lost before this move committed (0 when unknown). */
-  readonly casRetries: number;
   /** Rows written by the move across the design's tables; null when the transport hides it. */
   readonly rowsWritten: number | null;
   /** Other posts whose keys the move rewrote (a relabel); null when unknown. */
   readonly relabelled: number | null;
+}
+
+export interface ReadCounts {
+  readonly liveRows: number;
+  readonly tombstoneCells: number;
 }
 
 /**
@@ -34,8 +37,15 @@ export interface GridDesign {
   move(profileId: bigint, postId: bigint, after: bigint | null): Promise<MoveOutcome>;
   /** The first page in display order (what a profile visit reads). */
   readFirstPage(profileId: bigint, limit: number): Promise<bigint[]>;
+  /**
+   * The same first-page read, traced: Cassandra's count of live rows and tombstone cells it met
+   * (summed over every statement the design's read path runs).
+   */
+  traceFirstPage(profileId: bigint, limit: number): Promise<ReadCounts>;
   /** The whole grid in display order, duplicates and all (what the checker judges). */
   readAll(profileId: bigint): Promise<bigint[]>;
   classifyFailure(err: unknown): FailureKind;
+  /** Conditional batches lost so far (each one a retry by the writer); absent when invisible. */
+  casRetries?(): number;
   close(): Promise<void>;
 }

@@ -1,0 +1,210 @@
+/**
+ * The load-test report: one JSON object per design (field names are the documented contract, see
+ * docs/loadtest.md) plus, with --compare, the side-by-side figures; and the human summary printed
+ * at the end of a run. Pure: figures in, objects and text out.
+ */
+import { countByKind, type Violation, type ViolationKind } from './checker.js';
+import type { DesignName } from './design.js';
+import type { SamplePoint, WorkloadResult } from './runner.js';
+import { median, round2 } from './stats.js';
+import type { PartitionTombstones, TableMetric } from './tombstones.js';
+
+export interface DesignReport {
+  readonly design: DesignName;
+  readonly transport: string;
+  readonly profiles: number;
+  readonly posts_per_profile: number;
+  readonly concurrency: number;
+  readonly hot: number;
+  readonly seed: number;
+  /** Acknowledged moves. */
+  readonly moves: number;
+  readonly moves_attempted: number;
+  readonly errors: number;
+  readonly rejected: number;
+  readonly uncertain: number;
+  readonly seconds: number;
+  readonly moves_per_s: number;
+  readonly move_p50_ms: number | null;
+  readonly move_p99_ms: number | null;
+  readonly read_p50_ms: number | null;
+  readonly read_p99_ms: number | null;
+  readonly reads: number;
+  /** Median first-page read of the busiest grid after the run, with no load running. */
+  readonly final_first_page_ms: number | null;
+  readonly cas_retries: number | null;
+  readonly rows_per_move: number | null;
+  readonly relabels: number;
+  readonly relabelled_rows: number;
+  /** Tombstones in the run's partitions, counted by Cassandra on traced full reads. */
+  readonly tombstones_written: number;
+  readonly tombstones_by_table: Readonly<Record<string, number>>;
+  readonly tombstones_scanned_per_read_max: number;
+  /** Whole-table figures after a flush (nodetool tablestats + sstablemetadata); null if remote. */
+  readonly table_metrics: Readonly<Record<string, TableMetric>> | null;
+  readonly violations: readonly Violation[];
+  readonly violations_by_kind: Record<ViolationKind, number>;
+  readonly grids_order_unchecked: number;
+  readonly raw_ceiling_per_s: number | null;
+  readonly moves_per_s_vs_raw_ceiling: number | null;
+  readonly samples: readonly SamplePoint[];
+  readonly error_samples: readonly string[];
+  readonly unreadable_partitions: readonly string[];
+}
+
+export interface ReportInputs {
+  readonly design: DesignName;
+  readonly transport: string;
+  readonly plan: {
+    profiles: number;
+    posts: number;
+    concurrency: number;
+    hot: number;
+    seed: number;
+  };
+  readonly work: WorkloadResult;
+  readonly reads: readonly number[];
+  readonly finalFirstPage: readonly number[];
+  readonly tombstones: PartitionTombstones;
+  readonly tableMetrics: Record<string, TableMetric> | null;
+  readonly violations: readonly Violation[];
+  readonly ordersUnchecked: number;
+  readonly rawCeilingPerS: number | null;
+}
+
+export function buildDesignReport(i: ReportInputs): DesignReport {
+  const w = i.work;
+  const movesPerS = w.seconds > 0 ? w.acked / w.seconds : 0;
+  const sortedReads = [...i.reads].sort((a, b) => a - b);
+  const pick = (p: number) =>
+    sortedReads.length === 0
+      ? null
+      : sortedReads[
+          Math.min(sortedReads.length - 1, Math.ceil((p / 100) * sortedReads.length) - 1)
+        ]!;
+  return {
+    design: i.design,
+    transport: i.transport,
+    profiles: i.plan.profiles,
+    posts_per_profile: i.plan.posts,
+    concurrency: i.plan.concurrency,
+    hot: i.plan.hot,
+    seed: i.plan.seed,
+    moves: w.acked,
+    moves_attempted: w.attempted,
+    errors: w.errors,
+    rejected: w.rejected,
+    uncertain: w.uncertain,
+    seconds: round2(w.seconds)!,
+    moves_per_s: round2(movesPerS)!,
+    move_p50_ms: round2(w.moveLatency.percentile(50)),
+    move_p99_ms: round2(w.moveLatency.percentile(99)),
+    read_p50_ms: round2(pick(50)),
+    read_p99_ms: round2(pick(99)),
+    reads: i.reads.length,
+    final_first_page_ms: round2(median(i.finalFirstPage)),
+    cas_retries: w.casRetries,
+    rows_per_move: w.rowsKnown > 0 ? round2(w.rowsWritten / w.rowsKnown) : null,
+    relabels: w.relabels,
+    relabelled_rows: w.relabelledRows,
+    tombstones_written: i.tombstones.total,
+    tombstones_by_table: i.tombstones.byTable,
+    tombstones_scanned_per_read_max: Math.max(0, ...w.samples.map((s) => s.tombstones)),
+    table_metrics: i.tableMetrics,
+    violations: i.violations,
+    violations_by_kind: countByKind(i.violations),
+    grids_order_unchecked: i.ordersUnchecked,
+    raw_ceiling_per_s: i.rawCeilingPerS === null ? null : round2(i.rawCeilingPerS),
+    moves_per_s_vs_raw_ceiling:
+      i.rawCeilingPerS === null || i.rawCeilingPerS === 0
+        ? null
+        : Math.round((movesPerS / i.rawCeilingPerS) * 1000) / 1000,
+    samples: w.samples.map((s) => ({ ...s, readMs: round2(s.readMs)! })),
+    error_samples: w.errorSamples,
+    unreadable_partitions: i.tombstones.unreadable,
+  };
+}
+
+export interface Comparison {
+  readonly moves: { regrid: number; naive: number };
+  /** naive / regrid median first-page read of the busiest grid, after the same moves, no load. */
+  readonly read_latency_ratio_naive_over_regrid: number | null;
+  readonly read_p50_ratio_naive_over_regrid: number | null;
+  readonly tombstones_written: { regrid: number; naive: number };
+  readonly tombstones_scanned_per_read_max: { regrid: number; naive: number };
+  readonly violations: { regrid: number; naive: number };
+  readonly duplicates: { regrid: number; naive: number };
+}
+
+const ratio = (a: number | null, b: number | null) =>
+  a === null || b === null || b === 0 ? null : Math.round((a / b) * 100) / 100;
+
+export function compare(regrid: DesignReport, naive: DesignReport): Comparison {
+  const pair = <T>(f: (r: DesignReport) => T) => ({ regrid: f(regrid), naive: f(naive) });
+  return {
+    moves: pair((r) => r.moves),
+    read_latency_ratio_naive_over_regrid: ratio(
+      naive.final_first_page_ms,
+      regrid.final_first_page_ms,
+    ),
+    read_p50_ratio_naive_over_regrid: ratio(naive.read_p50_ms, regrid.read_p50_ms),
+    tombstones_written: pair((r) => r.tombstones_written),
+    tombstones_scanned_per_read_max: pair((r) => r.tombstones_scanned_per_read_max),
+    violations: pair((r) => r.violations.length),
+    duplicates: pair((r) => r.violations_by_kind.duplicate),
+  };
+}
+
+const n = (x: number | null, unit = '') => (x === null ? 'n/a' : `${x}${unit}`);
+
+export function summarizeDesign(r: DesignReport): string {
+  const kinds = Object.entries(r.violations_by_kind)
+    .filter(([, c]) => c > 0)
+    .map(([k, c]) => `${k} ${c}`)
+    .join(', ');
+  const lines = [
+    `== ${r.design} (${r.transport}) — ${r.profiles} profiles × ${r.posts_per_profile} posts, concurrency ${r.concurrency}, hot ${r.hot}`,
+    `  moves        ${r.moves} acknowledged of ${r.moves_attempted} (${r.errors} errors: ${r.rejected} rejected, ${r.uncertain} unknown outcome) in ${r.seconds} s`,
+    `  throughput   ${r.moves_per_s} moves/s; move p50 ${n(r.move_p50_ms, ' ms')}, p99 ${n(r.move_p99_ms, ' ms')}`,
+    `  raw ceiling  ${n(r.raw_ceiling_per_s, ' conditional batches/s')}; moves/s = ${n(r.moves_per_s_vs_raw_ceiling)} × ceiling`,
+    `  reads        first page p50 ${n(r.read_p50_ms, ' ms')}, p99 ${n(r.read_p99_ms, ' ms')} (${r.reads} reads); busiest grid after the run ${n(r.final_first_page_ms, ' ms')}`,
+    `  writes       ${n(r.rows_per_move)} rows/move, ${r.relabels} relabels (${r.relabelled_rows} rows), ${n(r.cas_retries)} CAS retries`,
+    `  tombstones   ${r.tombstones_written} in the run's partitions (${Object.entries(
+      r.tombstones_by_table,
+    )
+      .map(([t, c]) => `${t} ${c}`)
+      .join(', ')}); max ${r.tombstones_scanned_per_read_max} scanned by one first-page read`,
+  ];
+  if (r.table_metrics) {
+    const m = Object.entries(r.table_metrics).map(
+      ([t, s]) =>
+        `${t}: ${s.sstables} sstables, ${s.sstableTombstones} sstable tombstones, max ${s.maxTombstonesPerSlice}/slice`,
+    );
+    lines.push(`  tables       ${m.join('; ')} (whole tables, after flush)`);
+  }
+  lines.push(
+    `  violations   ${r.violations.length === 0 ? 'none' : `${r.violations.length} (${kinds})`}` +
+      (r.grids_order_unchecked > 0
+        ? `; order unchecked on ${r.grids_order_unchecked} grid(s) with unknown outcomes`
+        : ''),
+  );
+  for (const v of r.violations.slice(0, 8)) {
+    lines.push(
+      `    - ${v.kind} on profile ${v.profile}${v.posts.length ? ` posts [${v.posts.join(', ')}]` : ''}: ${v.detail}`,
+    );
+  }
+  if (r.violations.length > 8)
+    lines.push(`    … ${r.violations.length - 8} more in the JSON report`);
+  for (const e of r.error_samples.slice(0, 3)) lines.push(`  error sample: ${e}`);
+  return lines.join('\n');
+}
+
+export function summarizeComparison(c: Comparison): string {
+  return [
+    '== regrid vs naive (same workload and seed)',
+    `  tombstones written       regrid ${c.tombstones_written.regrid}  naive ${c.tombstones_written.naive}`,
+    `  max tombstones per read  regrid ${c.tombstones_scanned_per_read_max.regrid}  naive ${c.tombstones_scanned_per_read_max.naive}`,
+    `  violations               regrid ${c.violations.regrid}  naive ${c.violations.naive} (duplicates: regrid ${c.duplicates.regrid}, naive ${c.duplicates.naive})`,
+    `  read latency naive/regrid after ${c.moves.regrid}/${c.moves.naive} moves: ${n(c.read_latency_ratio_naive_over_regrid, '×')} (busiest grid, quiet); ${n(c.read_p50_ratio_naive_over_regrid, '×')} (p50 during the run)`,
+  ].join('\n');
+}

@@ -1,0 +1,225 @@
+/**
+ * Drives one design: creates the grids, runs `concurrency` movers until the stop rule says so,
+ * and keeps the model the checker needs (initial order + acknowledged moves per grid). A sampler
+ * runs beside the movers and measures first-page reads at fixed move counts (or times), which is
+ * what the chart plots.
+ *
+ * Every loop is bounded: movers stop at `--moves` or at the deadline (plus a hard cap on moves),
+ * the sampler stops when the movers do.
+ */
+import type { ExpectedGrid } from './checker.js';
+import type { GridDesign } from './design.js';
+import type { AckedMove } from './history.js';
+import { Progress, type Counters } from './progress.js';
+import { createRng } from './rng.js';
+import { LatencyRecorder } from './stats.js';
+import { nextMove, type WorkloadShape } from './workload.js';
+
+export type StopRule = { kind: 'moves'; count: number } | { kind: 'duration'; seconds: number };
+
+export interface RunPlan extends WorkloadShape {
+  readonly stop: StopRule;
+  readonly concurrency: number;
+  readonly seed: number;
+  readonly samples: number;
+  readonly progress: boolean;
+}
+
+/** One grid's model: its posts (creation order), start order and acknowledged moves. */
+export interface GridModel {
+  readonly profileId: bigint;
+  readonly posts: readonly bigint[];
+  readonly initial: readonly bigint[];
+  readonly acks: AckedMove[];
+  uncertain: number;
+}
+
+export const expectedOf = (g: GridModel): ExpectedGrid => ({
+  profileId: g.profileId,
+  initial: g.initial,
+  acks: g.acks,
+  uncertain: g.uncertain,
+});
+
+/** What the sampler measures at one point of the run. */
+export interface SamplePoint {
+  readonly moves: number;
+  readonly readMs: number;
+  readonly tombstones: number;
+}
+
+/** Takes one sample (the design's first-page read, timed and traced). */
+export type Sampler = (movesDone: number) => Promise<SamplePoint>;
+
+export interface WorkloadResult {
+  readonly seconds: number;
+  readonly attempted: number;
+  readonly acked: number;
+  readonly errors: number;
+  readonly rejected: number;
+  readonly uncertain: number;
+  /** Null when the transport cannot see them (HTTP). */
+  readonly casRetries: number | null;
+  readonly rowsWritten: number;
+  readonly rowsKnown: number; // moves that reported rowsWritten
+  readonly relabels: number; // moves that rewrote other posts' keys
+  readonly relabelledRows: number;
+  readonly moveLatency: LatencyRecorder;
+  readonly samples: readonly SamplePoint[];
+  readonly errorSamples: readonly string[];
+}
+
+const HARD_MOVE_CAP = 5_000_000;
+const MAX_ERROR_SAMPLES = 10;
+
+/** Creates every grid, `parallel` at a time (posts of one grid are created in order). */
+export async function createGrids(
+  design: GridDesign,
+  profileIds: readonly bigint[],
+  posts: number,
+  parallel = 4,
+): Promise<GridModel[]> {
+  const grids: GridModel[] = new Array(profileIds.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < profileIds.length) {
+      const i = next++;
+      const profileId = profileIds[i]!;
+      const created = await design.createGrid(profileId, posts);
+      // A fresh grid shows its posts newest first (no overrides yet).
+      grids[i] = {
+        profileId,
+        posts: created,
+        initial: [...created].reverse(),
+        acks: [],
+        uncertain: 0,
+      };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, profileIds.length) }, worker));
+  return grids;
+}
+
+export async function runWorkload(
+  design: GridDesign,
+  grids: readonly GridModel[],
+  plan: RunPlan,
+  sample: Sampler,
+): Promise<WorkloadResult> {
+  const rng = createRng(plan.seed);
+  const counters: Counters = { done: 0, errors: 0, casRetries: 0 };
+  const moveLatency = new LatencyRecorder();
+  const errorSamples: string[] = [];
+  let attempted = 0;
+  let rejected = 0;
+  let uncertain = 0;
+  let rowsWritten = 0;
+  let rowsKnown = 0;
+  let relabels = 0;
+  let relabelledRows = 0;
+  let ackSeq = 0;
+
+  const casBefore = design.casRetries?.() ?? 0;
+  const started = Date.now();
+  const deadline = plan.stop.kind === 'duration' ? started + plan.stop.seconds * 1000 : undefined;
+  const cap = plan.stop.kind === 'moves' ? plan.stop.count : HARD_MOVE_CAP;
+  const more = () => attempted < cap && (deadline === undefined || Date.now() < deadline);
+
+  const progress = new Progress(counters, {
+    label: `[${design.name}]`,
+    ...(plan.stop.kind === 'moves' ? { total: plan.stop.count } : { deadline: deadline! }),
+    enabled: plan.progress,
+  }).start();
+
+  const mover = async () => {
+    while (more()) {
+      attempted++;
+      const op = nextMove(rng, plan);
+      const grid = grids[op.profile]!;
+      const postId = grid.posts[op.post]!;
+      const after = op.after === null ? null : grid.posts[op.after]!;
+      const t0 = performance.now();
+      try {
+        const r = await design.move(grid.profileId, postId, after);
+        moveLatency.record(performance.now() - t0);
+        grid.acks.push({ postId, after, version: r.version, seq: ackSeq++ });
+        if (r.rowsWritten !== null) {
+          rowsWritten += r.rowsWritten;
+          rowsKnown++;
+        }
+        if (r.relabelled) {
+          relabels++;
+          relabelledRows += r.relabelled;
+        }
+      } catch (err) {
+        counters.errors++;
+        if (errorSamples.length < MAX_ERROR_SAMPLES) errorSamples.push(describeError(err));
+        if (design.classifyFailure(err) === 'uncertain') {
+          grid.uncertain++;
+          uncertain++;
+        } else {
+          rejected++;
+        }
+      } finally {
+        counters.done = attempted;
+        counters.casRetries = (design.casRetries?.() ?? 0) - casBefore;
+      }
+    }
+  };
+
+  const samples: SamplePoint[] = [await sample(0)];
+  let moversDone = false;
+  const sampler = async () => {
+    // Sample k is due at k/samples of the run, measured in moves or in time.
+    for (let k = 1; k < plan.samples && !moversDone; k++) {
+      const due = () =>
+        deadline === undefined
+          ? attempted >= (cap * k) / plan.samples
+          : Date.now() >= started + ((deadline - started) * k) / plan.samples;
+      while (!due() && !moversDone) await sleep(10);
+      if (moversDone) break;
+      samples.push(await sample(attempted));
+    }
+  };
+
+  const samplerDone = sampler();
+  try {
+    await Promise.all(Array.from({ length: plan.concurrency }, mover));
+  } finally {
+    moversDone = true;
+    progress.stop();
+  }
+  await samplerDone;
+  const seconds = (Date.now() - started) / 1000;
+  const acked = grids.reduce((n, g) => n + g.acks.length, 0);
+  samples.push(await sample(attempted));
+  return {
+    seconds,
+    attempted,
+    acked,
+    errors: counters.errors,
+    rejected,
+    uncertain,
+    casRetries: design.casRetries ? design.casRetries() - casBefore : null,
+    rowsWritten,
+    rowsKnown,
+    relabels,
+    relabelledRows,
+    moveLatency,
+    samples,
+    errorSamples,
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function describeError(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return `${err.name}${typeof code === 'string' ? `(${code})` : ''}: ${err.message}`.slice(
+      0,
+      300,
+    );
+  }
+  return String(err).slice(0, 300);
+}
