@@ -15,9 +15,9 @@ import {
   startRedisContainer,
   type StartedStore,
 } from './container-runtime.js';
-import { LOCAL_DC } from './cassandra-files.js';
+import { LOCAL_DC, nodeLayout } from './cassandra-files.js';
 import { probeCql } from './cql-probe.js';
-import { ensureCassandra } from './embedded-cassandra.js';
+import { ensureCassandra, liveNodePid } from './embedded-cassandra.js';
 import { ensureRedis, redisAnswers } from './redis-local.js';
 
 export interface TestStores {
@@ -26,6 +26,8 @@ export interface TestStores {
     readonly port: number;
     readonly localDataCenter: string;
     readonly how: string;
+    /** True when it is the node regrid launched from Maven here (nodetool/sstablemetadata work). */
+    readonly embedded: boolean;
   };
   readonly redis: { readonly url: string; readonly how: string };
   /** Stops only what this call started in containers; the Maven node and local Redis stay up. */
@@ -71,12 +73,17 @@ export async function provisionTestStores(
       port,
       localDataCenter: config.CASSANDRA_LOCAL_DC,
       how: 'configured contact points',
+      embedded: false,
     };
   } else {
     const local = { host: '127.0.0.1', port: config.CASSANDRA_PORT, localDataCenter: LOCAL_DC };
     const running = mode === 'containers' ? undefined : await probeCql(local);
     if (running) {
-      cassandra = { ...local, how: `reused Cassandra ${running} already running` };
+      cassandra = {
+        ...local,
+        how: `reused Cassandra ${running} already running`,
+        embedded: liveNodePid(nodeLayout(config)) !== undefined,
+      };
     } else if (await engine()) {
       log('starting cassandra container (testcontainers)…');
       const c = await startCassandraContainer();
@@ -87,12 +94,14 @@ export async function provisionTestStores(
         port,
         localDataCenter: c.localDataCenter,
         how: 'testcontainers cassandra:5.0.8',
+        embedded: false,
       };
     } else {
       const t = await ensureCassandra(config, { log: (l) => log(`[cassandra] ${l}`) });
       cassandra = {
         ...local,
         how: `Maven-provisioned node (${t.origin}, Cassandra ${t.releaseVersion})`,
+        embedded: true,
       };
     }
   }

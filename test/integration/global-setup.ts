@@ -20,6 +20,8 @@ export interface IntegrationContext {
   readonly localDataCenter: string;
   readonly keyspace: string;
   readonly redisUrl: string;
+  /** The local Maven-provisioned node: nodetool and sstablemetadata (src/infra/nodetool.ts) work. */
+  readonly embeddedNode: boolean;
 }
 
 declare module 'vitest' {
@@ -80,6 +82,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     localDataCenter: stores.cassandra.localDataCenter,
     keyspace: TEST_KEYSPACE,
     redisUrl: stores.redis.url,
+    embeddedNode: stores.cassandra.embedded,
   });
   log(`ready in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
 

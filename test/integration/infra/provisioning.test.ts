@@ -35,6 +35,14 @@ afterAll(async () => {
 const pk = () => BigInt(Date.now()) * 1000n + BigInt(Math.floor(Math.random() * 1000));
 
 describe('provisioned stores', () => {
+  it('hands the same connection facts to loadConfig() through process.env', () => {
+    const config = loadConfig();
+    expect(config.CASSANDRA_KEYSPACE).toBe(ctx.keyspace);
+    expect(config.CASSANDRA_CONTACT_POINTS).toEqual(ctx.contactPoints);
+    expect(config.CASSANDRA_PORT).toBe(ctx.port);
+    expect(config.REDIS_URL).toBe(ctx.redisUrl);
+  });
+
   it('runs Cassandra 5.0 and a Redis that answers PING', async () => {
     const rs = await client.execute('SELECT release_version FROM system.local');
     expect(String(rs.first()?.['release_version'])).toMatch(/^5\.0\./);
@@ -91,10 +99,7 @@ describe('provisioned stores', () => {
   });
 
   // nodetool reaches the local Maven node over JMX; containers and remote clusters have their own.
-  const local =
-    loadConfig().CASSANDRA_CONTACT_POINTS[0] === '127.0.0.1' &&
-    ctx.port === loadConfig().CASSANDRA_PORT;
-  it.runIf(local)(
+  it.runIf(ctx.embeddedNode)(
     'exposes nodetool tablestats and sstablemetadata for the local node',
     async () => {
       const p = pk();
