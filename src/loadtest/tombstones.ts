@@ -88,15 +88,14 @@ export interface TableMetric {
 }
 
 /**
- * Flushes the tables, then reads tablestats and sstablemetadata. Only meaningful for the node this
- * machine runs (the tools read local files and JMX on 127.0.0.1); returns null otherwise.
+ * Flushes the tables, then reads tablestats and sstablemetadata. Only for the node this machine
+ * provisions (the tools read its local files and JMX on 127.0.0.1): callers decide.
  */
 export async function tableMetrics(
   config: Config,
   keyspace: string,
   tables: readonly string[],
-): Promise<Record<string, TableMetric> | null> {
-  if (config.CASSANDRA_CONTACT_POINTS.length > 0) return null;
+): Promise<Record<string, TableMetric>> {
   await runNodetool(['flush', keyspace, ...tables], config);
   const stats = await runNodetool(['tablestats', ...tables.map((t) => `${keyspace}.${t}`)], config);
   const out: Record<string, TableMetric> = {};
