@@ -123,6 +123,7 @@ const PostJson = z.object({
   c: z.string().optional(),
   m: z.string().optional(),
   t: z.number(),
+  k: z.array(Id).optional(),
 });
 
 export const encodePost = (p: PostBody): string =>
@@ -132,6 +133,7 @@ export const encodePost = (p: PostBody): string =>
     c: p.caption,
     m: p.mediaUrl,
     t: p.createdAt.getTime(),
+    k: p.collaborators.length > 0 ? p.collaborators.map(String) : undefined,
   });
 
 export function decodePost(raw: string | null | undefined): PostBody | undefined {
@@ -139,7 +141,14 @@ export function decodePost(raw: string | null | undefined): PostBody | undefined
   const parsed = PostJson.safeParse(safeJson(raw));
   if (!parsed.success) return undefined;
   const d = parsed.data;
-  return { postId: d.id, authorId: d.a, caption: d.c, mediaUrl: d.m, createdAt: new Date(d.t) };
+  return {
+    postId: d.id,
+    authorId: d.a,
+    caption: d.c,
+    mediaUrl: d.m,
+    createdAt: new Date(d.t),
+    collaborators: d.k ?? [],
+  };
 }
 
 function safeJson(raw: string): unknown {

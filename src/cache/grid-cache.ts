@@ -52,6 +52,11 @@ export interface GridCacheSettings {
   readonly leaseWaitMs: number;
   /** Poll interval of lease waiters. */
   readonly pollMs?: number;
+  /**
+   * Benchmark-only: never consult or fill the cache, read every first page from Cassandra (what
+   * each request would cost on a miss). Never set in production wiring.
+   */
+  readonly bypass?: boolean;
   /** Optional post count for the summary (a partition count; skipped when absent). */
   readonly countPosts?: (profileId: bigint) => Promise<number>;
   /**
@@ -115,12 +120,18 @@ export function createGridCache(
     return meetsMin(head, min) ? head : source.readHead(profileId, 'serial');
   }
 
+  /** One entry more than cached, so `complete` is exact even for a grid of exactly 48. */
+  async function readEntries(profileId: bigint, head: GridHead): Promise<FirstOrder> {
+    const rows = await source.readFirstEntries(profileId, head, FIRST_ENTRIES + 1);
+    const entries = rows.slice(0, FIRST_ENTRIES).map(({ postId, key }) => ({ postId, key }));
+    return { ...head, entries, complete: rows.length <= FIRST_ENTRIES };
+  }
+
   /** Version first, rows second, version again: `stable` says the rows belong to `head`. */
   async function readOrder(profileId: bigint, head: GridHead) {
     await hooks.afterHeadRead?.(profileId, head);
-    const entries = await source.readFirstEntries(profileId, head, FIRST_ENTRIES);
+    const order = await readEntries(profileId, head);
     const again = await source.readHead(profileId, 'quorum');
-    const order: FirstOrder = { ...head, entries, complete: entries.length < FIRST_ENTRIES };
     return { order, stable: sameState(again, head) };
   }
 
@@ -143,8 +154,7 @@ export function createGridCache(
   async function direct(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
     stats.directReads += 1;
     const head = await readHead(profileId, min);
-    const entries = await source.readFirstEntries(profileId, head, FIRST_ENTRIES);
-    const order = { ...head, entries, complete: entries.length < FIRST_ENTRIES };
+    const order = await readEntries(profileId, head);
     return read(order, { ...head, postCount: undefined }, 'direct');
   }
 
@@ -274,6 +284,7 @@ export function createGridCache(
     opts: { minVersion?: MinVersion } = {},
   ): Promise<FirstOrderRead> {
     const min = opts.minVersion;
+    if (settings.bypass) return direct(profileId, min);
     const first = await lookup(profileId, min);
     if (first.kind === 'hit') {
       stats.hits += 1;

@@ -31,6 +31,7 @@ export interface PostBody {
   readonly caption: string | undefined;
   readonly mediaUrl: string | undefined;
   readonly createdAt: Date;
+  readonly collaborators: readonly bigint[];
 }
 
 export interface GridSource {

@@ -54,6 +54,7 @@ describe('cache codec', () => {
       caption: 'hello',
       mediaUrl: undefined,
       createdAt: new Date(1_700_000_000_000),
+      collaborators: [7n, 8n],
     };
     expect(decodePost(encodePost(p))).toEqual(p);
   });

@@ -1,0 +1,50 @@
+/**
+ * Builds every Redis-backed piece the service uses from one guard and the Cassandra read port:
+ * the first-page cache, the override-list cache, the post-body cache and the move rate limiter.
+ */
+import type { Config } from '../config.js';
+import { createGridCache } from './grid-cache.js';
+import type { GridCache, GridCacheSettings } from './grid-cache.js';
+import { createOverrideCache } from './override-cache.js';
+import type { OverrideCache } from './override-cache.js';
+import { createPostCache } from './post-cache.js';
+import type { PostCache } from './post-cache.js';
+import { createMoveRateLimiter } from './rate-limit.js';
+import type { MoveRateLimiter } from './rate-limit.js';
+import type { RedisGuard } from './redis.js';
+import type { GridSource } from './source.js';
+
+export interface ServiceCaches {
+  readonly guard: RedisGuard;
+  readonly grid: GridCache;
+  readonly overrides: OverrideCache;
+  readonly posts: PostCache;
+  readonly moveRate: MoveRateLimiter;
+}
+
+export const gridCacheSettingsOf = (config: Config): GridCacheSettings => ({
+  leases: config.CACHE_LEASES,
+  orderTtlS: config.CACHE_ORDER_TTL_S,
+  summaryTtlS: config.CACHE_SUMMARY_TTL_S,
+  leaseMs: config.CACHE_LEASE_MS,
+  leaseWaitMs: config.CACHE_LEASE_WAIT_MS,
+});
+
+export function createServiceCaches(
+  config: Config,
+  guard: RedisGuard,
+  source: GridSource,
+  /** Test and benchmark seams (race hooks, bypass); production passes nothing. */
+  tuning: Partial<GridCacheSettings> = {},
+): ServiceCaches {
+  return {
+    guard,
+    grid: createGridCache(guard, source, { ...gridCacheSettingsOf(config), ...tuning }),
+    overrides: createOverrideCache(guard, source, config.CACHE_ORDER_TTL_S),
+    posts: createPostCache(guard, source, config.CACHE_POST_TTL_S),
+    moveRate: createMoveRateLimiter(guard, {
+      limit: config.MOVE_RATE_LIMIT,
+      windowS: config.MOVE_RATE_WINDOW_S,
+    }),
+  };
+}
