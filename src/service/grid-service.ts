@@ -6,6 +6,10 @@
  * Other features extend this by adding planners that run through `writer.writeGrid` (pins,
  * archive, reset, batch order, collaborators, takedown) and hooks on `writer.hooks` (cache).
  */
+import { createServiceCaches } from '../cache/caches.js';
+import type { ServiceCaches } from '../cache/caches.js';
+import type { GridCacheSettings } from '../cache/grid-cache.js';
+import type { RedisGuard } from '../cache/redis.js';
 import type { Config } from '../config.js';
 import type { RelabelPolicy } from '../domain/keys.js';
 import type { Cql } from '../store/cassandra.js';
@@ -22,6 +26,7 @@ import {
 import { assertMoveRequest, movePlanner } from './move.js';
 import * as postsOps from './posts-service.js';
 import type { NewPost, PostWriteResult } from './posts-service.js';
+import { createPageCache, type PageCache } from './page-cache.js';
 import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
 
 export interface IdSource {
@@ -35,6 +40,10 @@ export interface GridServiceOptions {
   readonly cursorSecret: string;
   readonly hooks?: WriterHooks;
   readonly policy?: RelabelPolicy;
+  /** Redis: read cache, post-commit refill/invalidation, move rate limit. Optional. */
+  readonly redis?: RedisGuard;
+  /** Test/benchmark seams of the grid cache (race hooks, bypass, leases). */
+  readonly cacheTuning?: Partial<GridCacheSettings>;
 }
 
 export interface MoveOutcome {
@@ -48,6 +57,8 @@ export class GridService {
   readonly posts: PostsStore;
   readonly reader: CassandraGridReader;
   readonly writer: GridWriter;
+  readonly caches: ServiceCaches | undefined;
+  private readonly pageCache: PageCache | undefined;
   private readonly cursorSecret: string;
   private readonly policy: RelabelPolicy;
   private readonly ids: IdSource;
@@ -57,7 +68,22 @@ export class GridService {
     this.store = new GridStore(opts.cql, consistency);
     this.posts = new PostsStore(opts.cql, consistency);
     this.reader = new CassandraGridReader(this.store, this.posts, consistency);
-    this.writer = new GridWriter(this.store, writerSettingsOf(opts.config), opts.hooks ?? {});
+    this.caches = opts.redis
+      ? createServiceCaches(opts.config, opts.redis, this.reader, opts.cacheTuning)
+      : undefined;
+    this.pageCache = this.caches && createPageCache(this.caches);
+    const grid = this.caches?.grid;
+    // After every commit (any write path): store the new state's order, then drop the summary.
+    const hooks: WriterHooks = grid
+      ? {
+          ...opts.hooks,
+          onCommitted: [
+            ...(opts.hooks?.onCommitted ?? []),
+            (e) => grid.afterGridWrite(e.profileId),
+          ],
+        }
+      : (opts.hooks ?? {});
+    this.writer = new GridWriter(this.store, writerSettingsOf(opts.config), hooks);
     this.cursorSecret = opts.cursorSecret;
     this.policy = opts.policy ?? opts.config.RELABEL_POLICY;
     this.ids = opts.ids;
@@ -83,12 +109,14 @@ export class GridService {
     return postsOps.createPost(this.deps, profileId, input, options);
   }
 
-  deletePost(
+  async deletePost(
     profileId: bigint,
     postId: bigint,
     options?: WriteOptions,
   ): Promise<PostWriteResult<null>> {
-    return postsOps.deletePost(this.deps, profileId, postId, options);
+    const out = await postsOps.deletePost(this.deps, profileId, postId, options);
+    await this.caches?.posts.forget([postId]);
+    return out;
   }
 
   getPost(postId: bigint): Promise<PostRecord> {
@@ -102,6 +130,8 @@ export class GridService {
     options?: WriteOptions,
   ): Promise<MoveOutcome> {
     assertMoveRequest(postId, after);
+    // Over the limit → DomainError('rate_limited') (429 + Retry-After); fails open without Redis.
+    await this.caches?.moveRate.consume(profileId);
     const out = await this.writer.writeGrid(
       profileId,
       movePlanner(this.deps, postId, after),
@@ -111,6 +141,6 @@ export class GridService {
   }
 
   readPage(q: PageQuery): Promise<GridPage> {
-    return readGridPage(this.reader, this.cursorSecret, q);
+    return readGridPage(this.reader, this.cursorSecret, q, this.pageCache);
   }
 }

@@ -13,6 +13,7 @@ import { compareGridVersions, decodeCursor, encodeCursor } from '../domain/curso
 import type { GridEntry } from '../domain/merge.js';
 import type { PostRecord } from '../store/posts-store.js';
 import type { CassandraGridReader } from './grid-reader.js';
+import type { PageCache } from './page-cache.js';
 
 export const DEFAULT_PAGE_LIMIT = 24;
 export const MAX_PAGE_LIMIT = 100;
@@ -40,27 +41,41 @@ export async function readGridPage(
   reader: CassandraGridReader,
   cursorSecret: string,
   q: PageQuery,
+  cache?: PageCache,
 ): Promise<GridPage> {
   const cursor = q.cursor ? decodeCursor(q.cursor, cursorSecret) : undefined;
-  let head = await reader.readHead(q.profileId);
-  if (q.minVersion !== undefined && head.version < q.minVersion) {
+  // With a cache (page-cache.ts) the head, the first 48 entries, the override list and the bodies
+  // may come from Redis; it applies the same min_version rule (summary below it is not served).
+  const cached = cache ? await cache.head(q.profileId, q.minVersion) : undefined;
+  let head = cached ? cached.head : await reader.readHead(q.profileId);
+  if (!cached && q.minVersion !== undefined && head.version < q.minVersion) {
     // A LOCAL_SERIAL read also completes any Paxos round left half-done, so it sees every
     // write that was acknowledged.
     head = await reader.readHead(q.profileId, 'serial');
   }
-  const { rows } = await reader.readOverrides(q.profileId);
   const after = cursor ? { key: cursor.key, postId: cursor.postId } : undefined;
-  const main = await reader.entries(q.profileId, rows, {
-    ...(after ? { after } : {}),
-    limit: q.limit + 1,
-    exclude: head.pins,
-  });
+  // Served from the cached order: no override read at all (pins then get their ID as key; pins
+  // never enter a cursor).
+  const fast = cached && cache!.cachedEntries(cached.first, cursor, after, q.limit + 1);
+  const rows = fast
+    ? []
+    : cache
+      ? await cache.overrides(q.profileId, head)
+      : (await reader.readOverrides(q.profileId)).rows;
+  const main =
+    fast ??
+    (await reader.entries(q.profileId, rows, {
+      ...(after ? { after } : {}),
+      limit: q.limit + 1,
+      exclude: head.pins,
+    }));
   const hasMore = main.length > q.limit;
   const page = main.slice(0, q.limit);
   const pins: GridEntry[] = cursor ? [] : head.pins.map((p) => pinEntry(rows, p));
   const entries = [...pins, ...page];
 
-  const bodies = await reader.readPosts(entries.map((e) => e.postId));
+  const ids = entries.map((e) => e.postId);
+  const bodies = await (cache ? cache.hydrate(ids) : reader.readPosts(ids));
   const items = entries.flatMap((e) => {
     const b = bodies.get(e.postId);
     return b ? [b] : [];
