@@ -39,8 +39,9 @@ async function main(): Promise<void> {
     ids,
     cursorSecret: secrets.cursorSecret,
     hooks: { log: (m, e) => console.error(`[grid] ${m}`, e) },
+    // Read cache, post-commit refill/invalidation and the move rate limit (src/cache/).
+    redis,
   });
-  // TODO(CACHE): register the Redis grid cache here (writer.hooks.onCommitted + a cached reader).
   const app = createApp({
     service,
     jwtSecret: secrets.jwtSecret,

@@ -1,6 +1,7 @@
 /**
  * Readiness for /readyz: Cassandra answers a trivial local query and Redis answers PING, each
- * within a short bound so a hung store makes the probe fail instead of hang.
+ * within a short bound so a hung store makes the probe fail instead of hang. Redis down is
+ * reported as `degraded` with status 200 (docs/cache.md); Cassandra down is a 503.
  */
 import type { RedisGuard } from '../cache/redis.js';
 import type { Readiness } from '../http/routes/health.js';
@@ -33,9 +34,12 @@ export function makeReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
           )
         : Promise.resolve(false),
     ]);
+    // Redis is an optimisation: without it reads and moves go straight to Cassandra (and the
+    // rate limit fails open), so the instance stays ready and only reports the degradation.
+    // Cassandra down = not ready (503).
     return {
-      ready: cassandra && redis,
-      checks: { cassandra: cassandra ? 'ok' : 'down', redis: redis ? 'ok' : 'down' },
+      ready: cassandra,
+      checks: { cassandra: cassandra ? 'ok' : 'down', redis: redis ? 'ok' : 'degraded' },
     };
   };
 }
