@@ -36,6 +36,7 @@ export async function openStores(env: Record<string, string> = {}): Promise<Stor
   // A generous Redis timeout: these tests are about correctness, and a 2-core machine running
   // Cassandra and vitest can stall a reply past the production 150 ms (tripping the breaker).
   const config = loadConfig({
+    ...process.env, // connection facts from the global setup
     NODE_ENV: 'test',
     CASSANDRA_KEYSPACE: TEST_KEYSPACE,
     REDIS_TIMEOUT_MS: '2000',

@@ -4,7 +4,7 @@ import { createMoveRateLimiter } from '../../../src/cache/rate-limit.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import { DomainError } from '../../../src/domain/errors.js';
 
-const config = loadConfig({ NODE_ENV: 'test' });
+const config = loadConfig({ ...process.env, NODE_ENV: 'test', REDIS_TIMEOUT_MS: '2000' });
 const guard = createRedisGuard(config, { log: () => {} });
 afterAll(() => guard.close());
 

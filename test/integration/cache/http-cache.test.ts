@@ -1,0 +1,197 @@
+/**
+ * The cache wired into the real service and HTTP app: cached pages equal uncached ones page by
+ * page, the move rate limit answers 429 with Retry-After, and with a private Redis hung or killed
+ * mid-test, moves and reads keep succeeding straight from Cassandra while /readyz says degraded.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisGuard } from '../../../src/cache/redis.js';
+import type { RedisGuard } from '../../../src/cache/redis.js';
+import { loadConfig } from '../../../src/config.js';
+import type { Config } from '../../../src/config.js';
+import { createApp } from '../../../src/http/app.js';
+import { issueToken } from '../../../src/http/auth.js';
+import { GridService } from '../../../src/service/grid-service.js';
+import { makeReadiness } from '../../../src/service/readiness.js';
+import { cqlOf } from '../../../src/store/cassandra.js';
+import { freshProfile, openStores, seedPosts } from './harness.js';
+import type { Stores } from './harness.js';
+import { startOwnRedis } from './own-redis.js';
+import type { OwnRedis } from './own-redis.js';
+
+const JWT = 'cache-tests-jwt-secret-0123456789';
+const CURSORS = 'cache-tests-cursor-secret-0123456789';
+
+let s: Stores;
+beforeAll(async () => {
+  s = await openStores();
+});
+afterAll(() => s.close());
+
+function serviceWith(config: Config, redis?: RedisGuard) {
+  const cql = cqlOf(s.client);
+  const service = new GridService({
+    cql,
+    config,
+    ids: s.ids,
+    cursorSecret: CURSORS,
+    ...(redis ? { redis } : {}),
+  });
+  const app = createApp({
+    service,
+    jwtSecret: JWT,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    readiness: makeReadiness({ cql, redis, timeoutMs: 2000 }),
+  });
+  async function call(method: string, path: string, profileId?: bigint, body?: unknown) {
+    const headers: Record<string, string> = {};
+    if (profileId) headers.authorization = `Bearer ${await issueToken(JWT, profileId)}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await app.request(path, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+  }
+  return { service, call };
+}
+
+type Api = ReturnType<typeof serviceWith>;
+
+async function allPages(api: Api, profileId: bigint, limit: number, minVersion?: string) {
+  const pages: Array<{ ids: string[]; cursor: string | null; version: string }> = [];
+  let cursor: string | null = null;
+  do {
+    const qs = new URLSearchParams({ limit: String(limit) });
+    if (cursor) qs.set('cursor', cursor);
+    if (minVersion) qs.set('min_version', minVersion);
+    const r = await api.call('GET', `/v1/profiles/${profileId}/grid?${qs}`);
+    expect(r.status).toBe(200);
+    cursor = r.json.next_cursor;
+    pages.push({
+      ids: r.json.items.map((i: { id: string }) => i.id),
+      cursor,
+      version: r.json.grid_version,
+    });
+  } while (cursor);
+  return pages;
+}
+
+const move = (api: Api, profileId: bigint, postId: bigint, after: bigint | null) =>
+  api.call('POST', '/v1/me/grid/moves', profileId, {
+    post_id: String(postId),
+    after: after === null ? null : String(after),
+  });
+
+describe('cached reads through the service', () => {
+  let guard: RedisGuard;
+  beforeAll(async () => {
+    guard = createRedisGuard(s.config, { log: () => {} });
+    expect(await guard.waitReady(5000)).toBe(true);
+  });
+  afterAll(() => guard.close());
+
+  it('serve exactly the pages the uncached service serves, before and after moves', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 130);
+    const cached = serviceWith(s.config, guard);
+    const plain = serviceWith(s.config);
+    for (const limit of [24, 48, 100]) {
+      expect(await allPages(cached, p, limit)).toEqual(await allPages(plain, p, limit));
+    }
+    expect((await move(cached, p, posts[10]!, null)).status).toBe(200);
+    expect((await move(cached, p, posts[100]!, posts[50]!)).status).toBe(200);
+    for (const limit of [24, 48, 100]) {
+      const a = await allPages(cached, p, limit);
+      expect(a).toEqual(await allPages(plain, p, limit));
+      expect(a.flatMap((x) => x.ids)).toHaveLength(130);
+    }
+    const stats = cached.service.caches!;
+    expect(stats.grid.stats.hits).toBeGreaterThan(0);
+    expect(stats.posts.stats.hits).toBeGreaterThan(0);
+  });
+
+  it('the mover reads its own write at once (min_version), even when others may lag', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 30);
+    const api = serviceWith(s.config, guard);
+    await allPages(api, p, 24); // warm
+    const r = await move(api, p, posts[0]!, null);
+    expect(r.status).toBe(200);
+    const [first] = await allPages(api, p, 24, r.json.grid_version);
+    expect(first!.version).toBe(r.json.grid_version);
+    expect(first!.ids[0]).toBe(String(posts[0]));
+  });
+
+  it('429 with Retry-After once a profile exceeds its move rate', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 5);
+    const api = serviceWith({ ...s.config, MOVE_RATE_LIMIT: 3, MOVE_RATE_WINDOW_S: 60 }, guard);
+    for (let i = 0; i < 3; i++) expect((await move(api, p, posts[i]!, null)).status).toBe(200);
+    const refused = await move(api, p, posts[3]!, null);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    const retry = Number(refused.headers.get('retry-after'));
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(60);
+    // The refused move changed nothing.
+    const [first] = await allPages(api, p, 24);
+    expect(first!.ids[0]).toBe(String(posts[2]));
+  });
+});
+
+describe('Redis hung or stopped mid-test (private redis-server)', () => {
+  let server: OwnRedis;
+  let guard: RedisGuard;
+  beforeAll(async () => {
+    server = await startOwnRedis(6390);
+    // Production-like timeout: every Redis call gives up after 150 ms.
+    guard = createRedisGuard(loadConfig({ ...process.env, REDIS_URL: server.url }), {
+      log: () => {},
+    });
+    expect(await guard.waitReady(5000)).toBe(true);
+  });
+  afterAll(async () => {
+    await guard.close();
+    await server.kill();
+  });
+
+  it('moves and reads keep working from Cassandra; /readyz reports redis degraded', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 60);
+    const api = serviceWith({ ...s.config, REDIS_TIMEOUT_MS: 150 }, guard);
+    const caches = api.service.caches!;
+    await allPages(api, p, 24);
+    await allPages(api, p, 24);
+    expect(caches.grid.stats.hits).toBeGreaterThan(0);
+    const ready = await api.call('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.json.checks).toEqual({ cassandra: 'ok', redis: 'ok' });
+
+    // Hung: connections stay open, nothing answers.
+    server.pause();
+    try {
+      const m1 = await move(api, p, posts[5]!, null);
+      expect(m1.status).toBe(200);
+      const [page] = await allPages(api, p, 24, m1.json.grid_version);
+      expect(page!.ids[0]).toBe(String(posts[5]));
+    } finally {
+      server.resume();
+    }
+
+    // Stopped.
+    await server.kill();
+    const directBefore = caches.grid.stats.directReads;
+    const m2 = await move(api, p, posts[40]!, null);
+    expect(m2.status).toBe(200);
+    const pages = await allPages(api, p, 24);
+    expect(pages[0]!.ids.slice(0, 2)).toEqual([String(posts[40]), String(posts[5])]);
+    expect(pages.flatMap((x) => x.ids)).toHaveLength(60);
+    expect(caches.grid.stats.directReads).toBeGreaterThan(directBefore);
+    expect(caches.moveRate.stats.failOpen).toBeGreaterThan(0);
+    const degraded = await api.call('GET', '/readyz');
+    expect(degraded.status).toBe(200);
+    expect(degraded.json.checks).toEqual({ cassandra: 'ok', redis: 'degraded' });
+  });
+});
