@@ -1,0 +1,55 @@
+/**
+ * Cross-profile reads and the few post-body writes that the feature paths need beyond
+ * posts-store.ts: listing every profile that has a grid (audit, full scan, paged) and rewriting a
+ * post's collaborator set. Neither is on the grid read path.
+ */
+import type { Consistency, Cql } from './cassandra.js';
+
+const DISTINCT = {
+  grid_posts: 'SELECT DISTINCT profile_id FROM grid_posts',
+  grid_overrides: 'SELECT DISTINCT profile_id FROM grid_overrides',
+} as const;
+const SET_COLLABORATORS = 'UPDATE posts SET collaborators = ? WHERE post_id = ?';
+
+export class ProfilesStore {
+  constructor(
+    private readonly db: Cql,
+    private readonly consistency: Consistency,
+  ) {}
+
+  /** Every profile with a time-ordered grid or an override partition (each once). Full scan. */
+  async *listProfiles(pageSize = 500): AsyncGenerator<bigint, void, undefined> {
+    const seen = new Set<bigint>();
+    for (const query of Object.values(DISTINCT)) {
+      let pageState: string | undefined;
+      do {
+        const rs = await this.db.execute(query, [], {
+          prepare: true,
+          consistency: this.consistency.commit,
+          isIdempotent: true,
+          fetchSize: pageSize,
+          ...(pageState ? { pageState } : {}),
+        });
+        for (const row of rs.rows) {
+          const id = row.get('profile_id') as bigint;
+          if (!seen.has(id)) {
+            seen.add(id);
+            yield id;
+          }
+        }
+        pageState = rs.pageState ?? undefined;
+      } while (pageState);
+    }
+  }
+
+  /**
+   * Overwrites the post's collaborator set. The column is frozen, so this replaces one cell (an
+   * empty set is a value, not a delete).
+   */
+  async setCollaborators(postId: bigint, collaborators: readonly bigint[]): Promise<void> {
+    await this.db.execute(SET_COLLABORATORS, [[...collaborators], postId], {
+      prepare: true,
+      consistency: this.consistency.commit,
+    });
+  }
+}
