@@ -22,7 +22,7 @@ afterAll(async () => {
   await f?.close();
 });
 
-const render = (_r: unknown, version: bigint): StoredResponse => ({
+const render = (_r: unknown, version: bigint, _generation?: bigint): StoredResponse => ({
   status: 200,
   body: { grid_version: version.toString() },
 });

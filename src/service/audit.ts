@@ -1,0 +1,64 @@
+/**
+ * The periodic audit (design §8, `regrid audit`): for one profile or every profile, read the grid
+ * as stored and report what should never happen (domain/audit.ts says what and why):
+ * duplicate effective keys outside pins, overrides or pins pointing at posts not on the grid,
+ * and, for profiles without overrides or pins, any difference between the real merged read path
+ * (the page reader) and the plain chronological list.
+ */
+import {
+  auditGrid,
+  compareWithChronological,
+  isChronological,
+  type AuditFinding,
+} from '../domain/audit.js';
+import type { ProfilesStore } from '../store/profiles-store.js';
+import type { PostsServiceDeps } from './posts-service.js';
+import type { GridPage, PageQuery } from './read-page.js';
+
+/** How many posts of a chronological grid the merged read is compared on. */
+export const MERGED_CHECK_LIMIT = 100;
+
+export interface AuditDeps extends PostsServiceDeps {
+  readonly profiles: ProfilesStore;
+  /** The real page read (GridService.readPage), so the check covers the code that serves users. */
+  readonly readPage: (q: PageQuery) => Promise<GridPage>;
+}
+
+export interface ProfileAudit {
+  readonly profileId: bigint;
+  readonly findings: readonly AuditFinding[];
+}
+
+export async function auditProfile(deps: AuditDeps, profileId: bigint): Promise<ProfileAudit> {
+  const snap = await deps.store.readOverrides(profileId);
+  const postIds: bigint[] = [];
+  for await (const id of deps.store.streamChronological(profileId, { pageSize: 1000 }))
+    postIds.push(id);
+  const grid = { postIds, overrides: snap.overrides, pins: snap.head.pins };
+  const findings = auditGrid(grid);
+  if (isChronological(grid)) {
+    const page = await deps.readPage({ profileId, limit: MERGED_CHECK_LIMIT });
+    findings.push(
+      ...compareWithChronological(
+        page.entries.map((e) => e.postId),
+        postIds.slice(0, MERGED_CHECK_LIMIT),
+      ),
+    );
+  }
+  return { profileId, findings };
+}
+
+/** Audits every profile (or the given ones); yields only profiles with findings. */
+export async function* auditAll(
+  deps: AuditDeps,
+  only?: readonly bigint[],
+): AsyncGenerator<ProfileAudit, { profiles: number }, undefined> {
+  let profiles = 0;
+  const ids = only ?? deps.profiles.listProfiles();
+  for await (const profileId of ids) {
+    profiles += 1;
+    const audit = await auditProfile(deps, profileId);
+    if (audit.findings.length > 0) yield audit;
+  }
+  return { profiles };
+}

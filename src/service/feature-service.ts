@@ -1,0 +1,127 @@
+/**
+ * The features of issue 3 on top of GridService: pins, archive, reset, collaborative posts,
+ * takedown, the order resource, the chronological media list and the audit. Each operation lives
+ * in its own module; this class only wires the extra stores and hands every module the same
+ * dependencies (so every grid change goes through GridService's one writer).
+ */
+import type { Config } from '../config.js';
+import type { BatchOrderRequest } from '../domain/batch-order.js';
+import { consistencyOf, type Cql } from '../store/cassandra.js';
+import { ArchiveStore } from '../store/archive-store.js';
+import { ProfilesStore } from '../store/profiles-store.js';
+import { archivePost, unarchivePost, type ArchiveDeps, type UnarchivePosition } from './archive.js';
+import { auditAll, auditProfile, type AuditDeps } from './audit.js';
+import { patchOrder, readOrder } from './batch-order.js';
+import { createCollabPost, removeCollaborator, removeFromGrid } from './collaborators.js';
+import type { GridService } from './grid-service.js';
+import type { WriteOptions } from './grid-writer.js';
+import { listMedia, type MediaQuery } from './media.js';
+import { setPins } from './pins.js';
+import type { NewPost } from './posts-service.js';
+import { resetGrid } from './reset.js';
+import { takedownPost } from './takedown.js';
+
+export class FeatureService {
+  readonly archive: ArchiveStore;
+  readonly profiles: ProfilesStore;
+
+  constructor(
+    readonly grid: GridService,
+    cql: Cql,
+    config: Config,
+  ) {
+    const consistency = consistencyOf(config);
+    this.archive = new ArchiveStore(cql, consistency);
+    this.profiles = new ProfilesStore(cql, consistency);
+  }
+
+  get deps(): ArchiveDeps & AuditDeps {
+    return {
+      ...this.grid.deps,
+      archive: this.archive,
+      profiles: this.profiles,
+      readPage: (q) => this.grid.readPage(q),
+    };
+  }
+
+  setPins(profileId: bigint, postIds: readonly bigint[], options?: WriteOptions) {
+    return setPins(this.deps, profileId, postIds, options);
+  }
+
+  archivePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
+    return archivePost(this.deps, profileId, postId, options);
+  }
+
+  unarchivePost(
+    profileId: bigint,
+    postId: bigint,
+    position: UnarchivePosition,
+    options?: WriteOptions,
+  ) {
+    return unarchivePost(this.deps, profileId, postId, position, options);
+  }
+
+  reset(profileId: bigint, options?: WriteOptions) {
+    return resetGrid(this.deps, profileId, options);
+  }
+
+  createPost(
+    authorId: bigint,
+    input: NewPost & { readonly collaborators: readonly bigint[] },
+    options?: WriteOptions,
+  ) {
+    return createCollabPost(this.deps, authorId, input, options);
+  }
+
+  removeCollaborator(
+    actorId: bigint,
+    postId: bigint,
+    collaboratorId: bigint,
+    options?: WriteOptions,
+  ) {
+    return removeCollaborator(this.deps, actorId, postId, collaboratorId, options);
+  }
+
+  /**
+   * Deletes a post the author owns from every grid: collaborators' grids first (each its own
+   * CAS), then the author's through GridService.deletePost (body + grid row + bump).
+   */
+  async deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
+    const post = await this.grid.posts.getPost(postId);
+    if (post && post.authorId === profileId) {
+      for (const collaborator of post.collaborators) {
+        await removeFromGrid(this.deps, collaborator, postId);
+      }
+    }
+    return this.grid.deletePost(profileId, postId, options);
+  }
+
+  takedown(postId: bigint) {
+    return takedownPost(this.deps, postId);
+  }
+
+  readOrder(profileId: bigint) {
+    return readOrder(this.deps, profileId);
+  }
+
+  patchOrder(
+    profileId: bigint,
+    ifMatch: string | undefined,
+    request: BatchOrderRequest,
+    options?: WriteOptions,
+  ) {
+    return patchOrder(this.deps, profileId, ifMatch, request, options);
+  }
+
+  listMedia(q: MediaQuery) {
+    return listMedia(this.deps, q);
+  }
+
+  auditProfile(profileId: bigint) {
+    return auditProfile(this.deps, profileId);
+  }
+
+  auditAll(only?: readonly bigint[]) {
+    return auditAll(this.deps, only);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Moderation takedown: remove a post from every grid it is on (its author's and each
+ * collaborator's), each through the same single version path as user writes (design §3.3: paths
+ * that change a grid without a user action must bump the version too, or caches keep serving it).
+ *
+ * Order: grids first (each: grid row, then its CAS), archive records, then the body last. A crash
+ * midway leaves the body, so running the takedown again finds the same grids and finishes; grids
+ * already cleaned are skipped without a bump.
+ */
+import { DomainError } from '../domain/errors.js';
+import type { ArchiveDeps } from './archive.js';
+import { removeFromGrid } from './collaborators.js';
+
+export interface TakedownResult {
+  readonly postId: bigint;
+  /** Grids the post was removed from, with their new versions (unchanged ones omitted). */
+  readonly grids: ReadonlyArray<{ readonly profileId: bigint; readonly version: bigint }>;
+}
+
+export async function takedownPost(deps: ArchiveDeps, postId: bigint): Promise<TakedownResult> {
+  const post = await deps.posts.getPost(postId);
+  if (!post)
+    throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+  const grids: Array<{ profileId: bigint; version: bigint }> = [];
+  for (const profileId of [post.authorId, ...post.collaborators]) {
+    const out = await removeFromGrid(deps, profileId, postId);
+    if (out.committed) grids.push({ profileId, version: out.version });
+    await deps.archive.remove(profileId, postId);
+  }
+  await deps.posts.deletePost(postId, [], true);
+  return { postId, grids };
+}
