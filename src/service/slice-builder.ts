@@ -12,6 +12,7 @@
  * downward), above = [80, 90] (read upward), ascending slice [60, 70, 80, 90] with gap 2.
  */
 import { DomainError } from '../domain/errors.js';
+import { MAX_ID } from '../domain/ids.js';
 import { placeMany, placeOne, type Keyed, type RelabelPolicy, type Slice } from '../domain/keys.js';
 import type { GridEntry } from '../domain/merge.js';
 import { compareDisplay } from '../domain/merge.js';
@@ -64,10 +65,11 @@ export async function placeInGap(
 ): Promise<{ writes: Keyed[]; relabelled: number }> {
   for (let width = INITIAL_SLICE_WIDTH; ; width *= 4) {
     const slice = await buildSlice(reader, req, width);
+    const bound = ceilingAbove(slice, ceiling);
     const placement =
       postIds.length === 1
-        ? placeOne(slice, postIds[0]!, ceiling, policy)
-        : placeMany(slice, postIds, ceiling, policy);
+        ? placeOne(slice, postIds[0]!, bound, policy)
+        : placeMany(slice, postIds, bound, policy);
     if (placement.kind === 'placed') {
       return { writes: placement.writes, relabelled: placement.relabelled };
     }
@@ -76,6 +78,22 @@ export async function placeInGap(
       throw new DomainError('key_space_exhausted', 'no room for a key even across the whole grid');
     }
   }
+}
+
+/**
+ * Keys must stay below the ceiling, and every key already in the slice must be below it too. A
+ * fresh ID normally is (§4.3), but not on a process whose clock lags the one that wrote the top
+ * key (or created the newest post). Then the best available ceiling is just above the highest
+ * key: the excess over real IDs stays within `SKEW_HEADROOM`, so posts created on a correct
+ * clock a few milliseconds later still land on top without an override.
+ */
+export const SKEW_HEADROOM = 1n << 26n; // ~8 ms of ID space
+
+function ceilingAbove(slice: Slice, fresh: bigint): bigint {
+  const top = slice.entries[slice.entries.length - 1];
+  if (!top || top.key < fresh - 1n) return fresh;
+  const raised = top.key + SKEW_HEADROOM;
+  return raised > MAX_ID ? MAX_ID : raised;
 }
 
 /** Up to `limit` entries from `anchor` (inclusive) upward, ascending by (key, postId). */
