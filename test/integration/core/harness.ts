@@ -1,0 +1,148 @@
+/**
+ * The real service and HTTP app for the core tests, on the migrated `regrid_test` keyspace
+ * (global setup). Requests go through `app.request()` in-process: the full Hono stack (auth,
+ * body limit, zod, problem+json) without a port. Every test uses fresh random profile IDs.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Client } from 'cassandra-driver';
+import type { Hono } from 'hono';
+import { loadConfig, type Config } from '../../../src/config.js';
+import { composeId, IdGenerator } from '../../../src/domain/ids.js';
+import { createApp } from '../../../src/http/app.js';
+import { issueToken } from '../../../src/http/auth.js';
+import type { AppEnv } from '../../../src/http/env.js';
+import { GridService } from '../../../src/service/grid-service.js';
+import { cqlOf, createCassandraClient, type Cql } from '../../../src/store/cassandra.js';
+
+export const TEST_KEYSPACE = 'regrid_test';
+export const JWT_SECRET = 'core-tests-jwt-secret-0123456789';
+export const CURSOR_SECRET = 'core-tests-cursor-secret-0123456789';
+
+export interface Core {
+  readonly config: Config;
+  readonly client: Client;
+  readonly ids: IdGenerator;
+  readonly service: GridService;
+  readonly app: Hono<AppEnv>;
+  /** A second service over another Cql (e.g. a tracing one), same keyspace and secrets. */
+  serviceOver(cql: Cql): GridService;
+  close(): Promise<void>;
+}
+
+export async function openCore(env: Record<string, string> = {}): Promise<Core> {
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    CASSANDRA_KEYSPACE: TEST_KEYSPACE,
+    ...env,
+  });
+  const client = createCassandraClient(config, { keyspace: TEST_KEYSPACE });
+  await client.connect();
+  // Worker numbers of our own (cache tests use 8000–8149, feature tests 8150–8189).
+  const ids = new IdGenerator(7000 + Math.floor(Math.random() * 500));
+  const serviceOver = (cql: Cql) =>
+    new GridService({ cql, config, ids, cursorSecret: CURSOR_SECRET });
+  const service = serviceOver(cqlOf(client));
+  const app = createApp({
+    service,
+    jwtSecret: JWT_SECRET,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    readiness: async () => ({ ready: true, checks: { cassandra: 'ok', redis: 'ok' } }),
+  });
+  return { config, client, ids, service, app, serviceOver, close: () => client.shutdown() };
+}
+
+/** A random profile ID (positive signed 64-bit), so tests never share a partition. */
+export const randomProfile = (): bigint => (randomBytes(8).readBigUInt64BE() >> 2n) + 1n;
+
+export const tokenFor = (profileId: bigint) => issueToken(JWT_SECRET, profileId);
+
+export interface CallOptions {
+  readonly token?: string;
+  readonly body?: unknown;
+  /** Sent verbatim (for malformed-JSON tests). */
+  readonly rawBody?: string;
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export async function call(
+  core: Core,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await core.app.request(path, {
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * Posts with IDs from past timestamps, `gapMs` apart (newest first), written as a new post
+ * would be (rows first) and then one version bump. Realistic gaps keep relabels out of tests
+ * that are not about relabels. Returns IDs newest first (= chronological display order).
+ */
+export async function seedGrid(
+  core: Core,
+  profileId: bigint,
+  n: number,
+  gapMs = 60_000,
+): Promise<bigint[]> {
+  let ms = Date.now() - 1000;
+  const ids: bigint[] = [];
+  for (let i = 0; i < n; i++) {
+    ms -= gapMs;
+    ids.push(composeId({ ms, worker: core.ids.worker, sequence: i % 1024 }));
+  }
+  await Promise.all(
+    ids.map((postId, i) =>
+      core.service.posts.insertPost(
+        {
+          postId,
+          authorId: profileId,
+          caption: `post ${n - i}`,
+          mediaUrl: `https://media.example/${postId}.jpg`,
+          createdAt: new Date(ms),
+          collaborators: [],
+        },
+        [profileId],
+      ),
+    ),
+  );
+  await core.service.writer.writeGrid(profileId, async () => ({
+    kind: 'write',
+    mutation: {},
+    result: null,
+  }));
+  return ids;
+}
+
+/** Every page of the grid through the service, as post IDs (pins included on page one). */
+export async function readAll(
+  service: GridService,
+  profileId: bigint,
+  limit = 100,
+): Promise<bigint[]> {
+  const out: bigint[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await service.readPage({ profileId, limit, cursor });
+    out.push(...page.items.map((p) => p.postId));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return out;
+}
