@@ -14,7 +14,7 @@
  * do it) and its pin, in the same conditional batch that bumps the version. A retried delete
  * whose first attempt removed the rows but lost the race for the bump finishes the job.
  */
-import { DomainError } from '../domain/errors.js';
+import { DomainError, isDomainError } from '../domain/errors.js';
 import { idToDate } from '../domain/ids.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
 import type { PostRecord, PostsStore } from '../store/posts-store.js';
@@ -58,9 +58,13 @@ export async function createPost(
     const out = await deps.writer.writeGrid(profileId, newPostPlanner(deps, postId), options);
     return { value: post, version: out.version, generation: out.generation };
   } catch (err) {
-    // The version was never bumped for this post: take it back out so the client's retry does
-    // not leave a duplicate. (Readers may have seen it meanwhile; its body is gone, so they drop it.)
-    await deps.posts.deletePost(postId, [profileId]).catch(() => undefined);
+    // Lost every compare-and-set: the version was never bumped for this post, so take it back
+    // out and the client's retry does not leave a duplicate (a reader that saw it meanwhile drops
+    // it at hydration: the body is gone). Any other failure may have committed (a Paxos timeout,
+    // a crash after the CAS): the post stays, and the next version bump covers it.
+    if (isDomainError(err) && err.code === 'contention') {
+      await deps.posts.deletePost(postId, [profileId]).catch(() => undefined);
+    }
     throw err;
   }
 }
