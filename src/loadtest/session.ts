@@ -9,7 +9,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import type { Config } from '../config.js';
 import { IdGenerator, MAX_WORKER } from '../domain/ids.js';
 import { renderChart } from './chart.js';
@@ -55,7 +55,7 @@ export interface SessionResult {
   readonly summary: string;
 }
 
-const QUIET_READS = 15; // first-page reads of the busiest grid after the run, nothing else running
+const QUIET_READS = 21; // first-page reads of the busiest grid before/after the run, nothing else running
 const OTHER_READS_PER_SAMPLE = 3;
 
 // Profile IDs of a run are fresh, so its partitions hold nothing but what the run wrote. A random
@@ -90,6 +90,17 @@ function makeSampler(
   };
 }
 
+/** First-page reads of one grid with nothing else running (before and after the workload). */
+async function quietReads(design: GridDesign, profileId: bigint, limit: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < QUIET_READS; i++) {
+    const t0 = performance.now();
+    await design.readFirstPage(profileId, limit);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
 export async function runDesign(
   name: DesignName,
   o: LoadtestOptions,
@@ -99,17 +110,13 @@ export async function runDesign(
   deps.log(`[${name}] creating ${o.profiles} grids × ${o.posts} posts (${design.transport})`);
   const grids = await createGrids(design, freshProfileIds(o.profiles), o.posts);
   const reads: number[] = [];
+  const initialFirstPage = await quietReads(design, grids[0]!.profileId, o.pageSize);
   deps.log(
     `[${name}] moving: ${o.stop.kind === 'moves' ? `${o.stop.count} moves` : `${o.stop.seconds} s`}, concurrency ${o.concurrency}`,
   );
   const work = await runWorkload(design, grids, o, makeSampler(design, grids, o, reads));
 
-  const finalFirstPage: number[] = [];
-  for (let i = 0; i < QUIET_READS; i++) {
-    const t0 = performance.now();
-    await design.readFirstPage(grids[0]!.profileId, o.pageSize);
-    finalFirstPage.push(performance.now() - t0);
-  }
+  const finalFirstPage = await quietReads(design, grids[0]!.profileId, o.pageSize);
   deps.log(`[${name}] verifying ${grids.length} grids and counting tombstones`);
   const verification = await verifyRun(design, grids, deps.cluster.client);
   let metrics: Record<string, TableMetric> | null = null;
@@ -126,6 +133,7 @@ export async function runDesign(
     plan: o,
     work,
     reads,
+    initialFirstPage,
     finalFirstPage,
     tombstones: verification.tombstones,
     tableMetrics: metrics,
@@ -138,6 +146,8 @@ export async function runDesign(
 
 export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise<SessionResult> {
   const runs: DesignRun[] = [];
+  // The machine's 1-minute load average before and after: other work on a 2-core box skews latencies.
+  const loadBefore = loadavg()[0]!;
   try {
     for (const name of o.designs) runs.push(await runDesign(name, o, deps));
 
@@ -179,6 +189,7 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
       cassandra: deps.cluster.releaseVersion,
       cluster: deps.cluster.target.origin,
       keyspace: deps.cluster.keyspace,
+      load_avg_1m: { before: round1(loadBefore), after: round1(loadavg()[0]!) },
     };
     const json: Record<string, unknown> =
       reports.length === 1
@@ -190,7 +201,7 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
             designs: reports,
           };
     const summary = [
-      `machine: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, Cassandra ${machine.cassandra} (${machine.cluster})`,
+      `machine: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, Cassandra ${machine.cassandra} (${machine.cluster}), load ${machine.load_avg_1m.before} → ${machine.load_avg_1m.after}`,
       ...reports.map(summarizeDesign),
       ...(comparison ? [summarizeComparison(comparison)] : []),
     ].join('\n');
@@ -212,6 +223,8 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
     for (const r of runs) await r.design.close();
   }
 }
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
 
 function withCeiling(r: DesignReport, ceiling: RawCeiling | null): DesignReport {
   if (!ceiling) return r;

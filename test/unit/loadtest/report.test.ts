@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { checkTombstones } from '../../../src/loadtest/checker.js';
+import {
+  buildDesignReport,
+  compare,
+  summarizeComparison,
+  summarizeDesign,
+  type ReportInputs,
+} from '../../../src/loadtest/report.js';
+import type { WorkloadResult } from '../../../src/loadtest/runner.js';
+import { LatencyRecorder } from '../../../src/loadtest/stats.js';
+
+function work(over: Partial<WorkloadResult> = {}): WorkloadResult {
+  const moveLatency = new LatencyRecorder();
+  for (let i = 1; i <= 100; i++) moveLatency.record(i);
+  return {
+    seconds: 10,
+    attempted: 100,
+    acked: 98,
+    errors: 2,
+    rejected: 2,
+    uncertain: 0,
+    casRetries: 7,
+    rowsWritten: 110,
+    rowsKnown: 98,
+    relabels: 3,
+    relabelledRows: 12,
+    moveLatency,
+    samples: [
+      { moves: 0, readMs: 1.234, tombstones: 0 },
+      { moves: 100, readMs: 2, tombstones: 40 },
+    ],
+    errorSamples: [],
+    ...over,
+  };
+}
+
+const inputs = (over: Partial<ReportInputs> = {}): ReportInputs => ({
+  design: 'regrid',
+  transport: 'direct',
+  plan: { profiles: 2, posts: 10, concurrency: 4, hot: 0.2, seed: 1 },
+  work: work(),
+  reads: [1, 2, 3, 4, 100],
+  initialFirstPage: [1, 1, 1],
+  finalFirstPage: [2, 2, 3],
+  tombstones: { byTable: { grid_overrides: 0 }, total: 0, perProfile: new Map(), unreadable: [] },
+  tableMetrics: null,
+  violations: [],
+  ordersUnchecked: 0,
+  rawCeilingPerS: 40,
+  ...over,
+});
+
+describe('design report', () => {
+  it('derives the documented figures from the run', () => {
+    const r = buildDesignReport(inputs());
+    expect(r).toMatchObject({
+      design: 'regrid',
+      moves: 98,
+      moves_per_s: 9.8,
+      move_p50_ms: 50,
+      move_p99_ms: 99,
+      read_p50_ms: 3,
+      read_p99_ms: 100,
+      cas_retries: 7,
+      rows_per_move: 1.12,
+      relabels: 3,
+      tombstones_written: 0,
+      tombstones_scanned_per_read_max: 40,
+      violations: [],
+      raw_ceiling_per_s: 40,
+      moves_per_s_vs_raw_ceiling: 0.245,
+      initial_first_page_ms: 1,
+      final_first_page_ms: 2,
+    });
+    expect(r.samples[0]!.readMs).toBe(1.23);
+  });
+
+  it('reports unknown figures as null, not zero', () => {
+    const r = buildDesignReport(
+      inputs({ rawCeilingPerS: null, reads: [], work: work({ rowsKnown: 0, casRetries: null }) }),
+    );
+    expect(r.raw_ceiling_per_s).toBeNull();
+    expect(r.moves_per_s_vs_raw_ceiling).toBeNull();
+    expect(r.read_p50_ms).toBeNull();
+    expect(r.rows_per_move).toBeNull();
+    expect(summarizeDesign(r)).toContain('n/a CAS retries');
+  });
+
+  it('compares the two designs and names violations in the summary', () => {
+    const regrid = buildDesignReport(inputs());
+    const naive = buildDesignReport(
+      inputs({
+        design: 'naive',
+        finalFirstPage: [6],
+        tombstones: {
+          byTable: { naive_grid: 90 },
+          total: 90,
+          perProfile: new Map(),
+          unreadable: [],
+        },
+        violations: [
+          {
+            kind: 'duplicate',
+            profile: '5',
+            posts: ['9'],
+            detail: 'read back more than once: 9×2',
+          },
+          ...checkTombstones(5n, 'naive_grid', 90),
+        ],
+      }),
+    );
+    const c = compare(regrid, naive);
+    expect(c).toMatchObject({
+      read_latency_ratio_naive_over_regrid: 3,
+      tombstones_written: { regrid: 0, naive: 90 },
+      violations: { regrid: 0, naive: 2 },
+      duplicates: { regrid: 0, naive: 1 },
+      read_growth: { regrid: 2, naive: 6 },
+    });
+    expect(summarizeDesign(naive)).toContain('duplicate on profile 5 posts [9]');
+    expect(summarizeComparison(c)).toContain('tombstones written       regrid 0  naive 90');
+  });
+});
