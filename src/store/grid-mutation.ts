@@ -28,7 +28,11 @@ export interface OverrideWrite {
 
 /** Static (per-grid) cells to overwrite in the same batch. Add fields here for new statics. */
 export interface StaticWrites {
-  /** Pinned post IDs in pin order (0–3). An empty list is a value, not a delete (frozen). */
+  /**
+   * Pinned post IDs in pin order (0–3). Cassandra stores an EMPTY frozen list as null, i.e. a
+   * cell tombstone in the static row every read scans, so "no pins" is written as the
+   * `NO_PINS` sentinel list instead (post IDs are never 0); reads decode it back to [].
+   */
   readonly pins?: readonly bigint[];
   readonly generation?: bigint;
   /** The idempotency request ring (docs/idempotency.md): one frozen cell, overwritten. */
@@ -59,6 +63,13 @@ const SET_RECENT_REQUESTS = 'UPDATE grid_overrides SET recent_requests = ? WHERE
 const DELETE_ROW = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id = ?';
 const CLEAR_ROWS = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id >= ?';
 const MIN_BIGINT = -(1n << 63n);
+
+/** The stored form of "no pins" (see StaticWrites.pins): a value, not a tombstone. */
+export const NO_PINS: readonly bigint[] = [0n];
+
+/** Stored pins → pin list (drops the sentinel; a missing cell is no pins too). */
+export const decodePins = (stored: readonly bigint[] | null | undefined): bigint[] =>
+  (stored ?? []).filter((p) => p !== 0n);
 
 /** True when the mutation is what a move may produce: only non-null upserts (and statics). */
 export const isTombstoneFree = (m: GridMutation): boolean =>
@@ -94,8 +105,10 @@ export function buildCasStatements(
     { query: CAS_VERSION, params: [next, profileId, expected === 0n ? null : expected] },
   ];
   const statics = mutation.statics ?? {};
-  if (statics.pins !== undefined)
-    out.push({ query: SET_PINS, params: [[...statics.pins], profileId] });
+  if (statics.pins !== undefined) {
+    const stored = statics.pins.length > 0 ? [...statics.pins] : [...NO_PINS];
+    out.push({ query: SET_PINS, params: [stored, profileId] });
+  }
   if (statics.generation !== undefined) {
     out.push({ query: SET_GENERATION, params: [statics.generation, profileId] });
   }

@@ -12,7 +12,7 @@ import { compareDisplay } from '../domain/merge.js';
 import type { Consistency, Cql } from './cassandra.js';
 import { isCasTimeout } from './cassandra.js';
 import type { GridMutation } from './grid-mutation.js';
-import { buildCasStatements } from './grid-mutation.js';
+import { buildCasStatements, decodePins } from './grid-mutation.js';
 
 /** The static part of the override partition. Absent version = 0, absent generation = 1. */
 export interface GridHead {
@@ -179,6 +179,6 @@ function headOf(row: types.Row | undefined | null): GridHead {
   return {
     version: (row.get('version') as bigint | null) ?? 0n,
     generation: (row.get('generation') as bigint | null) ?? 1n,
-    pins: (row.get('pins') as bigint[] | null) ?? [],
+    pins: decodePins(row.get('pins') as bigint[] | null),
   };
 }

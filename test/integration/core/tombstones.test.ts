@@ -56,6 +56,25 @@ describe('tombstones on the read path', () => {
     expect(tally.tombstoneCells).toBe(0);
   });
 
+  it('pinning and then unpinning everything (pins = []) leaves no tombstone either', async () => {
+    const me = randomProfile();
+    const ids = await seedGrid(core, me, 4);
+    const setPins = (pins: bigint[]) =>
+      core.service.writer.writeGrid(me, async () => ({
+        kind: 'write',
+        mutation: { statics: { pins } },
+        result: null,
+      }));
+    await setPins([ids[2]!, ids[3]!]);
+    expect((await core.service.readPage({ profileId: me, limit: 10 })).items[0]!.postId).toBe(
+      ids[2],
+    );
+    await setPins([]);
+    const { ids: read, tally } = await tracedFullRead(me);
+    expect(read).toEqual(ids);
+    expect(tally.tombstoneCells).toBe(0);
+  });
+
   it('control: one deliberate null bind on a scratch override row is seen as a tombstone', async () => {
     const scratch = randomProfile();
     await seedGrid(core, scratch, 3);

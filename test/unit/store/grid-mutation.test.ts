@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   CAS_VERSION,
   UPSERT_OVERRIDE,
+  NO_PINS,
   buildCasStatements,
+  decodePins,
   isTombstoneFree,
 } from '../../../src/store/grid-mutation.js';
 
@@ -50,7 +52,10 @@ describe('buildCasStatements', () => {
   it('statics and deletes only when asked; deletes mark the mutation as tombstone-writing', () => {
     const stmts = buildCasStatements(P, 1n, 2n, { statics: { pins: [] }, deleteRows: [9n] });
     expect(stmts.map((s) => s.query.split(' ')[0])).toEqual(['UPDATE', 'UPDATE', 'DELETE']);
-    expect(stmts[1]!.params).toEqual([[], P]);
+    expect(stmts[1]!.params).toEqual([NO_PINS, P]); // an empty frozen list would be a tombstone
+    expect(decodePins(NO_PINS)).toEqual([]);
+    expect(decodePins(null)).toEqual([]);
+    expect(decodePins([3n, 1n])).toEqual([3n, 1n]);
     expect(isTombstoneFree({ deleteRows: [9n] })).toBe(false);
     expect(isTombstoneFree({ clearOverrides: true })).toBe(false);
   });
