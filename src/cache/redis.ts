@@ -63,7 +63,9 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
 
   // Without a listener ioredis prints every connection error; log state changes only.
   client.on('error', () => {});
+  let closing = false;
   const report = () => {
+    if (closing) return;
     const now = health();
     if (now !== reported) log(`redis: ${now}`);
     reported = now;
@@ -119,6 +121,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   }
 
   async function close(): Promise<void> {
+    closing = true;
     try {
       await client.quit();
     } catch {

@@ -1,0 +1,207 @@
+/**
+ * `npm run bench:read [-- --json PATH] [--seconds N] [--connections N] [--herd N] [--samples N]`
+ *
+ * What the Redis read path buys, measured side by side in one run on loopback against the real
+ * Cassandra (provisioned or reused like `npm start`, keyspace `regrid_bench`) and Redis:
+ * - first-page rps and p50/p99 through HTTP for a cache hit, a cache miss (the bench-only
+ *   `bypass` setting: every first page read from Cassandra, bodies still from their own cache)
+ *   and a bare Hono route returning the same bytes (the ceiling);
+ * - the thundering herd: N simultaneous first-page readers of one hot profile right after its
+ *   version changed, counting Cassandra fills with and without leases;
+ * - cold and warm first page / page 5 latency with 0, 100, 1,000 and 10,000 overrides.
+ * Prints a table; `--json PATH` also writes the figures (docs/cache.md quotes them).
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { createRedisGuard } from '../src/cache/redis.js';
+import { loadConfig } from '../src/config.js';
+import { createApp } from '../src/http/app.js';
+import { ensureRedis } from '../src/infra/redis-local.js';
+import { GridService } from '../src/service/grid-service.js';
+import type { Cql } from '../src/store/cassandra.js';
+import { listen } from './read/http.js';
+import { depth, herd, throughput } from './read/measure.js';
+import type { Bench } from './read/measure.js';
+import { HOT_PROFILE, OVERRIDE_COUNTS, overrideProfile, seedBench } from './read/seed.js';
+
+const { values: args } = parseArgs({
+  options: {
+    json: { type: 'string' },
+    seconds: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '32' },
+    herd: { type: 'string', default: '1000' },
+    samples: { type: 'string', default: '9' },
+    'redis-timeout-ms': { type: 'string', default: '1000' },
+  },
+});
+const seconds = Number(args.seconds);
+const connections = Number(args.connections);
+const herdSize = Number(args.herd);
+const samples = Number(args.samples);
+const log = (line: string) => console.error(line);
+
+/** Counts every statement, so the herd can report Cassandra work, not only fills. */
+function counting(cql: Cql): { cql: Cql; count: () => number } {
+  let n = 0;
+  return {
+    cql: {
+      execute: (q, p, o) => (n++, cql.execute(q, p, o)),
+      batch: (q, o) => (n++, cql.batch(q, o)),
+    },
+    count: () => n,
+  };
+}
+
+async function main(): Promise<void> {
+  // A looser Redis timeout than production's 150 ms: with the load generator, the server and
+  // Cassandra sharing two cores, event-loop lag alone can exceed 150 ms and trip the breaker,
+  // which would mix direct reads into the "cache hit" figures (docs/cache.md).
+  const config = {
+    ...loadConfig(),
+    CASSANDRA_KEYSPACE: 'regrid_bench',
+    REDIS_TIMEOUT_MS: Number(args['redis-timeout-ms']),
+  };
+  const session = await openCassandra(config, log);
+  const redisTarget = await ensureRedis(config, log);
+  log(`[redis] ${redisTarget.detail}`);
+  const guard = createRedisGuard(config, { log });
+  if (!(await guard.waitReady(5000))) throw new Error('the read benchmark needs Redis');
+  const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {
+    throw new Error(`lost worker lease ${w}: ${why}`);
+  });
+  const counted = counting(session.cql);
+  const secret = randomBytes(24).toString('base64url');
+  const make = (tuning: { leases?: boolean; bypass?: boolean } = {}, redis = true) =>
+    new GridService({
+      cql: counted.cql,
+      config,
+      ids,
+      cursorSecret: secret,
+      ...(redis ? { redis: guard, cacheTuning: tuning } : {}),
+    });
+
+  try {
+    await seedBench(make({}, false), log);
+    const bench: Bench = {
+      guard,
+      queries: counted.count,
+      async serve(tuning) {
+        const service = make(tuning);
+        const app = createApp({
+          service,
+          jwtSecret: secret,
+          bodyLimitBytes: config.BODY_LIMIT_BYTES,
+          readiness: async () => ({ ready: true, checks: {} }),
+        });
+        const served = await listen(app);
+        return { service, base: served.base, close: served.close };
+      },
+    };
+
+    log('throughput…');
+    const t = await throughput(bench, HOT_PROFILE, seconds, connections);
+    log('thundering herd…');
+    const withLeases = await herd(bench, HOT_PROFILE, herdSize, true);
+    const withoutLeases = await herd(bench, HOT_PROFILE, herdSize, false);
+    log('override depth…');
+    const depths = [];
+    for (const n of OVERRIDE_COUNTS)
+      depths.push(await depth(bench, overrideProfile(n), n, samples));
+
+    const report = {
+      machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? '?', node: process.version },
+      settings: {
+        seconds,
+        connections,
+        herd_readers: herdSize,
+        samples,
+        limit: 24,
+        redis_timeout_ms: config.REDIS_TIMEOUT_MS,
+      },
+      response_bytes: t.responseBytes,
+      cached_rps: t.cached.rps,
+      cached_p50_ms: t.cached.p50Ms,
+      cached_p99_ms: t.cached.p99Ms,
+      miss_rps: t.miss.rps,
+      miss_p50_ms: t.miss.p50Ms,
+      miss_p99_ms: t.miss.p99Ms,
+      bare_rps: t.bare.rps,
+      bare_p50_ms: t.bare.p50Ms,
+      bare_p99_ms: t.bare.p99Ms,
+      cached_over_bare: Math.round((t.cached.rps / t.bare.rps) * 100) / 100,
+      cached_over_miss: Math.round((t.cached.rps / t.miss.rps) * 10) / 10,
+      errors: t.bare.errors + t.cached.errors + t.miss.errors,
+      fills_during_cached_run: t.cachedFillsDuringRun,
+      fills_with_leases: withLeases.fills,
+      fills_without_leases: withoutLeases.fills,
+      herd: { with_leases: withLeases, without_leases: withoutLeases },
+      overrides: Object.fromEntries(
+        depths.map((d) => [
+          String(d.overrides),
+          {
+            cold_first_page_ms: d.coldFirstPageMs,
+            page5_ms: d.page5Ms,
+            warm_first_page_ms: d.warmFirstPageMs,
+            warm_page5_ms: d.warmPage5Ms,
+          },
+        ]),
+      ),
+    };
+    console.log(table(report, t, withLeases, withoutLeases, depths));
+    if (args.json) {
+      writeFileSync(args.json, JSON.stringify(report, null, 2) + '\n');
+      log(`wrote ${args.json}`);
+    }
+  } finally {
+    await lease.release();
+    await guard.close();
+    await session.client.shutdown();
+  }
+}
+
+function table(
+  r: { machine: { cores: number; cpu: string; node: string }; cached_over_bare: number },
+  t: Awaited<ReturnType<typeof throughput>>,
+  on: Awaited<ReturnType<typeof herd>>,
+  off: Awaited<ReturnType<typeof herd>>,
+  depths: Awaited<ReturnType<typeof depth>>[],
+): string {
+  const row = (cells: Array<string | number>, widths: number[]) =>
+    cells
+      .map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!)))
+      .join('');
+  const w1 = [18, 10, 10, 10];
+  const w2 = [18, 8, 20, 13, 9];
+  const w3 = [11, 17, 17, 14, 14];
+  return [
+    `regrid read benchmark: ${r.machine.cores} cores (${r.machine.cpu}), Node ${r.machine.node}`,
+    `first page, limit 24 (${t.responseBytes} bytes of JSON), ${seconds} s per run, ${connections} connections, loopback`,
+    row(['', 'rps', 'p50 ms', 'p99 ms'], w1),
+    row(['bare Hono route', t.bare.rps, t.bare.p50Ms, t.bare.p99Ms], w1),
+    row(['cache hit', t.cached.rps, t.cached.p50Ms, t.cached.p99Ms], w1),
+    row(['cache miss', t.miss.rps, t.miss.p50Ms, t.miss.p99Ms], w1),
+    `cached / bare = ${r.cached_over_bare}   cached / miss = ${Math.round((t.cached.rps / t.miss.rps) * 10) / 10}   (fills during the cached run: ${t.cachedFillsDuringRun})`,
+    '',
+    `thundering herd: ${on.readers} simultaneous first-page readers right after a version change`,
+    row(['', 'fills', 'Cassandra queries', 'lease waits', 'non-200'], w2),
+    row(['with leases', on.fills, on.cassandraQueries, on.leaseWaits, on.non200], w2),
+    row(['without leases', off.fills, off.cassandraQueries, off.leaseWaits, off.non200], w2),
+    '',
+    `latency by override count (10,000 posts each; median of ${samples}, ms; cold = nothing in Redis)`,
+    row(['overrides', 'cold first page', 'warm first page', 'cold page 5', 'warm page 5'], w3),
+    ...depths.map((d) =>
+      row([d.overrides, d.coldFirstPageMs, d.warmFirstPageMs, d.page5Ms, d.warmPage5Ms], w3),
+    ),
+  ].join('\n');
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error('bench:read failed:', err instanceof Error ? err.stack : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,178 @@
+/**
+ * The read benchmark's three measurements, each against real Cassandra + Redis over loopback
+ * HTTP: steady-state first-page throughput (cache hit, cache miss, bare Hono ceiling), the
+ * thundering herd after a version change (with and without leases), and cold/warm latency of the
+ * first page and page 5 as the override count grows.
+ */
+import { Hono } from 'hono';
+import { cacheKeys } from '../../src/cache/keys.js';
+import type { RedisGuard } from '../../src/cache/redis.js';
+import type { GridService } from '../../src/service/grid-service.js';
+import { burst, cannon, listen, timedGet } from './http.js';
+import type { LoadResult } from './http.js';
+
+export interface Bench {
+  readonly guard: RedisGuard;
+  /** Cassandra statements issued so far (a counting Cql under every service). */
+  queries(): number;
+  /** A service + app on a port; `tuning` selects leases/bypass. */
+  serve(tuning: { leases?: boolean; bypass?: boolean }): Promise<{
+    service: GridService;
+    base: string;
+    close(): Promise<void>;
+  }>;
+}
+
+const firstPage = (profileId: bigint, limit = 24) =>
+  `/v1/profiles/${profileId}/grid?limit=${limit}`;
+
+export interface ThroughputReport {
+  readonly responseBytes: number;
+  readonly bare: LoadResult;
+  readonly cached: LoadResult;
+  readonly miss: LoadResult;
+  readonly cachedFillsDuringRun: number;
+}
+
+export async function throughput(
+  bench: Bench,
+  profileId: bigint,
+  seconds: number,
+  connections: number,
+): Promise<ThroughputReport> {
+  const cached = await bench.serve({});
+  const miss = await bench.serve({ bypass: true });
+  try {
+    const { body } = await timedGet(cached.base + firstPage(profileId));
+    // The ceiling: the same bytes from a route that does nothing.
+    const bare = new Hono();
+    bare.get('/bare', (c) => c.body(body, 200, { 'content-type': 'application/json' }));
+    const bareServed = await listen(bare);
+    try {
+      await cannon(bareServed.base + '/bare', 1, connections); // JIT warm-up
+      const bareResult = await cannon(bareServed.base + '/bare', seconds, connections);
+      await cannon(cached.base + firstPage(profileId), 1, connections);
+      const fills0 = cached.service.caches!.grid.stats.fills;
+      const cachedResult = await cannon(cached.base + firstPage(profileId), seconds, connections);
+      const fills = cached.service.caches!.grid.stats.fills - fills0;
+      await cannon(miss.base + firstPage(profileId), 1, connections);
+      const missResult = await cannon(miss.base + firstPage(profileId), seconds, connections);
+      return {
+        responseBytes: Buffer.byteLength(body),
+        bare: bareResult,
+        cached: cachedResult,
+        miss: missResult,
+        cachedFillsDuringRun: fills,
+      };
+    } finally {
+      await bareServed.close();
+    }
+  } finally {
+    await cached.close();
+    await miss.close();
+  }
+}
+
+export interface HerdReport {
+  readonly readers: number;
+  readonly fills: number;
+  readonly cassandraQueries: number;
+  readonly leaseWaits: number;
+  readonly directReads: number;
+  readonly non200: number;
+}
+
+/** Warm the hot profile, move one post (new version), then `readers` simultaneous first pages. */
+export async function herd(
+  bench: Bench,
+  profileId: bigint,
+  readers: number,
+  leases: boolean,
+): Promise<HerdReport> {
+  const s = await bench.serve({ leases });
+  try {
+    const url = s.base + firstPage(profileId);
+    const page = JSON.parse((await timedGet(url)).body) as { items: Array<{ id: string }> };
+    const last = page.items[page.items.length - 1]!;
+    await s.service.move(profileId, BigInt(last.id), null); // stores the order, drops the summary
+    const stats = s.service.caches!.grid.stats;
+    const before = { ...stats, queries: bench.queries() };
+    const statuses = await burst(url, readers);
+    return {
+      readers,
+      fills: stats.fills - before.fills,
+      cassandraQueries: bench.queries() - before.queries,
+      leaseWaits: stats.leaseWaits - before.leaseWaits,
+      directReads: stats.directReads - before.directReads,
+      non200: statuses.filter((x) => x !== 200).length,
+    };
+  } finally {
+    await s.close();
+  }
+}
+
+export interface DepthReport {
+  readonly overrides: number;
+  readonly coldFirstPageMs: number;
+  readonly warmFirstPageMs: number;
+  readonly page5Ms: number;
+  readonly warmPage5Ms: number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.floor(s.length / 2)]! * 100) / 100;
+};
+
+/** Cold = nothing of the profile in Redis (summary, orders, override lists, bodies read). */
+export async function depth(
+  bench: Bench,
+  profileId: bigint,
+  overrides: number,
+  samples: number,
+): Promise<DepthReport> {
+  const s = await bench.serve({});
+  try {
+    const first = s.base + firstPage(profileId);
+    let cursor: string | undefined;
+    const bodies = new Set<string>();
+    for (let page = 1; page <= 4; page++) {
+      const url = cursor ? `${first}&cursor=${cursor}` : first;
+      const json = JSON.parse((await timedGet(url)).body);
+      for (const item of json.items) bodies.add(item.id);
+      cursor = json.next_cursor;
+    }
+    const page5 = `${first}&cursor=${cursor}`;
+    for (const item of JSON.parse((await timedGet(page5)).body).items) bodies.add(item.id);
+
+    // The profile does not change during this measurement, so its cache keys are known exactly.
+    const { generation, version } = await s.service.reader.readHead(profileId);
+    const keys = [
+      cacheKeys.summary(profileId),
+      cacheKeys.lease(profileId),
+      cacheKeys.order(profileId, generation, version),
+      cacheKeys.overrides(profileId, generation, version),
+      ...[...bodies].map((id) => cacheKeys.post(BigInt(id))),
+    ];
+    const forget = async () => {
+      await bench.guard.client.del(keys);
+    };
+    const run = async (url: string, cold: boolean) => {
+      const out: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        if (cold) await forget();
+        out.push((await timedGet(url)).ms);
+      }
+      return median(out);
+    };
+    return {
+      overrides,
+      coldFirstPageMs: await run(first, true),
+      warmFirstPageMs: await run(first, false),
+      page5Ms: await run(page5, true),
+      warmPage5Ms: await run(page5, false),
+    };
+  } finally {
+    await s.close();
+  }
+}
