@@ -1,0 +1,57 @@
+/**
+ * Moderation, authorised by ADMIN_TOKEN (a bearer token of its own, never a user JWT):
+ *   POST /v1/admin/posts/:post_id/takedown → {post_id, grids: [{profile_id, grid_version}]}
+ * Removes the post from every grid it is on, each through the grid's version path. Without a
+ * configured ADMIN_TOKEN every admin request is refused. Accepts Idempotency-Key (scope 0).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { DomainError } from '../../domain/errors.js';
+import type { FeatureService } from '../../service/feature-service.js';
+import type { IdempotencyService } from '../../service/idempotency.js';
+import type { AppEnv } from '../env.js';
+import { idempotentWrite } from '../idempotent.js';
+import { parseIdParam } from '../schemas.js';
+import { versionView } from '../views.js';
+
+export function requireAdmin(token: string | undefined): MiddlewareHandler<AppEnv> {
+  const expected = token ? Buffer.from(token) : undefined;
+  return async function authenticateAdmin(c, next) {
+    if (!expected) throw new DomainError('forbidden', 'the admin API is disabled (no ADMIN_TOKEN)');
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
+    const given = m ? Buffer.from(m[1]!) : Buffer.alloc(0);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new DomainError('unauthorized', 'missing or wrong admin token');
+    }
+    await next();
+  };
+}
+
+export function adminRoutes(
+  features: FeatureService,
+  adminToken: string | undefined,
+  idem?: IdempotencyService,
+) {
+  const app = new Hono<AppEnv>();
+  app.use('/admin/*', requireAdmin(adminToken));
+
+  app.post('/admin/posts/:post_id/takedown', async (c) => {
+    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+    // No grid anchors the key: a takedown is idempotent by itself (re-running it skips done grids).
+    return idempotentWrite(c, idem, { scope: 0n }, async () => {
+      const out = await features.takedown(postId);
+      return {
+        status: 200,
+        body: {
+          post_id: postId.toString(),
+          grids: out.grids.map((g) => ({
+            profile_id: g.profileId.toString(),
+            grid_version: versionView(g.version),
+          })),
+        },
+      };
+    });
+  });
+
+  return app;
+}

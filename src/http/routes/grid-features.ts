@@ -1,0 +1,110 @@
+/**
+ * Grid-wide writes of issue 3, on the caller's own grid:
+ *   PUT   /v1/me/grid/pins    {post_ids}                → {grid_version, pins}
+ *   POST  /v1/me/grid/reset                             → {grid_version, overrides_dropped}
+ *   GET   /v1/me/grid/order                             → {post_ids, pinned} + ETag "<gen>.<version>"
+ *   PATCH /v1/me/grid/order   If-Match, {post_ids, above?, below?}
+ *                                                       → {grid_version, rows_written} + ETag
+ * Every write accepts Idempotency-Key. The order resource returns nothing but the order, which
+ * is why the grid version can be its entity tag (design §5.3).
+ */
+import { Hono } from 'hono';
+import { formatEtag, ifNoneMatchMatches } from '../../domain/etag.js';
+import type { FeatureService } from '../../service/feature-service.js';
+import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
+import type { AppEnv } from '../env.js';
+import { OrderPatchBody, PinsBody } from '../feature-schemas.js';
+import { idempotentWrite } from '../idempotent.js';
+import { readBody } from '../request.js';
+import { versionView } from '../views.js';
+
+export function gridFeatureRoutes(features: FeatureService, idem?: IdempotencyService) {
+  const app = new Hono<AppEnv>();
+
+  app.put('/me/grid/pins', async (c) => {
+    const profileId = c.get('profileId');
+    const body = await readBody(c, PinsBody);
+    const render = (r: unknown, v: bigint): StoredResponse => ({
+      status: 200,
+      body: {
+        grid_version: versionView(v),
+        pins: ((r as { pins: readonly bigint[] }).pins ?? []).map(String),
+      },
+    });
+    return idempotentWrite(
+      c,
+      idem,
+      { scope: profileId, gridProfileId: profileId },
+      async (opts) => {
+        const out = await features.setPins(profileId, body.post_ids, opts(render));
+        return render(out.result, out.version);
+      },
+    );
+  });
+
+  app.post('/me/grid/reset', async (c) => {
+    const profileId = c.get('profileId');
+    const render = (r: unknown, v: bigint): StoredResponse => ({
+      status: 200,
+      body: {
+        grid_version: versionView(v),
+        overrides_dropped: (r as { overridesDropped: number }).overridesDropped,
+      },
+    });
+    return idempotentWrite(
+      c,
+      idem,
+      { scope: profileId, gridProfileId: profileId },
+      async (opts) => {
+        const out = await features.reset(profileId, opts(render));
+        return render(out.result, out.version);
+      },
+    );
+  });
+
+  app.get('/me/grid/order', async (c) => {
+    const order = await features.readOrder(c.get('profileId'));
+    const inm = c.req.header('if-none-match');
+    if (inm && ifNoneMatchMatches(inm, order)) {
+      return c.body(null, 304, { ETag: order.etag });
+    }
+    return c.json({ post_ids: order.postIds.map(String), pinned: order.pinned.map(String) }, 200, {
+      ETag: order.etag,
+      'Cache-Control': 'private, no-cache',
+    });
+  });
+
+  app.patch('/me/grid/order', async (c) => {
+    const profileId = c.get('profileId');
+    const ifMatch = c.req.header('if-match');
+    const body = await readBody(c, OrderPatchBody);
+    const render = (r: unknown, v: bigint, g: bigint): StoredResponse => ({
+      status: 200,
+      body: {
+        grid_version: versionView(v),
+        rows_written: (r as { rowsWritten: number }).rowsWritten,
+      },
+      etag: formatEtag({ version: v, generation: g }),
+    });
+    return idempotentWrite(
+      c,
+      idem,
+      { scope: profileId, gridProfileId: profileId },
+      async (opts) => {
+        const out = await features.patchOrder(
+          profileId,
+          ifMatch,
+          {
+            postIds: body.post_ids,
+            ...(body.above !== undefined ? { above: body.above } : {}),
+            ...(body.below !== undefined ? { below: body.below } : {}),
+          },
+          opts(render),
+        );
+        return render(out.result, out.version, out.generation);
+      },
+    );
+  });
+
+  return app;
+}
