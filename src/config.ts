@@ -98,6 +98,8 @@ export const ConfigSchema = z.object({
   MOVE_RATE_LIMIT: intFrom(120, 1), // moves per window per profile
   MOVE_RATE_WINDOW_S: intFrom(60, 1),
   IDEMPOTENCY_TTL_S: intFrom(24 * 3600, 60),
+  /** How long an in-flight Idempotency-Key blocks duplicates (409) before a retry may take over. */
+  IDEMPOTENCY_LEASE_MS: intFrom(30_000, 1),
 
   // Cache
   CACHE_ORDER_TTL_S: intFrom(3600, 1),
