@@ -11,7 +11,10 @@ import { issueToken } from './http/auth.js';
 import { createApp } from './http/app.js';
 import { ensureRedis } from './infra/redis-local.js';
 import { DEMO_PROFILE_ID } from './service/demo.js';
+import { FeatureService } from './service/feature-service.js';
 import { GridService } from './service/grid-service.js';
+import { IdempotencyService } from './service/idempotency.js';
+import { IdempotencyStore } from './store/idempotency-store.js';
 import { makeReadiness } from './service/readiness.js';
 
 async function main(): Promise<void> {
@@ -42,8 +45,16 @@ async function main(): Promise<void> {
     // Read cache, post-commit refill/invalidation and the move rate limit (src/cache/).
     redis,
   });
+  const features = new FeatureService(service, cassandra.cql, config);
+  const idempotency = new IdempotencyService(
+    new IdempotencyStore(cassandra.cql, config.IDEMPOTENCY_TTL_S),
+    { ttlS: config.IDEMPOTENCY_TTL_S, leaseMs: config.IDEMPOTENCY_LEASE_MS },
+  );
   const app = createApp({
     service,
+    features,
+    idempotency,
+    ...(config.ADMIN_TOKEN ? { adminToken: config.ADMIN_TOKEN } : {}),
     jwtSecret: secrets.jwtSecret,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     readiness: makeReadiness({ cql: cassandra.cql, redis }),

@@ -5,13 +5,19 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { FeatureService } from '../service/feature-service.js';
 import type { GridService } from '../service/grid-service.js';
+import type { IdempotencyService } from '../service/idempotency.js';
 import { requireProfile } from './auth.js';
 import type { AppEnv } from './env.js';
 import { onError, problemResponse } from './problem.js';
 import { gridRoutes } from './routes/grid.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { postsRoutes } from './routes/posts.js';
+import { adminRoutes } from './routes/admin.js';
+import { gridFeatureRoutes } from './routes/grid-features.js';
+import { mediaRoutes } from './routes/media.js';
+import { postFeatureRoutes } from './routes/post-features.js';
 
 export interface AppDeps {
   readonly service: GridService;
@@ -19,6 +25,12 @@ export interface AppDeps {
   readonly bodyLimitBytes: number;
   readonly readiness: () => Promise<Readiness>;
   readonly log?: (msg: string, err: unknown) => void;
+  /** Issue-3 features (pins, archive, order, media, takedown…); their routes mount when given. */
+  readonly features?: FeatureService;
+  /** Idempotency-Key support on every write route (docs/idempotency.md). */
+  readonly idempotency?: IdempotencyService;
+  /** Bearer token of the moderation API (/v1/admin/*); unset = admin API disabled. */
+  readonly adminToken?: string;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -41,7 +53,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('/v1/me/*', requireProfile(deps.jwtSecret));
 
   app.route('/', healthRoutes(deps.readiness));
-  app.route('/v1', postsRoutes(deps.service));
-  app.route('/v1', gridRoutes(deps.service));
+  const extras = { features: deps.features, idempotency: deps.idempotency };
+  app.route('/v1', postsRoutes(deps.service, extras));
+  app.route('/v1', gridRoutes(deps.service, extras));
+  if (deps.features) {
+    app.route('/v1', gridFeatureRoutes(deps.features, deps.idempotency));
+    app.route('/v1', postFeatureRoutes(deps.features, deps.idempotency));
+    app.route('/v1', mediaRoutes(deps.features));
+    app.route('/v1', adminRoutes(deps.features, deps.adminToken, deps.idempotency));
+  }
   return app;
 }

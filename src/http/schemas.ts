@@ -34,6 +34,8 @@ export const CreatePostBody = z.strictObject({
     .url({ protocol: /^https?$/ })
     .max(2048)
     .optional(),
+  /** Profiles whose grids also show the post (collaborative post), each ordered independently. */
+  collaborators: z.array(IdString).max(5).optional(),
 });
 export type CreatePostBody = z.infer<typeof CreatePostBody>;
 

@@ -5,19 +5,35 @@
  *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed}
  */
 import { Hono } from 'hono';
+import type { FeatureService } from '../../service/feature-service.js';
 import type { GridService } from '../../service/grid-service.js';
+import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
 import type { AppEnv } from '../env.js';
+import { idempotentWrite } from '../idempotent.js';
 import { readBody, readQuery } from '../request.js';
 import { GridQuery, MoveBody, parseIdParam } from '../schemas.js';
 import { gridItemView, versionView } from '../views.js';
 
-export function gridRoutes(service: GridService) {
+export interface RouteExtras {
+  readonly features?: FeatureService | undefined;
+  readonly idempotency?: IdempotencyService | undefined;
+}
+
+export function gridRoutes(service: GridService, extras: RouteExtras = {}) {
   const app = new Hono<AppEnv>();
 
   app.post('/me/grid/moves', async (c) => {
+    const profileId = c.get('profileId');
     const body = await readBody(c, MoveBody);
-    const out = await service.move(c.get('profileId'), body.post_id, body.after);
-    return c.json({ grid_version: versionView(out.version) });
+    const render = (_r: unknown, v: bigint): StoredResponse => ({
+      status: 200,
+      body: { grid_version: versionView(v) },
+    });
+    const spec = { scope: profileId, gridProfileId: profileId };
+    return idempotentWrite(c, extras.idempotency, spec, async (opts) => {
+      const out = await service.move(profileId, body.post_id, body.after, opts(render));
+      return render(null, out.version);
+    });
   });
 
   app.get('/profiles/:profile_id/grid', async (c) => {

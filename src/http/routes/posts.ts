@@ -1,26 +1,55 @@
 /**
  * Posts: create (joins the author's grid at the top), read one, delete (leaves the grid).
- *   POST   /v1/me/posts            {caption?, media_url?} → 201 {post, grid_version}
+ *   POST   /v1/me/posts            {caption?, media_url?, collaborators?} → 201 {post, grid_version}
  *   GET    /v1/posts/:post_id      → the post
  *   DELETE /v1/me/posts/:post_id   → {grid_version}
  */
 import { Hono } from 'hono';
+import { DomainError } from '../../domain/errors.js';
+import { idToDate } from '../../domain/ids.js';
 import type { GridService } from '../../service/grid-service.js';
+import type { StoredResponse } from '../../service/idempotency.js';
 import type { AppEnv } from '../env.js';
+import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
+import type { RouteExtras } from './grid.js';
 import { CreatePostBody, parseIdParam } from '../schemas.js';
 import { postView, versionView } from '../views.js';
 
-export function postsRoutes(service: GridService) {
+export function postsRoutes(service: GridService, extras: RouteExtras = {}) {
+  const { features, idempotency } = extras;
   const app = new Hono<AppEnv>();
 
   app.post('/me/posts', async (c) => {
+    const profileId = c.get('profileId');
     const body = await readBody(c, CreatePostBody, { emptyAsObject: true });
-    const out = await service.createPost(c.get('profileId'), {
-      caption: body.caption,
-      mediaUrl: body.media_url,
+    const collaborators = body.collaborators ?? [];
+    const input = { caption: body.caption, mediaUrl: body.media_url };
+    // The response is rebuilt from the post ID alone (a replay after a crash has nothing else).
+    const render = (r: unknown, v: bigint): StoredResponse => {
+      const postId = (r as { postId: bigint }).postId;
+      const post = {
+        postId,
+        authorId: profileId,
+        ...input,
+        createdAt: idToDate(postId),
+        collaborators,
+      };
+      return { status: 201, body: { post: postView(post), grid_version: versionView(v) } };
+    };
+    const spec = { scope: profileId, gridProfileId: profileId };
+    return idempotentWrite(c, idempotency, spec, async (opts) => {
+      if (features) {
+        // Collaborative posts and keyed creates: the post ID rides in the planner result.
+        const out = await features.createPost(profileId, { ...input, collaborators }, opts(render));
+        return render({ postId: out.post.postId }, out.version);
+      }
+      if (collaborators.length > 0) {
+        throw new DomainError('invalid_request', 'collaborators are not supported here');
+      }
+      const out = await service.createPost(profileId, input);
+      return render({ postId: out.value.postId }, out.version);
     });
-    return c.json({ post: postView(out.value), grid_version: versionView(out.version) }, 201);
   });
 
   app.get('/posts/:post_id', async (c) => {
@@ -29,9 +58,20 @@ export function postsRoutes(service: GridService) {
   });
 
   app.delete('/me/posts/:post_id', async (c) => {
+    const profileId = c.get('profileId');
     const postId = parseIdParam(c.req.param('post_id'), 'post_id');
-    const out = await service.deletePost(c.get('profileId'), postId);
-    return c.json({ grid_version: versionView(out.version) });
+    const render = (_r: unknown, v: bigint): StoredResponse => ({
+      status: 200,
+      body: { grid_version: versionView(v) },
+    });
+    const spec = { scope: profileId, gridProfileId: profileId };
+    return idempotentWrite(c, idempotency, spec, async (opts) => {
+      // With features: a collaborative post also leaves every collaborator's grid.
+      const out = features
+        ? await features.deletePost(profileId, postId, opts(render))
+        : await service.deletePost(profileId, postId, opts(render));
+      return render(null, out.version);
+    });
   });
 
   return app;
