@@ -10,6 +10,7 @@
  * appear in a cursor. Bodies are hydrated afterwards; a post deleted meanwhile is skipped.
  */
 import { compareGridVersions, decodeCursor, encodeCursor } from '../domain/cursor.js';
+import { resumePosition } from '../domain/cursor-resume.js';
 import type { GridEntry } from '../domain/merge.js';
 import type { PostRecord } from '../store/posts-store.js';
 import type { CassandraGridReader } from './grid-reader.js';
@@ -62,10 +63,12 @@ export async function readGridPage(
     : cache
       ? await cache.overrides(q.profileId, head)
       : (await reader.readOverrides(q.profileId)).rows;
+  // The grid changed since the cursor: follow a relabel of the cursor's post (cursor-resume.ts).
+  const start = cursor && !fast ? resumePosition(cursor, head, rows) : after;
   const main =
     fast ??
     (await reader.entries(q.profileId, rows, {
-      ...(after ? { after } : {}),
+      ...(start ? { after: start } : {}),
       limit: q.limit + 1,
       exclude: head.pins,
     }));
