@@ -30,7 +30,7 @@ import {
 } from './cassandra-files.js';
 import { probeCql, waitForCql, type CqlEndpoint } from './cql-probe.js';
 import { resolveCassandraJars } from './maven-resolve.js';
-import { commandLineOf, findOnPath, isAlive, sleep, tailFile } from './process-utils.js';
+import { commandLineOf, findOnPath, isAlive, sleep, tailFile, tcpOpen } from './process-utils.js';
 import { withLock } from './provision-lock.js';
 
 type EnsureConfig = LayoutConfig &
@@ -137,6 +137,16 @@ async function launch(
 ): Promise<number> {
   if (!findOnPath('java'))
     throw new Error('java is not on PATH: Cassandra 5.0 needs Java 11 or 17');
+  // A busy port otherwise surfaces only deep in the node's log, after a slow start.
+  for (const [name, port] of [
+    ['CASSANDRA_PORT', layout.nativePort],
+    ['CASSANDRA_STORAGE_PORT', layout.storagePort],
+    ['CASSANDRA_JMX_PORT', layout.jmxPort],
+  ] as const) {
+    if (await tcpOpen('127.0.0.1', port, 300)) {
+      throw new Error(`127.0.0.1:${port} (${name}) is already in use by another process`);
+    }
+  }
   const { jars } = await resolveCassandraJars(layout.version, layout.versionDir, log);
   for (const dir of [
     layout.confDir,
@@ -188,12 +198,20 @@ async function waitUntilReady(
   log: (l: string) => void,
 ): Promise<string> {
   const started = Date.now();
-  const failure = (why: string) =>
-    new Error(
-      `${why}\n--- tail of ${join(layout.logDir, 'system.log')} ---\n` +
-        `${tailFile(join(layout.logDir, 'system.log'), 40)}\n` +
-        `--- tail of stderr.log ---\n${tailFile(join(layout.logDir, 'stderr.log'), 15)}`,
+  const systemLog = join(layout.logDir, 'system.log');
+  const failure = (why: string) => {
+    // The first ERROR lines usually name the cause; the tail shows where start-up stopped.
+    const errors = tailFile(systemLog, 100_000)
+      .split('\n')
+      .filter((l) => l.startsWith('ERROR'))
+      .slice(0, 5)
+      .join('\n');
+    return new Error(
+      `${why}\n--- errors in ${systemLog} ---\n${errors || '(none)'}\n` +
+        `--- tail of ${systemLog} ---\n${tailFile(systemLog, 25)}\n` +
+        `--- tail of stderr.log ---\n${tailFile(join(layout.logDir, 'stderr.log'), 10)}`,
     );
+  };
   const version = await waitForCql(ep, {
     deadlineMs,
     check: () => {
