@@ -8,7 +8,8 @@
  * only ever holds that state's order and old keys simply stop being read.
  *
  * Miss: memcache-style lease on the profile. The lease holder fills; everyone else polls briefly
- * (bounded by CACHE_LEASE_WAIT_MS) and then reads Cassandra directly. The writer's invalidation
+ * (bounded by CACHE_LEASE_WAIT_MS), then serves the summary as it was before the last change
+ * (memcache's stale value; only if it meets the caller's min_version), else reads Cassandra. The writer's invalidation
  * deletes both the summary and the lease, so a filler that read the grid before the write loses
  * its right to publish a summary (stale-set protection, see scripts.ts).
  *
@@ -37,7 +38,8 @@ export interface MinVersion {
   readonly generation?: bigint;
 }
 
-export type Served = 'cache' | 'fill' | 'direct';
+/** `previous`: a lease waiter whose wait ran out got the state before the last change. */
+export type Served = 'cache' | 'fill' | 'direct' | 'previous';
 
 export interface FirstOrderRead extends FirstOrder {
   readonly summary: Summary;
@@ -75,6 +77,7 @@ export interface GridCacheStats {
   fills: number;
   directReads: number;
   leaseWaits: number;
+  previousServed: number;
   staleSetsRejected: number;
   notCachedVersionMoved: number;
 }
@@ -110,6 +113,7 @@ export function createGridCache(
     fills: 0,
     directReads: 0,
     leaseWaits: 0,
+    previousServed: 0,
     staleSetsRejected: 0,
     notCachedVersionMoved: 0,
   };
@@ -264,16 +268,19 @@ export function createGridCache(
     | { kind: 'down' }
     | { kind: 'miss' }
     | { kind: 'hit'; read: FirstOrderRead }
-    | { kind: 'stale'; summary: Summary };
+    | { kind: 'below'; summary: Summary };
 
-  async function lookup(profileId: bigint, min?: MinVersion): Promise<Lookup> {
-    const pair = await guard.run((c) =>
-      withCacheCommands(c).regridReadFirst(cacheKeys.summary(profileId)),
-    );
+  /** The summary under `key` and the order it names; `below` = under the caller's floor. */
+  async function lookup(
+    profileId: bigint,
+    min?: MinVersion,
+    key = cacheKeys.summary(profileId),
+  ): Promise<Lookup> {
+    const pair = await guard.run((c) => withCacheCommands(c).regridReadFirst(key));
     if (pair === undefined) return { kind: 'down' };
     const summary = decodeSummary(pair[0]);
     if (!summary) return { kind: 'miss' };
-    if (!meetsMin(summary, min)) return { kind: 'stale', summary };
+    if (!meetsMin(summary, min)) return { kind: 'below', summary };
     const order = decodeOrder(pair[1]);
     if (!order || !sameState(order, summary)) return { kind: 'miss' };
     return { kind: 'hit', read: read(order, summary, 'cache') };
@@ -291,7 +298,7 @@ export function createGridCache(
       return first.read;
     }
     if (first.kind === 'down') return direct(profileId, min);
-    if (first.kind === 'stale') return readAtLeast(profileId, first.summary, min!);
+    if (first.kind === 'below') return readAtLeast(profileId, first.summary, min!);
     if (!settings.leases) return fill(profileId, undefined, min);
 
     const token = randomBytes(12).toString('base64url');
@@ -301,7 +308,8 @@ export function createGridCache(
     if (got === undefined) return direct(profileId, min);
     if (got === 'OK') return fill(profileId, token, min);
 
-    // Someone else holds the lease: poll for their result, bounded, then read directly.
+    // Someone else holds the lease: poll for their result, bounded; then serve the state before
+    // the last change if the caller accepts it (non-owners may lag, §6.3), else read directly.
     stats.leaseWaits += 1;
     const deadline = Date.now() + settings.leaseWaitMs;
     while (Date.now() < deadline) {
@@ -311,14 +319,26 @@ export function createGridCache(
         stats.hits += 1;
         return again.read;
       }
-      if (again.kind === 'down') break;
-      if (again.kind === 'stale') return readAtLeast(profileId, again.summary, min!);
+      if (again.kind === 'down') return direct(profileId, min);
+      if (again.kind === 'below') return readAtLeast(profileId, again.summary, min!);
+    }
+    const previous = await lookup(profileId, min, cacheKeys.previous(profileId));
+    if (previous.kind === 'hit') {
+      stats.previousServed += 1;
+      return { ...previous.read, served: 'previous' };
     }
     return direct(profileId, min);
   }
 
   async function invalidate(profileId: bigint): Promise<void> {
-    await guard.run((c) => c.del(cacheKeys.summary(profileId), cacheKeys.lease(profileId)));
+    await guard.run((c) =>
+      withCacheCommands(c).regridInvalidate(
+        cacheKeys.summary(profileId),
+        cacheKeys.lease(profileId),
+        cacheKeys.previous(profileId),
+        settings.summaryTtlS * 1000,
+      ),
+    );
   }
 
   async function afterGridWrite(profileId: bigint): Promise<void> {

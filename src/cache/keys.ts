@@ -12,6 +12,11 @@
 export const cacheKeys = {
   /** Profile summary (generation, version, post count): deleted, never overwritten, on change. */
   summary: (profileId: bigint) => `profile:{${profileId}}`,
+  /**
+   * The summary as it was when last invalidated: served to lease waiters whose wait ran out
+   * (memcache's stale value), never to a reader whose min_version it does not meet.
+   */
+  previous: (profileId: bigint) => `profile:{${profileId}}:prev`,
   /** Pins + first entries of the display order for one grid state. Immutable once written. */
   order: (profileId: bigint, generation: bigint, version: bigint) =>
     `grid:{${profileId}}:g${generation}:v${version}`,

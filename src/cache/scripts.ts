@@ -35,6 +35,19 @@ redis.call('DEL', KEYS[1])
 return 1
 `;
 
+/**
+ * Invalidation (after every grid write): keep a copy of the summary as the "previous" one, then
+ * delete the summary and the lease (the delete supersedes any filler's lease). Deleting rather
+ * than overwriting makes invalidations commute: they may arrive in any order.
+ * KEYS[1] = summary, KEYS[2] = lease, KEYS[3] = previous. ARGV[1] = previous TTL ms.
+ */
+const INVALIDATE = `
+local s = redis.call('GET', KEYS[1])
+if s then redis.call('SET', KEYS[3], s, 'PX', ARGV[1]) end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+`;
+
 /** Gives a lease back if it is still ours. KEYS[1] = lease, ARGV[1] = token. */
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -54,6 +67,12 @@ export interface CacheCommands {
     orderTtlS: number,
   ): Promise<number>;
   regridRelease(leaseKey: string, token: string): Promise<number>;
+  regridInvalidate(
+    summaryKey: string,
+    leaseKey: string,
+    previousKey: string,
+    previousTtlMs: number,
+  ): Promise<number>;
 }
 
 const registered = new WeakSet<Redis>();
@@ -64,6 +83,7 @@ export function withCacheCommands(client: Redis): Redis & CacheCommands {
     client.defineCommand('regridReadFirst', { numberOfKeys: 1, lua: READ_FIRST });
     client.defineCommand('regridPublishFill', { numberOfKeys: 3, lua: PUBLISH_FILL });
     client.defineCommand('regridRelease', { numberOfKeys: 1, lua: RELEASE });
+    client.defineCommand('regridInvalidate', { numberOfKeys: 3, lua: INVALIDATE });
     registered.add(client);
   }
   return client as Redis & CacheCommands;

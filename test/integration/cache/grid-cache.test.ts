@@ -236,6 +236,32 @@ describe('leases', () => {
     g.open();
     expect((await filling).served).toBe('fill');
   });
+
+  it('after a change, waiters that run out of budget get the previous state, never below min_version', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 12);
+    const plain = openCache(s, guard);
+    const writer = s.writer({ onCommitted: [(e) => plain.invalidate(e.profileId)] });
+    const before = await plain.readFirstOrder(p); // cached: the state before the change
+    const moved = await moveToTop(s, writer, p, posts[4]!); // summary → previous, then deleted
+    const g = gate();
+    const slow = openCache(s, guard, { hooks: { beforePublish: () => g.wait() } });
+    const filling = slow.readFirstOrder(p);
+    await Promise.race([g.arrived, filling]);
+    const waiter = openCache(s, guard, { leaseWaitMs: 50 });
+    const other = await waiter.readFirstOrder(p);
+    expect(other.served).toBe('previous');
+    expect(other.version).toBe(before.version);
+    expect(ids(other.entries)).toEqual(ids(before.entries));
+    const mine = await waiter.readFirstOrder(p, {
+      minVersion: { version: moved.version, generation: moved.generation },
+    });
+    expect(mine.served).toBe('direct');
+    expect(mine.version).toBe(moved.version);
+    expect(mine.entries[0]!.postId).toBe(posts[4]);
+    g.open();
+    expect((await filling).version).toBe(moved.version);
+  });
 });
 
 describe('read-your-writes (min_version)', () => {
