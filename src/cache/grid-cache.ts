@@ -25,6 +25,7 @@ import type { GridVersion } from '../domain/grid-version.js';
 import { decodeOrder, decodeSummary, encodeOrder, encodeSummary } from './codec.js';
 import type { FirstOrder, Summary } from './codec.js';
 import { cacheKeys } from './keys.js';
+import { createOverrideCache } from './override-cache.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
 import type { GridHead, GridSource } from './source.js';
@@ -106,6 +107,7 @@ export function createGridCache(
   settings: GridCacheSettings,
 ): GridCache {
   const redis = withCacheCommands(guard.client);
+  const overrideLists = createOverrideCache(guard, source, settings.orderTtlS);
   const pollMs = settings.pollMs ?? 15;
   const hooks = settings.hooks ?? {};
   const stats: GridCacheStats = {
@@ -124,19 +126,29 @@ export function createGridCache(
     return meetsMin(head, min) ? head : source.readHead(profileId, 'serial');
   }
 
-  /** One entry more than cached, so `complete` is exact even for a grid of exactly 48. */
-  async function readEntries(profileId: bigint, head: GridHead): Promise<FirstOrder> {
-    const rows = await source.readFirstEntries(profileId, head, FIRST_ENTRIES + 1);
+  /**
+   * The first entries after `head`: the override list (of exactly that state from `ovr:` when
+   * cached; else read with its own head in one query, and cached for later pages), merged with
+   * the streamed time-ordered rows. One entry more than cached, so `complete` is exact even for a
+   * grid of exactly 48. `sameOverrides`: the override list belongs to `head`'s state.
+   */
+  async function readEntries(profileId: bigint, head: GridHead) {
+    const listed = await overrideLists.read(profileId, head);
+    const rows = await source.entries(profileId, listed.rows, {
+      limit: FIRST_ENTRIES + 1,
+      exclude: head.pins,
+    });
     const entries = rows.slice(0, FIRST_ENTRIES).map(({ postId, key }) => ({ postId, key }));
-    return { ...head, entries, complete: rows.length <= FIRST_ENTRIES };
+    const order: FirstOrder = { ...head, entries, complete: rows.length <= FIRST_ENTRIES };
+    return { order, sameOverrides: sameState(listed.head, head) };
   }
 
   /** Version first, rows second, version again: `stable` says the rows belong to `head`. */
   async function readOrder(profileId: bigint, head: GridHead) {
     await hooks.afterHeadRead?.(profileId, head);
-    const order = await readEntries(profileId, head);
+    const { order, sameOverrides } = await readEntries(profileId, head);
     const again = await source.readHead(profileId, 'quorum');
-    return { order, stable: sameState(again, head) };
+    return { order, stable: sameOverrides && sameState(again, head) };
   }
 
   async function summaryOf(profileId: bigint, head: GridHead, order: FirstOrder): Promise<Summary> {
@@ -158,7 +170,7 @@ export function createGridCache(
   async function direct(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
     stats.directReads += 1;
     const head = await readHead(profileId, min);
-    const order = await readEntries(profileId, head);
+    const { order } = await readEntries(profileId, head);
     return read(order, { ...head, postCount: undefined }, 'direct');
   }
 

@@ -37,10 +37,14 @@ export interface PostBody {
 export interface GridSource {
   readHead(profileId: bigint, consistency?: ReadConsistency): Promise<GridHead>;
   /**
-   * The first `n` unpinned entries in display order, read after `head` (the caller read the
-   * version first). Pins are excluded.
+   * The first `limit` entries in display order: `overrides` (sorted key DESC, postId DESC) merged
+   * with the time-ordered rows streamed from Cassandra, `exclude`d posts (the pins) left out.
    */
-  readFirstEntries(profileId: bigint, head: GridHead, n: number): Promise<GridEntry[]>;
+  entries(
+    profileId: bigint,
+    overrides: readonly GridEntry[],
+    query: { readonly limit: number; readonly exclude?: Iterable<bigint> },
+  ): Promise<GridEntry[]>;
   /**
    * Every override row of the profile, sorted by (key DESC, postId DESC), together with the head
    * read in the same single-partition query (so the list belongs to exactly that version).
