@@ -11,7 +11,9 @@ import { composeId, IdGenerator } from '../../../src/domain/ids.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
+import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
 import { GridService } from '../../../src/service/grid-service.js';
+import { makeReadiness } from '../../../src/service/readiness.js';
 import { cqlOf, createCassandraClient, type Cql } from '../../../src/store/cassandra.js';
 
 export const TEST_KEYSPACE = 'regrid_test';
@@ -24,6 +26,7 @@ export interface Core {
   readonly ids: IdGenerator;
   readonly service: GridService;
   readonly app: Hono<AppEnv>;
+  readonly redis: RedisGuard;
   /** A second service over another Cql (e.g. a tracing one), same keyspace and secrets. */
   serviceOver(cql: Cql): GridService;
   close(): Promise<void>;
@@ -43,13 +46,20 @@ export async function openCore(env: Record<string, string> = {}): Promise<Core> 
   const serviceOver = (cql: Cql) =>
     new GridService({ cql, config, ids, cursorSecret: CURSOR_SECRET });
   const service = serviceOver(cqlOf(client));
+  // Only /readyz uses Redis here: the core tests exercise the uncached Cassandra paths.
+  const redis = createRedisGuard({ ...config, REDIS_TIMEOUT_MS: 2000 });
+  await redis.waitReady(5000);
   const app = createApp({
     service,
     jwtSecret: JWT_SECRET,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    readiness: async () => ({ ready: true, checks: { cassandra: 'ok', redis: 'ok' } }),
+    readiness: makeReadiness({ cql: cqlOf(client), redis }),
   });
-  return { config, client, ids, service, app, serviceOver, close: () => client.shutdown() };
+  const close = async () => {
+    await redis.close();
+    await client.shutdown();
+  };
+  return { config, client, ids, service, app, redis, serviceOver, close };
 }
 
 /** A random profile ID (positive signed 64-bit), so tests never share a partition. */

@@ -3,7 +3,18 @@
  * status code the routes promise (400, 401, 403, 404, 409, 413), each as problem+json.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, openCore, randomProfile, seedGrid, tokenFor, type Core } from './harness.js';
+import { createApp } from '../../../src/http/app.js';
+import { makeReadiness } from '../../../src/service/readiness.js';
+import type { Cql } from '../../../src/store/cassandra.js';
+import {
+  JWT_SECRET,
+  call,
+  openCore,
+  randomProfile,
+  seedGrid,
+  tokenFor,
+  type Core,
+} from './harness.js';
 
 let core: Core;
 beforeAll(async () => {
@@ -212,7 +223,6 @@ describe('status codes', () => {
       401,
       'unauthorized',
     );
-    const { JWT_SECRET } = await import('./harness.js');
     const noSub = await sign({ iat: 1 }, JWT_SECRET, 'HS256');
     expectProblem(
       await call(core, 'POST', '/v1/me/posts', { body: {}, token: noSub }),
@@ -286,10 +296,25 @@ describe('status codes', () => {
     expectProblem(r, 413, 'payload_too_large');
   });
 
-  it('healthz and readyz answer', async () => {
+  it('healthz answers; readyz probes the real stores and is 503 when Cassandra does not answer', async () => {
     expect((await call(core, 'GET', '/healthz')).status).toBe(200);
     const ready = await call(core, 'GET', '/readyz');
     expect(ready.status).toBe(200);
     expect(ready.json.checks).toEqual({ cassandra: 'ok', redis: 'ok' });
+
+    const deadCassandra: Cql = {
+      execute: () => Promise.reject(new Error('no host available')),
+      batch: () => Promise.reject(new Error('no host available')),
+    };
+    const degraded = createApp({
+      service: core.service,
+      jwtSecret: JWT_SECRET,
+      bodyLimitBytes: 1024,
+      readiness: makeReadiness({ cql: deadCassandra, redis: core.redis }),
+    });
+    const res = await degraded.request('/readyz');
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { checks: Record<string, string> };
+    expect(body.checks.cassandra).toBe('down');
   });
 });
