@@ -11,6 +11,9 @@ import { IdempotencyStore } from '../../../src/store/idempotency-store.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import type { WriterHooks } from '../../../src/service/grid-writer.js';
 import { IdempotencyService } from '../../../src/service/idempotency.js';
+import { FeatureService } from '../../../src/service/feature-service.js';
+import { createApp } from '../../../src/http/app.js';
+import { issueToken } from '../../../src/http/auth.js';
 
 export const TEST_KEYSPACE = 'regrid_test';
 
@@ -81,4 +84,53 @@ export async function order(f: Features, profileId: bigint, limit = 100): Promis
   const page = await f.service.readPage({ profileId, limit });
   const pins = new Set((await f.service.store.readHead(profileId)).pins);
   return page.entries.map((e) => e.postId).filter((id) => !pins.has(id));
+}
+
+export const JWT = 'feature-tests-jwt-secret-0123456789';
+export const ADMIN = 'feature-tests-admin-token-0123456789';
+
+export interface CallResult {
+  readonly status: number;
+  readonly headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly json: any;
+}
+
+export type Call = (
+  method: string,
+  path: string,
+  opts?: {
+    as?: bigint;
+    admin?: boolean;
+    body?: unknown;
+    headers?: Record<string, string>;
+  },
+) => Promise<CallResult>;
+
+/** The real Hono app (no port) over the harness's service, features and idempotency. */
+export function httpApi(f: Features): { call: Call; features: FeatureService } {
+  const features = new FeatureService(f.service, cqlOf(f.client), f.config);
+  const app = createApp({
+    service: f.service,
+    features,
+    idempotency: f.idempotency(),
+    adminToken: ADMIN,
+    jwtSecret: JWT,
+    bodyLimitBytes: f.config.BODY_LIMIT_BYTES,
+    readiness: async () => ({ ok: true }) as never,
+  });
+  const call: Call = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.as !== undefined) headers.authorization = `Bearer ${await issueToken(JWT, opts.as)}`;
+    if (opts.admin) headers.authorization = `Bearer ${ADMIN}`;
+    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await app.request(path, {
+      method,
+      headers,
+      ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+  };
+  return { call, features };
 }
