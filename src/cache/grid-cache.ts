@@ -25,19 +25,13 @@ import type { GridVersion } from '../domain/grid-version.js';
 import { decodeOrder, decodeSummary, encodeOrder, encodeSummary } from './codec.js';
 import type { FirstOrder, Summary } from './codec.js';
 import { cacheKeys } from './keys.js';
-import { createOverrideCache } from './override-cache.js';
+import { createOrderReader, meetsMin } from './order-reader.js';
+import type { MinVersion } from './order-reader.js';
+
+export { FIRST_ENTRIES, meetsMin, type MinVersion } from './order-reader.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
 import type { GridHead, GridSource } from './source.js';
-
-/** The design caches the pins and the next two pages of 24. */
-export const FIRST_ENTRIES = 48;
-
-/** A read-your-writes floor; without `generation` only the version numbers are compared. */
-export interface MinVersion {
-  readonly version: bigint;
-  readonly generation?: bigint;
-}
 
 /** `previous`: a lease waiter whose wait ran out got the state before the last change. */
 export type Served = 'cache' | 'fill' | 'direct' | 'previous';
@@ -92,12 +86,6 @@ export interface GridCache {
   readonly stats: GridCacheStats;
 }
 
-export const meetsMin = (state: GridVersion, min: MinVersion | undefined): boolean =>
-  min === undefined ||
-  (min.generation === undefined
-    ? state.version >= min.version
-    : compareGridVersions(state, { generation: min.generation, version: min.version }) >= 0);
-
 const sameState = (a: GridVersion, b: GridVersion) => compareGridVersions(a, b) === 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -106,8 +94,7 @@ export function createGridCache(
   source: GridSource,
   settings: GridCacheSettings,
 ): GridCache {
-  const redis = withCacheCommands(guard.client);
-  const overrideLists = createOverrideCache(guard, source, settings.orderTtlS);
+  withCacheCommands(guard.client);
   const pollMs = settings.pollMs ?? 15;
   const hooks = settings.hooks ?? {};
   const stats: GridCacheStats = {
@@ -119,46 +106,8 @@ export function createGridCache(
     staleSetsRejected: 0,
     notCachedVersionMoved: 0,
   };
-
-  /** Reads the head at LOCAL_QUORUM, escalating to LOCAL_SERIAL when below the floor. */
-  async function readHead(profileId: bigint, min?: MinVersion): Promise<GridHead> {
-    const head = await source.readHead(profileId, 'quorum');
-    return meetsMin(head, min) ? head : source.readHead(profileId, 'serial');
-  }
-
-  /**
-   * The first entries after `head`: the override list (of exactly that state from `ovr:` when
-   * cached; else read with its own head in one query, and cached for later pages), merged with
-   * the streamed time-ordered rows. One entry more than cached, so `complete` is exact even for a
-   * grid of exactly 48. `sameOverrides`: the override list belongs to `head`'s state.
-   */
-  async function readEntries(profileId: bigint, head: GridHead) {
-    const listed = await overrideLists.read(profileId, head);
-    const rows = await source.entries(profileId, listed.rows, {
-      limit: FIRST_ENTRIES + 1,
-      exclude: head.pins,
-    });
-    const entries = rows.slice(0, FIRST_ENTRIES).map(({ postId, key }) => ({ postId, key }));
-    const order: FirstOrder = { ...head, entries, complete: rows.length <= FIRST_ENTRIES };
-    return { order, sameOverrides: sameState(listed.head, head) };
-  }
-
-  /** Version first, rows second, version again: `stable` says the rows belong to `head`. */
-  async function readOrder(profileId: bigint, head: GridHead) {
-    await hooks.afterHeadRead?.(profileId, head);
-    const { order, sameOverrides } = await readEntries(profileId, head);
-    const again = await source.readHead(profileId, 'quorum');
-    return { order, stable: sameOverrides && sameState(again, head) };
-  }
-
-  async function summaryOf(profileId: bigint, head: GridHead, order: FirstOrder): Promise<Summary> {
-    const postCount = settings.countPosts
-      ? await settings.countPosts(profileId)
-      : order.complete
-        ? order.pins.length + order.entries.length
-        : undefined;
-    return { ...head, postCount };
-  }
+  const { readHead, readEntries, readOrder, summaryOf, cachedOrder, storeOrder } =
+    createOrderReader(guard, source, settings, stats);
 
   const read = (order: FirstOrder, summary: Summary, served: Served): FirstOrderRead => ({
     ...order,
@@ -230,23 +179,6 @@ export function createGridCache(
       );
     }
     return read(order, summary, 'fill');
-  }
-
-  /** The order entry of exactly `head`'s state, if cached. */
-  async function cachedOrder(profileId: bigint, head: GridHead): Promise<FirstOrder | undefined> {
-    const key = cacheKeys.order(profileId, head.generation, head.version);
-    const order = decodeOrder(await guard.run((c) => c.get(key)));
-    return order && sameState(order, head) ? order : undefined;
-  }
-
-  /** Stores an order entry when its rows were read under a stable version. */
-  async function storeOrder(profileId: bigint, order: FirstOrder, stable: boolean) {
-    if (!stable) {
-      stats.notCachedVersionMoved += 1;
-      return;
-    }
-    const key = cacheKeys.order(profileId, order.generation, order.version);
-    await guard.run((c) => c.set(key, encodeOrder(order), 'EX', settings.orderTtlS));
   }
 
   /**

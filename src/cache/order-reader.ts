@@ -1,0 +1,104 @@
+/**
+ * Reading one grid state's first-page order from Cassandra, under the rule that keeps cache
+ * entries honest (design §3.4): the version first, the rows second, the version again. Rows can
+ * then only be newer than the version they are filed under, and a version that moved meanwhile
+ * marks the read unstable, which the callers never cache.
+ *
+ * The override list comes through `ovr:` (override-cache.ts): a fill finds the list of exactly its
+ * state there when a writer or a later page already read it, and leaves it there otherwise.
+ */
+import { compareGridVersions } from '../domain/grid-version.js';
+import type { GridVersion } from '../domain/grid-version.js';
+import { decodeOrder, encodeOrder } from './codec.js';
+import type { FirstOrder, Summary } from './codec.js';
+import type { GridCacheSettings, GridCacheStats } from './grid-cache.js';
+import { cacheKeys } from './keys.js';
+import { createOverrideCache } from './override-cache.js';
+import type { RedisGuard } from './redis.js';
+import type { GridHead, GridSource } from './source.js';
+
+/** The design caches the pins and the next two pages of 24. */
+export const FIRST_ENTRIES = 48;
+
+/** A read-your-writes floor; without `generation` only the version numbers are compared. */
+export interface MinVersion {
+  readonly version: bigint;
+  readonly generation?: bigint;
+}
+
+export const meetsMin = (state: GridVersion, min: MinVersion | undefined): boolean =>
+  min === undefined ||
+  (min.generation === undefined
+    ? state.version >= min.version
+    : compareGridVersions(state, { generation: min.generation, version: min.version }) >= 0);
+
+const sameState = (a: GridVersion, b: GridVersion) => compareGridVersions(a, b) === 0;
+
+export function createOrderReader(
+  guard: RedisGuard,
+  source: GridSource,
+  settings: GridCacheSettings,
+  stats: GridCacheStats,
+) {
+  const overrideLists = createOverrideCache(guard, source, settings.orderTtlS);
+  const hooks = settings.hooks ?? {};
+
+  /** Reads the head at LOCAL_QUORUM, escalating to LOCAL_SERIAL when below the floor. */
+  async function readHead(profileId: bigint, min?: MinVersion): Promise<GridHead> {
+    const head = await source.readHead(profileId, 'quorum');
+    return meetsMin(head, min) ? head : source.readHead(profileId, 'serial');
+  }
+
+  /**
+   * The first entries after `head`: the override list (of exactly that state from `ovr:` when
+   * cached; else read with its own head in one query, and cached for later pages), merged with
+   * the streamed time-ordered rows. One entry more than cached, so `complete` is exact even for a
+   * grid of exactly 48. `sameOverrides`: the override list belongs to `head`'s state.
+   */
+  async function readEntries(profileId: bigint, head: GridHead) {
+    const listed = await overrideLists.read(profileId, head);
+    const rows = await source.entries(profileId, listed.rows, {
+      limit: FIRST_ENTRIES + 1,
+      exclude: head.pins,
+    });
+    const entries = rows.slice(0, FIRST_ENTRIES).map(({ postId, key }) => ({ postId, key }));
+    const order: FirstOrder = { ...head, entries, complete: rows.length <= FIRST_ENTRIES };
+    return { order, sameOverrides: sameState(listed.head, head) };
+  }
+
+  /** Version first, rows second, version again: `stable` says the rows belong to `head`. */
+  async function readOrder(profileId: bigint, head: GridHead) {
+    await hooks.afterHeadRead?.(profileId, head);
+    const { order, sameOverrides } = await readEntries(profileId, head);
+    const again = await source.readHead(profileId, 'quorum');
+    return { order, stable: sameOverrides && sameState(again, head) };
+  }
+
+  async function summaryOf(profileId: bigint, head: GridHead, order: FirstOrder): Promise<Summary> {
+    const postCount = settings.countPosts
+      ? await settings.countPosts(profileId)
+      : order.complete
+        ? order.pins.length + order.entries.length
+        : undefined;
+    return { ...head, postCount };
+  }
+
+  /** The order entry of exactly `head`'s state, if cached. */
+  async function cachedOrder(profileId: bigint, head: GridHead): Promise<FirstOrder | undefined> {
+    const key = cacheKeys.order(profileId, head.generation, head.version);
+    const order = decodeOrder(await guard.run((c) => c.get(key)));
+    return order && sameState(order, head) ? order : undefined;
+  }
+
+  /** Stores an order entry when its rows were read under a stable version. */
+  async function storeOrder(profileId: bigint, order: FirstOrder, stable: boolean) {
+    if (!stable) {
+      stats.notCachedVersionMoved += 1;
+      return;
+    }
+    const key = cacheKeys.order(profileId, order.generation, order.version);
+    await guard.run((c) => c.set(key, encodeOrder(order), 'EX', settings.orderTtlS));
+  }
+
+  return { readHead, readEntries, readOrder, summaryOf, cachedOrder, storeOrder };
+}
