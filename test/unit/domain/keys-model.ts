@@ -28,9 +28,11 @@ export function apply(
 ): Keyed[] {
   if (placement.kind !== 'placed') throw new Error('expected a placement');
   const { writes, relabelled } = placement;
-  expect(writes).toHaveLength(postIds.length + relabelled);
   const at = writes.findIndex((w) => w.postId === postIds[0]);
-  expect(writes.slice(at, at + postIds.length).map((w) => w.postId)).toEqual(postIds);
+  const moved = writes.slice(at, at + postIds.length).map((w) => w.postId);
+  if (writes.length !== postIds.length + relabelled || moved.some((id, i) => id !== postIds[i])) {
+    expect.fail(`writes ${writes.map((w) => w.postId)} do not hold ${postIds} + ${relabelled}`);
+  }
   const next: Keyed[] = [
     ...entries.slice(0, gap),
     ...postIds.map((postId) => ({ postId, key: -1n })),
@@ -38,16 +40,26 @@ export function apply(
   ];
   const start = gap - at;
   writes.forEach((w, i) => {
-    expect(next[start + i]?.postId).toBe(w.postId);
+    if (next[start + i]?.postId !== w.postId) expect.fail(`write ${w.postId} outside its window`);
     next[start + i] = w;
   });
   return next;
 }
 
-/** Keys strictly increase and lie in (0, ceiling). */
+/** Keys strictly increase and lie in (0, ceiling). Plain checks first: this runs in hot loops. */
 export function expectValidKeys(entries: readonly Keyed[], ceiling: bigint): void {
-  entries.forEach((e, i) => {
-    expect(e.key > 0n && e.key < ceiling, `key ${e.key} in (0, ${ceiling})`).toBe(true);
-    if (i > 0) expect(entries[i - 1]!.key < e.key, `keys ascend at ${i}`).toBe(true);
-  });
+  const bad = entries.findIndex(
+    (e, i) => e.key <= 0n || e.key >= ceiling || (i > 0 && entries[i - 1]!.key >= e.key),
+  );
+  if (bad >= 0) {
+    const around = entries.slice(Math.max(bad - 1, 0), bad + 1).map((e) => e.key);
+    expect.fail(`keys ${around.join(', ')} at ${bad}: not ascending in (0, ${ceiling})`);
+  }
+}
+
+/** The grid holds exactly `model`'s posts, in that order. */
+export function expectOrder(entries: readonly Keyed[], model: readonly bigint[]): void {
+  if (entries.length !== model.length || entries.some((e, i) => e.postId !== model[i])) {
+    expect(entries.map((e) => e.postId)).toEqual(model);
+  }
 }
