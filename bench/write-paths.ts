@@ -1,0 +1,171 @@
+/**
+ * `npx tsx bench/write-paths.ts`: what each grid write path costs in Cassandra, measured on the
+ * local node (docs/write-paths.md quotes its output). For every path it counts, through a
+ * counting wrapper around the driver:
+ *   - statements sent (reads, plain writes, LWT statements, batches and their conditional ones),
+ *   - LWT rounds (conditional statements/batches: each is one Paxos round, 2 round trips on v2),
+ * and, by tracing a full read of the profile's two grid partitions afterwards, the tombstone
+ * cells a reader now meets there (override partition and grid_posts separately).
+ * Runs against keyspace `regrid_bench` (created/migrated here), fresh profiles each run.
+ */
+import { loadConfig } from '../src/config.js';
+import { IdGenerator } from '../src/domain/ids.js';
+import { createCassandraClient, cqlOf, type Cql } from '../src/store/cassandra.js';
+import { applyMigrations } from '../src/store/migrations.js';
+import { fetchReadTally } from '../src/store/trace.js';
+import { FeatureService } from '../src/service/feature-service.js';
+import { GridService } from '../src/service/grid-service.js';
+import { IdempotencyService, fingerprintRequest } from '../src/service/idempotency.js';
+import { IdempotencyStore } from '../src/store/idempotency-store.js';
+
+const KEYSPACE = 'regrid_bench';
+const config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: KEYSPACE });
+const admin = createCassandraClient(config);
+await admin.connect();
+await applyMigrations(admin, config, KEYSPACE, { log: () => undefined });
+await admin.shutdown();
+const client = createCassandraClient(config, { keyspace: KEYSPACE });
+await client.connect();
+
+interface Tally {
+  reads: number;
+  writes: number;
+  lwt: number;
+  batches: number;
+  condBatches: number;
+  batchStatements: number;
+}
+const zero = (): Tally => ({
+  reads: 0,
+  writes: 0,
+  lwt: 0,
+  batches: 0,
+  condBatches: 0,
+  batchStatements: 0,
+});
+let t = zero();
+const isCond = (q: string) => /\sIF\s/i.test(q);
+const base = cqlOf(client);
+const counting: Cql = {
+  execute(query, params, options) {
+    if (/^\s*SELECT/i.test(query)) t.reads += 1;
+    else if (isCond(query)) t.lwt += 1;
+    else t.writes += 1;
+    return base.execute(query, params, options);
+  },
+  batch(queries, options) {
+    t.batches += 1;
+    t.batchStatements += queries.length;
+    if (queries.some((q) => isCond(q.query))) t.condBatches += 1;
+    return base.batch(queries, options);
+  },
+};
+
+const ids = new IdGenerator(8191);
+const grid = new GridService({
+  cql: counting,
+  config,
+  ids,
+  cursorSecret: 'bench-cursor-secret-0123456789',
+});
+const features = new FeatureService(grid, counting, config);
+const idem = new IdempotencyService(new IdempotencyStore(counting, config.IDEMPOTENCY_TTL_S), {
+  ttlS: config.IDEMPOTENCY_TTL_S,
+  leaseMs: 30_000,
+});
+
+async function tombstones(profileId: bigint) {
+  const out: Record<string, number> = {};
+  for (const table of ['grid_overrides', 'grid_posts']) {
+    const rs = await client.execute(`SELECT * FROM ${table} WHERE profile_id = ?`, [profileId], {
+      prepare: true,
+      traceQuery: true,
+    });
+    out[table] = (await fetchReadTally(client, rs.info.traceId)).tombstoneCells;
+  }
+  return out;
+}
+
+const rows: string[] = [];
+async function measure(name: string, profileId: bigint, op: () => Promise<unknown>) {
+  const before = await tombstones(profileId);
+  t = zero();
+  await op();
+  const cost = t;
+  const after = await tombstones(profileId);
+  const d = (k: string) => after[k]! - before[k]!;
+  const lwtRounds = cost.lwt + cost.condBatches;
+  rows.push(
+    `| ${name} | ${cost.reads} | ${cost.writes} | ${cost.batches} (${cost.batchStatements} stmts) | ${lwtRounds} | +${d('grid_overrides')} / +${d('grid_posts')} |`,
+  );
+}
+
+async function seeded(n: number): Promise<[bigint, bigint[]]> {
+  const p = ids.next();
+  const posts: bigint[] = [];
+  for (let i = 0; i < n; i++) posts.push((await grid.createPost(p, {})).value.postId);
+  return [p, posts];
+}
+
+const [p, posts] = await seeded(30);
+const [a, b, c, d, e] = posts as [bigint, bigint, bigint, bigint, bigint];
+await measure('create post', p, () => grid.createPost(p, {}));
+await measure('create post, 2 collaborators', p, () =>
+  features.createPost(p, { collaborators: [ids.next(), ids.next()] }),
+);
+await measure('move (midpoint)', p, () => grid.move(p, a, d));
+await measure('move with Idempotency-Key', p, () =>
+  idem.run(
+    {
+      scope: p,
+      key: 'bench-1',
+      fingerprint: fingerprintRequest({ method: 'POST', route: '/m', body: '1' }),
+      gridProfileId: p,
+    },
+    async (ticket) => {
+      const out = await grid.move(p, b, e, {
+        interceptor: idem.interceptor(ticket, p, (_r, v) => ({
+          status: 200,
+          body: { grid_version: String(v) },
+        })),
+      });
+      return { status: 200, body: { grid_version: String(out.version) } };
+    },
+  ),
+);
+await measure('replay of that key', p, () =>
+  idem.run(
+    {
+      scope: p,
+      key: 'bench-1',
+      fingerprint: fingerprintRequest({ method: 'POST', route: '/m', body: '1' }),
+      gridProfileId: p,
+    },
+    async () => ({ status: 200, body: {} }),
+  ),
+);
+await measure('pin 2 posts', p, () => features.setPins(p, [c, posts[10]!]));
+await measure('unpin them', p, () => features.setPins(p, []));
+const o = await features.readOrder(p);
+const reordered = [...o.postIds];
+reordered.splice(5, 0, ...reordered.splice(20, 3));
+await measure('batch reorder (3 posts to another gap)', p, () =>
+  features.patchOrder(p, o.etag, { postIds: reordered }),
+);
+await measure('archive (post with override)', p, () => features.archivePost(p, a));
+await measure('unarchive previous', p, () => features.unarchivePost(p, a, 'previous'));
+await measure('delete post (with override)', p, () => grid.deletePost(p, a));
+await measure('reset (all overrides)', p, () => features.reset(p));
+const [q, qposts] = await seeded(3);
+const collab = await features.createPost(q, { collaborators: [p] });
+await measure('remove collaborator (its grid)', p, () =>
+  features.removeCollaborator(q, collab.post.postId, p),
+);
+await measure('takedown (1 grid)', q, () => features.takedown(qposts[0]!));
+
+console.log(
+  '| write path | reads | plain writes | batches | LWT rounds | new tombstones (overrides / grid_posts) |',
+);
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const r of rows) console.log(r);
+await client.shutdown();
