@@ -1,12 +1,16 @@
 /**
- * The run's chart as a hand-written SVG (no dependencies): two panels sharing the x axis (moves
- * done so far), first-page read latency on top and tombstones scanned by that read below, one
- * line per design. Pure: data in, markup out.
+ * The run's chart as a hand-written SVG (no dependencies): stacked panels sharing the x axis
+ * (moves done so far), one line per design — first-page read latency, tombstones scanned by that
+ * read, then the same two for a read of the whole grid. Pure: data in, markup out.
  */
 export interface ChartPoint {
   readonly moves: number;
+  /** First page of the busiest grid: median latency, tombstones met (traced). */
   readonly readMs: number;
   readonly tombstones: number;
+  /** The whole busiest grid: latency, and tombstones met by a traced read of its partitions. */
+  readonly fullReadMs: number;
+  readonly fullTombstones: number;
 }
 
 export interface ChartSeries {
@@ -15,8 +19,8 @@ export interface ChartSeries {
 }
 
 const W = 760;
-const PANEL_H = 220;
-const M = { left: 70, right: 150, top: 40, gap: 60, bottom: 50 };
+const PANEL_H = 150;
+const M = { left: 70, right: 150, top: 40, gap: 50, bottom: 50 };
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
 
 const esc = (s: string) =>
@@ -40,18 +44,17 @@ interface Panel {
 
 export function renderChart(series: readonly ChartSeries[], title: string): string {
   const plotW = W - M.left - M.right;
-  const H = M.top + PANEL_H * 2 + M.gap + M.bottom;
+  const PANELS: Array<Omit<Panel, 'y0'>> = [
+    { title: 'first-page read latency (ms)', value: (p) => p.readMs },
+    { title: 'tombstones scanned per first-page read', value: (p) => p.tombstones },
+    { title: 'whole-grid read latency (ms)', value: (p) => p.fullReadMs },
+    { title: 'tombstones scanned per whole-grid read', value: (p) => p.fullTombstones },
+  ];
+  const H = M.top + PANEL_H * PANELS.length + M.gap * (PANELS.length - 1) + M.bottom;
   const all = series.flatMap((s) => s.points);
   const xMax = niceMax(Math.max(0, ...all.map((p) => p.moves)));
   const x = (v: number) => M.left + (v / xMax) * plotW;
-  const panels: Panel[] = [
-    { title: 'first-page read latency (ms)', y0: M.top, value: (p) => p.readMs },
-    {
-      title: 'tombstones scanned per first-page read',
-      y0: M.top + PANEL_H + M.gap,
-      value: (p) => p.tombstones,
-    },
-  ];
+  const panels: Panel[] = PANELS.map((p, i) => ({ ...p, y0: M.top + i * (PANEL_H + M.gap) }));
 
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,

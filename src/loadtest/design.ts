@@ -42,6 +42,8 @@ export interface GridDesign {
    * (summed over every statement the design's read path runs).
    */
   traceFirstPage(profileId: bigint, limit: number): Promise<ReadCounts>;
+  /** The whole grid's order, read the way the first page is (timed by the sampler). */
+  readOrder(profileId: bigint): Promise<bigint[]>;
   /** The whole grid in display order, duplicates and all (what the checker judges). */
   readAll(profileId: bigint): Promise<bigint[]>;
   classifyFailure(err: unknown): FailureKind;

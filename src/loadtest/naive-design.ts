@@ -174,6 +174,10 @@ export class NaiveDesign implements GridDesign {
     return tally;
   }
 
+  readOrder(profileId: bigint): Promise<bigint[]> {
+    return this.readAll(profileId);
+  }
+
   async readAll(profileId: bigint): Promise<bigint[]> {
     const out: bigint[] = [];
     const rs = await this.client.execute(Q.all, [profileId], {

@@ -39,6 +39,7 @@ export const LoadtestOptionsSchema = z
     pageSize: int(1, 200).default(24),
     samples: int(2, 200).default(20),
     rawCeiling: z.boolean().default(true),
+    tableMetrics: z.boolean().default(true),
     json: z.string().optional(),
     chart: z.string().optional(),
     progress: z.boolean().default(true),
@@ -72,7 +73,13 @@ export const LoadtestOptionsSchema = z
 
 export type LoadtestOptions = z.infer<typeof LoadtestOptionsSchema>;
 
-const BOOLEAN_FLAGS = new Set(['direct', 'compare', 'no-raw-ceiling', 'no-progress']);
+const BOOLEAN_FLAGS = new Set([
+  'direct',
+  'compare',
+  'no-raw-ceiling',
+  'no-table-metrics',
+  'no-progress',
+]);
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -132,4 +139,5 @@ export const USAGE = `usage: npm run loadtest -- [options]
   --samples N                 read/tombstone samples taken during the run (default 20)
   --json PATH --chart PATH    write the JSON report / the SVG chart
   --no-raw-ceiling            skip the bare conditional-batch ceiling
+  --no-table-metrics          skip flush + nodetool tablestats + sstablemetadata (local node only)
   --no-progress               no progress line on stderr`;

@@ -19,6 +19,7 @@ import { GridService } from '../service/grid-service.js';
 import type { FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
 
 const READ_ALL_PAGE = 100;
+const WHOLE_GRID = 1_000_000; // a "first page" this long is the whole grid
 
 /** Outcome known: these codes are returned before or instead of any write. */
 const REJECTED = new Set([
@@ -105,6 +106,11 @@ export class RegridDirectDesign implements GridDesign {
   async traceFirstPage(profileId: bigint, limit: number): Promise<ReadCounts> {
     await firstPage(this.tracedService, profileId, limit);
     return this.traced.tally();
+  }
+
+  /** The whole order the same way (no bodies): what the sampler times against the naive table. */
+  readOrder(profileId: bigint): Promise<bigint[]> {
+    return firstPage(this.service, profileId, WHOLE_GRID);
   }
 
   /** The whole grid through the service's own paged read (cursors), as clients see it. */

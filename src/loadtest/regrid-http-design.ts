@@ -142,6 +142,11 @@ export class RegridHttpDesign implements GridDesign {
     return this.traced.tally();
   }
 
+  /** Over HTTP the whole order is only available page by page, bodies included. */
+  readOrder(profileId: bigint): Promise<bigint[]> {
+    return this.readAll(profileId);
+  }
+
   async readAll(profileId: bigint): Promise<bigint[]> {
     const out: bigint[] = [];
     let cursor: string | null = null;

@@ -30,9 +30,11 @@ export interface DesignReport {
   readonly read_p50_ms: number | null;
   readonly read_p99_ms: number | null;
   readonly reads: number;
-  /** Median first-page read of the busiest grid before any move / after the run, no load. */
+  /** Median first-page / whole-grid read of the busiest grid before any move and after the run. */
   readonly initial_first_page_ms: number | null;
   readonly final_first_page_ms: number | null;
+  readonly initial_full_read_ms: number | null;
+  readonly final_full_read_ms: number | null;
   readonly cas_retries: number | null;
   readonly rows_per_move: number | null;
   readonly relabels: number;
@@ -41,6 +43,8 @@ export interface DesignReport {
   readonly tombstones_written: number;
   readonly tombstones_by_table: Readonly<Record<string, number>>;
   readonly tombstones_scanned_per_read_max: number;
+  /** Max tombstones met by a whole-grid read of the busiest grid, over the samples. */
+  readonly tombstones_scanned_full_read_max: number;
   /** Whole-table figures after a flush (nodetool tablestats + sstablemetadata); null if remote. */
   readonly table_metrics: Readonly<Record<string, TableMetric>> | null;
   readonly violations: readonly Violation[];
@@ -51,6 +55,12 @@ export interface DesignReport {
   readonly samples: readonly SamplePoint[];
   readonly error_samples: readonly string[];
   readonly unreadable_partitions: readonly string[];
+}
+
+/** Read latencies (ms) of the busiest grid with nothing else running. */
+export interface QuietReads {
+  readonly firstPage: readonly number[];
+  readonly full: readonly number[];
 }
 
 export interface ReportInputs {
@@ -65,8 +75,7 @@ export interface ReportInputs {
   };
   readonly work: WorkloadResult;
   readonly reads: readonly number[];
-  readonly initialFirstPage: readonly number[];
-  readonly finalFirstPage: readonly number[];
+  readonly quiet: { before: QuietReads; after: QuietReads };
   readonly tombstones: PartitionTombstones;
   readonly tableMetrics: Record<string, TableMetric> | null;
   readonly violations: readonly Violation[];
@@ -104,8 +113,10 @@ export function buildDesignReport(i: ReportInputs): DesignReport {
     read_p50_ms: round2(pick(50)),
     read_p99_ms: round2(pick(99)),
     reads: i.reads.length,
-    initial_first_page_ms: round2(median(i.initialFirstPage)),
-    final_first_page_ms: round2(median(i.finalFirstPage)),
+    initial_first_page_ms: round2(median(i.quiet.before.firstPage)),
+    final_first_page_ms: round2(median(i.quiet.after.firstPage)),
+    initial_full_read_ms: round2(median(i.quiet.before.full)),
+    final_full_read_ms: round2(median(i.quiet.after.full)),
     cas_retries: w.casRetries,
     rows_per_move: w.rowsKnown > 0 ? round2(w.rowsWritten / w.rowsKnown) : null,
     relabels: w.relabels,
@@ -113,6 +124,7 @@ export function buildDesignReport(i: ReportInputs): DesignReport {
     tombstones_written: i.tombstones.total,
     tombstones_by_table: i.tombstones.byTable,
     tombstones_scanned_per_read_max: Math.max(0, ...w.samples.map((s) => s.tombstones)),
+    tombstones_scanned_full_read_max: Math.max(0, ...w.samples.map((s) => s.fullTombstones)),
     table_metrics: i.tableMetrics,
     violations: i.violations,
     violations_by_kind: countByKind(i.violations),
@@ -122,7 +134,11 @@ export function buildDesignReport(i: ReportInputs): DesignReport {
       i.rawCeilingPerS === null || i.rawCeilingPerS === 0
         ? null
         : Math.round((movesPerS / i.rawCeilingPerS) * 1000) / 1000,
-    samples: w.samples.map((s) => ({ ...s, readMs: round2(s.readMs)! })),
+    samples: w.samples.map((s) => ({
+      ...s,
+      readMs: round2(s.readMs)!,
+      fullReadMs: round2(s.fullReadMs)!,
+    })),
     error_samples: w.errorSamples,
     unreadable_partitions: i.tombstones.unreadable,
   };
@@ -132,11 +148,15 @@ export interface Comparison {
   readonly moves: { regrid: number; naive: number };
   /** naive / regrid median first-page read of the busiest grid, after the same moves, no load. */
   readonly read_latency_ratio_naive_over_regrid: number | null;
+  /** The same for a read of the whole busiest grid. */
+  readonly full_read_latency_ratio_naive_over_regrid: number | null;
   readonly read_p50_ratio_naive_over_regrid: number | null;
-  /** final / initial quiet first-page read of the busiest grid: how reads aged with the moves. */
+  /** final / initial quiet read of the busiest grid: how reads aged with the moves. */
   readonly read_growth: { regrid: number | null; naive: number | null };
+  readonly full_read_growth: { regrid: number | null; naive: number | null };
   readonly tombstones_written: { regrid: number; naive: number };
   readonly tombstones_scanned_per_read_max: { regrid: number; naive: number };
+  readonly tombstones_scanned_full_read_max: { regrid: number; naive: number };
   readonly violations: { regrid: number; naive: number };
   readonly duplicates: { regrid: number; naive: number };
 }
@@ -153,9 +173,15 @@ export function compare(regrid: DesignReport, naive: DesignReport): Comparison {
       regrid.final_first_page_ms,
     ),
     read_p50_ratio_naive_over_regrid: ratio(naive.read_p50_ms, regrid.read_p50_ms),
+    full_read_latency_ratio_naive_over_regrid: ratio(
+      naive.final_full_read_ms,
+      regrid.final_full_read_ms,
+    ),
     read_growth: pair((r) => ratio(r.final_first_page_ms, r.initial_first_page_ms)),
+    full_read_growth: pair((r) => ratio(r.final_full_read_ms, r.initial_full_read_ms)),
     tombstones_written: pair((r) => r.tombstones_written),
     tombstones_scanned_per_read_max: pair((r) => r.tombstones_scanned_per_read_max),
+    tombstones_scanned_full_read_max: pair((r) => r.tombstones_scanned_full_read_max),
     violations: pair((r) => r.violations.length),
     duplicates: pair((r) => r.violations_by_kind.duplicate),
   };
@@ -173,13 +199,15 @@ export function summarizeDesign(r: DesignReport): string {
     `  moves        ${r.moves} acknowledged of ${r.moves_attempted} (${r.errors} errors: ${r.rejected} rejected, ${r.uncertain} unknown outcome) in ${r.seconds} s`,
     `  throughput   ${r.moves_per_s} moves/s; move p50 ${n(r.move_p50_ms, ' ms')}, p99 ${n(r.move_p99_ms, ' ms')}`,
     `  raw ceiling  ${n(r.raw_ceiling_per_s, ' conditional batches/s')}; moves/s = ${n(r.moves_per_s_vs_raw_ceiling)} × ceiling`,
-    `  reads        first page p50 ${n(r.read_p50_ms, ' ms')}, p99 ${n(r.read_p99_ms, ' ms')} (${r.reads} reads); busiest grid quiet: ${n(r.initial_first_page_ms, ' ms')} before, ${n(r.final_first_page_ms, ' ms')} after`,
+    `  reads        first page p50 ${n(r.read_p50_ms, ' ms')}, p99 ${n(r.read_p99_ms, ' ms')} (${r.reads} reads); busiest grid, quiet, before → after: first page ${n(r.initial_first_page_ms, ' ms')} → ${n(r.final_first_page_ms, ' ms')}, whole grid ${n(r.initial_full_read_ms, ' ms')} → ${n(r.final_full_read_ms, ' ms')}`,
     `  writes       ${n(r.rows_per_move)} rows/move, ${r.relabels} relabels (${r.relabelled_rows} rows), ${n(r.cas_retries)} CAS retries`,
     `  tombstones   ${r.tombstones_written} in the run's partitions (${Object.entries(
       r.tombstones_by_table,
     )
       .map(([t, c]) => `${t} ${c}`)
-      .join(', ')}); max ${r.tombstones_scanned_per_read_max} scanned by one first-page read`,
+      .join(
+        ', ',
+      )}); max scanned by one read of the busiest grid: ${r.tombstones_scanned_per_read_max} (first page), ${r.tombstones_scanned_full_read_max} (whole grid)`,
   ];
   if (r.table_metrics) {
     const m = Object.entries(r.table_metrics).map(
@@ -209,9 +237,9 @@ export function summarizeComparison(c: Comparison): string {
   return [
     '== regrid vs naive (same workload and seed)',
     `  tombstones written       regrid ${c.tombstones_written.regrid}  naive ${c.tombstones_written.naive}`,
-    `  max tombstones per read  regrid ${c.tombstones_scanned_per_read_max.regrid}  naive ${c.tombstones_scanned_per_read_max.naive}`,
+    `  max tombstones per read  first page: regrid ${c.tombstones_scanned_per_read_max.regrid}  naive ${c.tombstones_scanned_per_read_max.naive}; whole grid: regrid ${c.tombstones_scanned_full_read_max.regrid}  naive ${c.tombstones_scanned_full_read_max.naive}`,
     `  violations               regrid ${c.violations.regrid}  naive ${c.violations.naive} (duplicates: regrid ${c.duplicates.regrid}, naive ${c.duplicates.naive})`,
-    `  read latency naive/regrid after the same moves: ${n(c.read_latency_ratio_naive_over_regrid, '×')} (busiest grid, quiet); ${n(c.read_p50_ratio_naive_over_regrid, '×')} (p50 during the run)`,
-    `  read latency after/before the moves (busiest grid, quiet): regrid ${n(c.read_growth.regrid, '×')}  naive ${n(c.read_growth.naive, '×')}`,
+    `  read latency naive/regrid after the same moves (busiest grid, quiet): first page ${n(c.read_latency_ratio_naive_over_regrid, '×')}, whole grid ${n(c.full_read_latency_ratio_naive_over_regrid, '×')}; first-page p50 during the run ${n(c.read_p50_ratio_naive_over_regrid, '×')}`,
+    `  read latency after/before the moves (busiest grid, quiet): first page regrid ${n(c.read_growth.regrid, '×')}  naive ${n(c.read_growth.naive, '×')}; whole grid regrid ${n(c.full_read_growth.regrid, '×')}  naive ${n(c.full_read_growth.naive, '×')}`,
   ].join('\n');
 }

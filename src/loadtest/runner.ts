@@ -7,6 +7,7 @@
  * Every loop is bounded: movers stop at `--moves` or at the deadline (plus a hard cap on moves),
  * the sampler stops when the movers do.
  */
+import type { ChartPoint } from './chart.js';
 import type { ExpectedGrid } from './checker.js';
 import type { GridDesign } from './design.js';
 import type { AckedMove } from './history.js';
@@ -41,12 +42,8 @@ export const expectedOf = (g: GridModel): ExpectedGrid => ({
   uncertain: g.uncertain,
 });
 
-/** What the sampler measures at one point of the run. */
-export interface SamplePoint {
-  readonly moves: number;
-  readonly readMs: number;
-  readonly tombstones: number;
-}
+/** What the sampler measures at one point of the run (plotted by chart.ts). */
+export type SamplePoint = ChartPoint;
 
 /** Takes one sample (the design's first-page read, timed and traced). */
 export type Sampler = (movesDone: number) => Promise<SamplePoint>;

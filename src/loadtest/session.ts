@@ -10,6 +10,7 @@
 import { randomInt } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
+import type { Client } from 'cassandra-driver';
 import type { Config } from '../config.js';
 import { IdGenerator, MAX_WORKER } from '../domain/ids.js';
 import { renderChart } from './chart.js';
@@ -25,11 +26,12 @@ import {
   summarizeDesign,
   type Comparison,
   type DesignReport,
+  type QuietReads,
 } from './report.js';
 import { createRng } from './rng.js';
 import { createGrids, runWorkload, type GridModel, type Sampler } from './runner.js';
 import { median } from './stats.js';
-import { tableMetrics, type TableMetric } from './tombstones.js';
+import { tableMetrics, tracePartition, type TableMetric } from './tombstones.js';
 import { verifyRun } from './verify.js';
 
 export interface SessionDeps {
@@ -56,6 +58,7 @@ export interface SessionResult {
 }
 
 const QUIET_READS = 21; // first-page reads of the busiest grid before/after the run, nothing else running
+const QUIET_SPACING_MS = 25;
 const OTHER_READS_PER_SAMPLE = 3;
 
 // Profile IDs of a run are fresh, so its partitions hold nothing but what the run wrote. A random
@@ -64,18 +67,22 @@ const profileIds = new IdGenerator(randomInt(MAX_WORKER >> 1, MAX_WORKER));
 export const freshProfileIds = (n: number): bigint[] =>
   Array.from({ length: n }, () => profileIds.next());
 
-/** Samples the busiest grid (#0: all hot moves land there): timed reads and one traced read. */
+/**
+ * Samples the busiest grid (#0: all hot moves land there): its first page (timed three times and
+ * traced once) and the whole grid (timed once, tombstones from a traced read of its partitions,
+ * which is what reading the whole grid scans), plus a few first pages of other grids for the read
+ * percentiles.
+ */
 function makeSampler(
   design: GridDesign,
   grids: readonly GridModel[],
   o: LoadtestOptions,
+  client: Client,
   reads: number[],
 ): Sampler {
   const rng = createRng(o.seed ^ 0x5eed);
   const timed = async (profileId: bigint) => {
-    const t0 = performance.now();
-    await design.readFirstPage(profileId, o.pageSize);
-    const ms = performance.now() - t0;
+    const ms = await timeMs(() => design.readFirstPage(profileId, o.pageSize));
     reads.push(ms);
     return ms;
   };
@@ -86,19 +93,42 @@ function makeSampler(
       await timed(grids[1 + rng.int(grids.length - 1)]!.profileId);
     }
     const traced = await design.traceFirstPage(busiest, o.pageSize);
-    return { moves, readMs: median(times)!, tombstones: traced.tombstoneCells };
+    const fullReadMs = await timeMs(() => design.readOrder(busiest));
+    let fullTombstones = 0;
+    for (const table of design.tables) {
+      fullTombstones += (await tracePartition(client, table, busiest)).tombstoneCells;
+    }
+    return {
+      moves,
+      readMs: median(times)!,
+      tombstones: traced.tombstoneCells,
+      fullReadMs,
+      fullTombstones,
+    };
   };
 }
 
-/** First-page reads of one grid with nothing else running (before and after the workload). */
-async function quietReads(design: GridDesign, profileId: bigint, limit: number): Promise<number[]> {
-  const out: number[] = [];
+async function timeMs(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+/** Reads of the busiest grid with nothing else running (before and after the workload). */
+async function quietReads(
+  design: GridDesign,
+  profileId: bigint,
+  limit: number,
+): Promise<QuietReads> {
+  const firstPage: number[] = [];
+  const full: number[] = [];
   for (let i = 0; i < QUIET_READS; i++) {
-    const t0 = performance.now();
-    await design.readFirstPage(profileId, limit);
-    out.push(performance.now() - t0);
+    firstPage.push(await timeMs(() => design.readFirstPage(profileId, limit)));
+    full.push(await timeMs(() => design.readOrder(profileId)));
+    // Spread over ~half a second so one GC pause or compaction burst cannot own the median.
+    await new Promise((r) => setTimeout(r, QUIET_SPACING_MS));
   }
-  return out;
+  return { firstPage, full };
 }
 
 export async function runDesign(
@@ -110,13 +140,18 @@ export async function runDesign(
   deps.log(`[${name}] creating ${o.profiles} grids × ${o.posts} posts (${design.transport})`);
   const grids = await createGrids(design, freshProfileIds(o.profiles), o.posts);
   const reads: number[] = [];
-  const initialFirstPage = await quietReads(design, grids[0]!.profileId, o.pageSize);
+  // Warm-up (statement preparation, JIT) so the "before" reads measure the grid, not the process.
+  for (const g of grids) {
+    await design.readFirstPage(g.profileId, o.pageSize);
+    await design.readOrder(g.profileId);
+  }
+  const before = await quietReads(design, grids[0]!.profileId, o.pageSize);
   deps.log(
     `[${name}] moving: ${o.stop.kind === 'moves' ? `${o.stop.count} moves` : `${o.stop.seconds} s`}, concurrency ${o.concurrency}`,
   );
-  const work = await runWorkload(design, grids, o, makeSampler(design, grids, o, reads));
-
-  const finalFirstPage = await quietReads(design, grids[0]!.profileId, o.pageSize);
+  const sampler = makeSampler(design, grids, o, deps.cluster.client, reads);
+  const work = await runWorkload(design, grids, o, sampler);
+  const after = await quietReads(design, grids[0]!.profileId, o.pageSize);
   deps.log(`[${name}] verifying ${grids.length} grids and counting tombstones`);
   const verification = await verifyRun(design, grids, deps.cluster.client);
   let metrics: Record<string, TableMetric> | null = null;
@@ -133,8 +168,7 @@ export async function runDesign(
     plan: o,
     work,
     reads,
-    initialFirstPage,
-    finalFirstPage,
+    quiet: { before, after },
     tombstones: verification.tombstones,
     tableMetrics: metrics,
     violations: verification.violations,

@@ -12,22 +12,23 @@ describe('SVG chart', () => {
         {
           name: 'regrid',
           points: [
-            { moves: 0, readMs: 1, tombstones: 0 },
-            { moves: 100, readMs: 1.2, tombstones: 0 },
+            { moves: 0, readMs: 1, tombstones: 0, fullReadMs: 2, fullTombstones: 0 },
+            { moves: 100, readMs: 1.2, tombstones: 0, fullReadMs: 2, fullTombstones: 0 },
           ],
         },
         {
           name: 'naive <delete+insert>',
           points: [
-            { moves: 0, readMs: 1, tombstones: 0 },
-            { moves: 100, readMs: 3, tombstones: 90 },
+            { moves: 0, readMs: 1, tombstones: 0, fullReadMs: 2, fullTombstones: 0 },
+            { moves: 100, readMs: 3, tombstones: 90, fullReadMs: 9, fullTombstones: 300 },
           ],
         },
       ],
       'regrid vs naive',
     );
     expect(svg.startsWith('<svg')).toBe(true);
-    expect(svg.match(/<polyline/g)).toHaveLength(4);
+    expect(svg.match(/<polyline/g)).toHaveLength(8);
+    expect(svg).toContain('tombstones scanned per whole-grid read');
     expect(svg).toContain('naive &lt;delete+insert&gt;');
     expect(svg).toContain('tombstones scanned per first-page read');
     expect(svg).not.toContain('NaN');

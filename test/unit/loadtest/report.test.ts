@@ -27,8 +27,8 @@ function work(over: Partial<WorkloadResult> = {}): WorkloadResult {
     relabelledRows: 12,
     moveLatency,
     samples: [
-      { moves: 0, readMs: 1.234, tombstones: 0 },
-      { moves: 100, readMs: 2, tombstones: 40 },
+      { moves: 0, readMs: 1.234, tombstones: 0, fullReadMs: 2, fullTombstones: 0 },
+      { moves: 100, readMs: 2, tombstones: 40, fullReadMs: 3, fullTombstones: 400 },
     ],
     errorSamples: [],
     ...over,
@@ -41,8 +41,10 @@ const inputs = (over: Partial<ReportInputs> = {}): ReportInputs => ({
   plan: { profiles: 2, posts: 10, concurrency: 4, hot: 0.2, seed: 1 },
   work: work(),
   reads: [1, 2, 3, 4, 100],
-  initialFirstPage: [1, 1, 1],
-  finalFirstPage: [2, 2, 3],
+  quiet: {
+    before: { firstPage: [1, 1, 1], full: [2, 2] },
+    after: { firstPage: [2, 2, 3], full: [4] },
+  },
   tombstones: { byTable: { grid_overrides: 0 }, total: 0, perProfile: new Map(), unreadable: [] },
   tableMetrics: null,
   violations: [],
@@ -67,6 +69,9 @@ describe('design report', () => {
       relabels: 3,
       tombstones_written: 0,
       tombstones_scanned_per_read_max: 40,
+      tombstones_scanned_full_read_max: 400,
+      initial_full_read_ms: 2,
+      final_full_read_ms: 4,
       violations: [],
       raw_ceiling_per_s: 40,
       moves_per_s_vs_raw_ceiling: 0.245,
@@ -92,7 +97,7 @@ describe('design report', () => {
     const naive = buildDesignReport(
       inputs({
         design: 'naive',
-        finalFirstPage: [6],
+        quiet: { before: { firstPage: [1], full: [2] }, after: { firstPage: [6], full: [20] } },
         tombstones: {
           byTable: { naive_grid: 90 },
           total: 90,
@@ -117,6 +122,9 @@ describe('design report', () => {
       violations: { regrid: 0, naive: 2 },
       duplicates: { regrid: 0, naive: 1 },
       read_growth: { regrid: 2, naive: 6 },
+      full_read_latency_ratio_naive_over_regrid: 5,
+      full_read_growth: { regrid: 2, naive: 10 },
+      tombstones_scanned_full_read_max: { regrid: 400, naive: 400 },
     });
     expect(summarizeDesign(naive)).toContain('duplicate on profile 5 posts [9]');
     expect(summarizeComparison(c)).toContain('tombstones written       regrid 0  naive 90');
