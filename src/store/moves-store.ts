@@ -1,0 +1,66 @@
+/**
+ * Undo records of moves (`grid_moves`, cql/012_moves.cql): what the post's position was before
+ * a move, so the move can be undone. Written after the move's commit with a TTL; read only by the
+ * undo route. Optional columns are left unset (never null).
+ */
+import { types } from 'cassandra-driver';
+import type { Consistency, Cql } from './cassandra.js';
+
+export interface MoveRecord {
+  readonly profileId: bigint;
+  readonly moveId: string;
+  readonly postId: bigint;
+  readonly prevKey: bigint | undefined;
+  readonly prevAfter: bigint | undefined;
+  readonly version: bigint;
+  readonly relabelled: number;
+}
+
+const INSERT = `INSERT INTO grid_moves (profile_id, move_id, post_id, prev_key, prev_after, version, relabelled)
+  VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
+const SELECT = `SELECT post_id, prev_key, prev_after, version, relabelled FROM grid_moves
+  WHERE profile_id = ? AND move_id = ?`;
+
+export class MovesStore {
+  constructor(
+    private readonly db: Cql,
+    private readonly consistency: Consistency,
+    private readonly ttlS: number,
+  ) {}
+
+  async put(r: MoveRecord): Promise<void> {
+    await this.db.execute(
+      INSERT,
+      [
+        r.profileId,
+        types.Uuid.fromString(r.moveId),
+        r.postId,
+        r.prevKey,
+        r.prevAfter,
+        r.version,
+        r.relabelled,
+        this.ttlS,
+      ],
+      { prepare: true, consistency: this.consistency.commit },
+    );
+  }
+
+  async get(profileId: bigint, moveId: string): Promise<MoveRecord | undefined> {
+    const rs = await this.db.execute(SELECT, [profileId, types.Uuid.fromString(moveId)], {
+      prepare: true,
+      consistency: this.consistency.commit,
+      isIdempotent: true,
+    });
+    const row = rs.first();
+    if (!row) return undefined;
+    return {
+      profileId,
+      moveId,
+      postId: row.get('post_id') as bigint,
+      prevKey: (row.get('prev_key') as bigint | null) ?? undefined,
+      prevAfter: (row.get('prev_after') as bigint | null) ?? undefined,
+      version: row.get('version') as bigint,
+      relabelled: row.get('relabelled') as number,
+    };
+  }
+}
