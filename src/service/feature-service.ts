@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { BatchOrderRequest } from '../domain/batch-order.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { ArchiveStore } from '../store/archive-store.js';
+import { MovesStore } from '../store/moves-store.js';
 import { ProfilesStore } from '../store/profiles-store.js';
 import { archivePost, unarchivePost, type ArchiveDeps, type UnarchivePosition } from './archive.js';
 import { auditAll, auditProfile, type AuditDeps } from './audit.js';
@@ -20,10 +21,12 @@ import { setPins } from './pins.js';
 import type { NewPost } from './posts-service.js';
 import { resetGrid } from './reset.js';
 import { takedownPost } from './takedown.js';
+import { moveWithUndo, undoMove, type UndoDeps } from './undo.js';
 
 export class FeatureService {
   readonly archive: ArchiveStore;
   readonly profiles: ProfilesStore;
+  readonly moves: MovesStore;
 
   constructor(
     readonly grid: GridService,
@@ -33,12 +36,15 @@ export class FeatureService {
     const consistency = consistencyOf(config);
     this.archive = new ArchiveStore(cql, consistency);
     this.profiles = new ProfilesStore(cql, consistency);
+    // Undo stays possible as long as the move's Idempotency-Key would be remembered.
+    this.moves = new MovesStore(cql, consistency, config.IDEMPOTENCY_TTL_S);
   }
 
-  get deps(): ArchiveDeps & AuditDeps {
+  get deps(): ArchiveDeps & AuditDeps & UndoDeps {
     return {
       ...this.grid.deps,
       archive: this.archive,
+      moves: this.moves,
       profiles: this.profiles,
       readPage: (q) => this.grid.readPage(q),
     };
@@ -94,6 +100,21 @@ export class FeatureService {
       }
     }
     return this.grid.deletePost(profileId, postId, options);
+  }
+
+  /** A move that records how to undo it; `moveId` goes into the response. */
+  move(
+    profileId: bigint,
+    postId: bigint,
+    after: bigint | null,
+    moveId: string,
+    options?: WriteOptions,
+  ) {
+    return moveWithUndo(this.deps, this.grid, profileId, postId, after, moveId, options);
+  }
+
+  undoMove(profileId: bigint, moveId: string, options?: WriteOptions) {
+    return undoMove(this.deps, profileId, moveId, options);
   }
 
   takedown(postId: bigint) {

@@ -5,10 +5,12 @@
  *   GET   /v1/me/grid/order                             → {post_ids, pinned} + ETag "<gen>.<version>"
  *   PATCH /v1/me/grid/order   If-Match, {post_ids, above?, below?}
  *                                                       → {grid_version, rows_written} + ETag
+ *   POST  /v1/me/grid/moves/:move_id/undo                → {grid_version, restored: exact|anchor}
  * Every write accepts Idempotency-Key. The order resource returns nothing but the order, which
  * is why the grid version can be its entity tag (design §5.3).
  */
 import { Hono } from 'hono';
+import { DomainError } from '../../domain/errors.js';
 import { formatEtag, ifNoneMatchMatches } from '../../domain/etag.js';
 import type { FeatureService } from '../../service/feature-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
@@ -57,6 +59,30 @@ export function gridFeatureRoutes(features: FeatureService, idem?: IdempotencySe
       { scope: profileId, gridProfileId: profileId },
       async (opts) => {
         const out = await features.reset(profileId, opts(render));
+        return render(out.result, out.version);
+      },
+    );
+  });
+
+  app.post('/me/grid/moves/:move_id/undo', async (c) => {
+    const profileId = c.get('profileId');
+    const moveId = c.req.param('move_id');
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(moveId)) {
+      throw new DomainError('invalid_request', 'move_id must be a UUID', { field: 'move_id' });
+    }
+    const render = (r: unknown, v: bigint): StoredResponse => ({
+      status: 200,
+      body: {
+        grid_version: versionView(v),
+        restored: (r as { exact: boolean }).exact ? 'exact' : 'anchor',
+      },
+    });
+    return idempotentWrite(
+      c,
+      idem,
+      { scope: profileId, gridProfileId: profileId },
+      async (opts) => {
+        const out = await features.undoMove(profileId, moveId, opts(render));
         return render(out.result, out.version);
       },
     );

@@ -1,9 +1,10 @@
 /**
  * The grid: move one post, read a page.
- *   POST /v1/me/grid/moves                 {post_id, after} → {grid_version}
+ *   POST /v1/me/grid/moves                 {post_id, after} → {grid_version, move_id?}
  *   GET  /v1/profiles/:profile_id/grid     ?limit&cursor&min_version
  *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed}
  */
+import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import type { FeatureService } from '../../service/feature-service.js';
 import type { GridService } from '../../service/grid-service.js';
@@ -25,13 +26,18 @@ export function gridRoutes(service: GridService, extras: RouteExtras = {}) {
   app.post('/me/grid/moves', async (c) => {
     const profileId = c.get('profileId');
     const body = await readBody(c, MoveBody);
+    // With features, a move can be undone: its move_id is part of the (replayable) response.
+    const moveId = extras.features ? randomUUID() : undefined;
     const render = (_r: unknown, v: bigint): StoredResponse => ({
       status: 200,
-      body: { grid_version: versionView(v) },
+      body: { grid_version: versionView(v), ...(moveId ? { move_id: moveId } : {}) },
     });
     const spec = { scope: profileId, gridProfileId: profileId };
     return idempotentWrite(c, extras.idempotency, spec, async (opts) => {
-      const out = await service.move(profileId, body.post_id, body.after, opts(render));
+      const out =
+        extras.features && moveId
+          ? await extras.features.move(profileId, body.post_id, body.after, moveId, opts(render))
+          : await service.move(profileId, body.post_id, body.after, opts(render));
       return render(null, out.version);
     });
   });

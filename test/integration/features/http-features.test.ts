@@ -349,3 +349,25 @@ describe('reads that notice change', () => {
     expect(second.json.grid_changed).toBe(true);
   });
 });
+
+describe('undo', () => {
+  it('restores the exact key when nothing changed since, else moves back after the old anchor', async () => {
+    const [p, [a, b, c, d]] = await grid(4);
+    const m1 = await move(p, a!, null);
+    expect(m1.json.move_id).toMatch(/^[0-9a-f-]{36}$/);
+    const u1 = await call('POST', `/v1/me/grid/moves/${m1.json.move_id}/undo`, { as: p });
+    expect(u1.status).toBe(200);
+    expect(u1.json.restored).toBe('exact');
+    expect((await order(p)).ids).toEqual([d, c, b, a]);
+
+    const m2 = await move(p, a!, null); // [a, d, c, b]... a was right below b
+    await move(p, d!, null); // [d, a, c, b]
+    const u2 = await call('POST', `/v1/me/grid/moves/${m2.json.move_id}/undo`, { as: p });
+    expect(u2.json.restored).toBe('anchor');
+    expect((await order(p)).ids).toEqual([d, c, b, a]);
+
+    const missing = '00000000-0000-4000-8000-000000000000';
+    expect((await call('POST', `/v1/me/grid/moves/${missing}/undo`, { as: p })).status).toBe(404);
+    expect((await call('POST', '/v1/me/grid/moves/not-a-uuid/undo', { as: p })).status).toBe(400);
+  });
+});

@@ -105,7 +105,14 @@ describe('Idempotency-Key over HTTP', () => {
       headers: keyed('crash-move'),
     });
     expect(retry.status).toBe(200);
-    expect(retry.json).toEqual({ grid_version: (v0 + 1n).toString() });
+    expect(retry.json.grid_version).toBe((v0 + 1n).toString());
+    // The move_id is the one the crashed attempt committed (carried in the ring), and stays so.
+    const third = await call('POST', '/v1/me/grid/moves', {
+      as: p,
+      body,
+      headers: keyed('crash-move'),
+    });
+    expect(third.json).toEqual(retry.json);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await versionOf(p)).toBe(v0 + 2n);
     expect(await orderOf(p)).toEqual([b, c, a]);
