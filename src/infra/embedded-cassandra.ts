@@ -120,7 +120,7 @@ export async function ensureCassandra(
       const again = await probeCql(ep);
       if (again) return target('reused', again);
       const pid = liveNodePid(layout) ?? (await launch(layout, config, log));
-      const version = await waitUntilReady(layout, ep, pid, opts.startTimeoutMs ?? 300_000, log);
+      const version = await waitUntilReady(layout, ep, pid, opts.startTimeoutMs ?? 480_000, log);
       return target('started', version);
     },
     async () => {
