@@ -8,6 +8,7 @@
  * cells a reader now meets there (override partition and grid_posts separately).
  * Runs against keyspace `regrid_bench` (created/migrated here), fresh profiles each run.
  */
+import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { createCassandraClient, cqlOf, type Cql } from '../src/store/cassandra.js';
@@ -114,6 +115,13 @@ await measure('create post, 2 collaborators', p, () =>
   features.createPost(p, { collaborators: [ids.next(), ids.next()] }),
 );
 await measure('move (midpoint)', p, () => grid.move(p, a, d));
+await measure('move + undo record (what the route does)', p, () =>
+  features.move(p, c, a, randomUUID()),
+);
+const undoable = await features.move(p, d, b, randomUUID());
+await measure('undo, exact (nothing changed since)', p, () =>
+  features.undoMove(p, undoable.moveId),
+);
 await measure('move with Idempotency-Key', p, () =>
   idem.run(
     {
