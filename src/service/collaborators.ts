@@ -6,9 +6,10 @@
  * in Cassandra, and none is needed because each grid's order is independent.
  *
  * Order of writes, for crash safety: the post body and all its grid rows first (one logged
- * batch), then the author's grid, then each collaborator's. Removing a collaborator rewrites the
- * body's collaborator set, removes that grid's row, then bumps that grid (dropping its override
- * and pin). Deleting or taking down a collaborative post removes it from every grid the same way.
+ * batch), then the author's grid, then each collaborator's. Removing a collaborator removes that
+ * grid's row, bumps that grid (dropping its override and pin), and rewrites the body's
+ * collaborator set last. Deleting or taking down a collaborative post removes it from every grid
+ * the same way.
  */
 import { DomainError } from '../domain/errors.js';
 import { idToDate } from '../domain/ids.js';
@@ -120,11 +121,14 @@ export async function removeCollaborator(
       profile_id: collaboratorId.toString(),
     });
   }
+  // The grid first, the body's list last: a retry after a failure in between still finds the
+  // collaborator listed and finishes (removeFromGrid skips what is already gone).
+  const out = await removeFromGrid(deps, collaboratorId, postId, options);
   await deps.profiles.setCollaborators(
     postId,
     post.collaborators.filter((p) => p !== collaboratorId),
   );
-  return removeFromGrid(deps, collaboratorId, postId, options);
+  return out;
 }
 
 /**
