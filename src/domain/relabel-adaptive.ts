@@ -33,7 +33,7 @@ const MIN_GAP = 1n << 16n;
 /** Gaps next to the moved posts get 1/2^HOT_SHIFT of the window's range (1/1024). */
 const HOT_SHIFT = 10n;
 /** Most neighbours a relabel rewrites before falling back to the whole grid. */
-export const MAX_WINDOW = 128;
+const MAX_WINDOW = 128;
 
 export function placeAdaptive(slice: Slice, count: number, ceiling: bigint): RelabelResult {
   const g = slice.gap;
