@@ -129,16 +129,16 @@ export class IdempotencyService {
         return { response: { status: prev.status ?? 200, ...parseBody(prev) }, replayed: true };
       }
       claimedAt = prev.claimedAt;
-      if (head) {
-        const verdict = checkRing(head.ring, keyHash, fp16, claimedAt);
-        if (verdict.kind === 'unknown') throw outcomeUnknown();
-      }
       if (prev.leaseUntil.getTime() > this.now()) {
         throw new DomainError(
           'idempotency_in_flight',
           'a request with this Idempotency-Key is still being processed',
           {},
         );
+      }
+      // The earlier attempt died. Safe to run again only if it provably did not commit.
+      if (head && checkRing(head.ring, keyHash, fp16, claimedAt).kind === 'unknown') {
+        throw outcomeUnknown();
       }
       if (!(await this.store.takeOver(call.scope, key, prev.owner, mine()))) {
         throw new DomainError(

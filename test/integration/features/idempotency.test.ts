@@ -158,7 +158,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('refuses to guess when the committed key was pushed out of the ring', async () => {
-    const idem = f.idempotency();
+    const idem = f.idempotency({ leaseMs: 1 }); // the crashed attempt's claim expires at once
     const p = freshProfile(f);
     const [a, b] = await seed(f, p, 2);
     f.hooks.afterCas = () => {
