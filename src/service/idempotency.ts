@@ -15,11 +15,20 @@
  * Correctness rests on step 3: the record table is a convenience for retention and for 409/422;
  * "applied at most once" comes from the compare-and-set on the grid version plus the ring.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
 import { checkRing, pushToRing, type RingEntry } from '../domain/request-ring.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../store/idempotency-store.js';
 import type { WriteInterceptor } from './grid-writer.js';
+import {
+  decodeOutcome,
+  encodeOutcome,
+  hash16,
+  validateKey,
+  type StoredResponse,
+} from './idempotency-request.js';
+
+export { fingerprintRequest, validateKey, type StoredResponse } from './idempotency-request.js';
 
 /** Renders a write's response from its planner result and the version/generation it committed. */
 export type ResponseRenderer = (
@@ -27,14 +36,6 @@ export type ResponseRenderer = (
   version: bigint,
   generation: bigint,
 ) => StoredResponse;
-
-/** What a write route answers; stored and replayed verbatim. */
-export interface StoredResponse {
-  readonly status: number;
-  readonly body: unknown;
-  /** ETag header, for PATCH /v1/me/grid/order. */
-  readonly etag?: string;
-}
 
 /** Thrown by a grid write that finds its own key already committed in the ring. */
 export class IdempotentReplay extends Error {
@@ -244,72 +245,6 @@ function makeTicket(
       );
     },
   };
-}
-
-/**
- * Fingerprint of a request: what must be equal for a retry to count as "the same request".
- * The body is canonicalized (JSON with sorted keys) so whitespace or key order don't matter.
- */
-export function fingerprintRequest(parts: {
-  readonly method: string;
-  readonly route: string;
-  readonly body: string;
-  readonly extra?: string;
-}): Buffer {
-  return createHash('sha256')
-    .update(`${parts.method.toUpperCase()}\n${parts.route}\n${parts.extra ?? ''}\n`)
-    .update(canonicalBody(parts.body))
-    .digest();
-}
-
-function canonicalBody(body: string): string {
-  if (body.trim() === '') return '';
-  try {
-    return JSON.stringify(sortKeys(JSON.parse(body)));
-  } catch {
-    return body; // not JSON: the route will reject it; fingerprint the bytes as they are
-  }
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.keys(v as object)
-        .sort()
-        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
-    );
-  }
-  return v;
-}
-
-/**
- * The header is a Structured Field string (`"abc"`); bare tokens are accepted too.
- * 1–255 printable ASCII characters.
- */
-export function validateKey(raw: string): string {
-  const key = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw new DomainError(
-      'invalid_request',
-      'Idempotency-Key must be 1-255 printable ASCII characters',
-      {
-        field: 'Idempotency-Key',
-      },
-    );
-  }
-  return key;
-}
-
-const hash16 = (s: string): string =>
-  createHash('sha256').update(s).digest().subarray(0, 16).toString('hex');
-
-const encodeOutcome = (r: StoredResponse): string =>
-  JSON.stringify({ s: r.status, b: r.body, ...(r.etag ? { e: r.etag } : {}) });
-
-function decodeOutcome(text: string): StoredResponse {
-  const o = JSON.parse(text) as { s: number; b: unknown; e?: string };
-  return { status: o.s, body: o.b, ...(o.e ? { etag: o.e } : {}) };
 }
 
 function record(
