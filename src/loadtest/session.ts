@@ -59,6 +59,7 @@ export interface SessionResult {
 
 const QUIET_READS = 21; // first-page reads of the busiest grid before/after the run, nothing else running
 const QUIET_SPACING_MS = 25;
+const SETTLE_MS = 2_000; // let the node finish with the setup writes before the "before" reads
 const OTHER_READS_PER_SAMPLE = 3;
 
 // Profile IDs of a run are fresh, so its partitions hold nothing but what the run wrote. A random
@@ -108,6 +109,8 @@ function makeSampler(
   };
 }
 
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 async function timeMs(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await fn();
@@ -126,7 +129,7 @@ async function quietReads(
     firstPage.push(await timeMs(() => design.readFirstPage(profileId, limit)));
     full.push(await timeMs(() => design.readOrder(profileId)));
     // Spread over ~half a second so one GC pause or compaction burst cannot own the median.
-    await new Promise((r) => setTimeout(r, QUIET_SPACING_MS));
+    await sleep(QUIET_SPACING_MS);
   }
   return { firstPage, full };
 }
@@ -145,6 +148,7 @@ export async function runDesign(
     await design.readFirstPage(g.profileId, o.pageSize);
     await design.readOrder(g.profileId);
   }
+  await sleep(SETTLE_MS);
   const before = await quietReads(design, grids[0]!.profileId, o.pageSize);
   deps.log(
     `[${name}] moving: ${o.stop.kind === 'moves' ? `${o.stop.count} moves` : `${o.stop.seconds} s`}, concurrency ${o.concurrency}`,
