@@ -4,7 +4,10 @@
  * rows_written = n − LIS), the chronological media list, and grid_changed on paged reads.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdGenerator } from '../../../src/domain/ids.js';
 import { keepMask } from '../../../src/domain/lis.js';
+import { GridService } from '../../../src/service/grid-service.js';
+import { cqlOf } from '../../../src/store/cassandra.js';
 import { fetchReadTally } from '../../../src/store/trace.js';
 import { freshProfile, httpApi, openFeatures, type Call, type Features } from './harness.js';
 import type { FeatureService } from '../../../src/service/feature-service.js';
@@ -369,5 +372,37 @@ describe('undo', () => {
     const missing = '00000000-0000-4000-8000-000000000000';
     expect((await call('POST', `/v1/me/grid/moves/${missing}/undo`, { as: p })).status).toBe(404);
     expect((await call('POST', '/v1/me/grid/moves/not-a-uuid/undo', { as: p })).status).toBe(400);
+  });
+});
+
+describe('cursor after a relabel', () => {
+  it("continues after the cursor post's new key: no skips, no repeats", async () => {
+    // Posts made in one millisecond have consecutive IDs: no midpoint anywhere, so any move
+    // between them relabels its neighbours (here: the whole small grid).
+    const fixedMs = Date.now();
+    const tight = new GridService({
+      cql: cqlOf(f.client),
+      config: f.config,
+      ids: new IdGenerator(8191, () => fixedMs),
+      cursorSecret: 'feature-tests-cursor-secret',
+    });
+    const p = freshProfile(f);
+    const ids: bigint[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await tight.createPost(p, {})).value.postId);
+    const top = [...ids].reverse(); // display order
+    const page1 = await tight.readPage({ profileId: p, limit: 3 });
+    expect(page1.entries.map((e) => e.postId)).toEqual(top.slice(0, 3));
+    const cursorPost = top[2]!;
+
+    // Move within page 1 (the top post below the second): the cursor post gets relabelled.
+    await tight.move(p, top[0]!, top[1]!);
+    const rows = (await tight.store.readOverrides(p)).overrides;
+    const relabelled = rows.find((r) => r.postId === cursorPost);
+    expect(relabelled && relabelled.key !== cursorPost).toBe(true); // the premise of this test
+    expect(relabelled!.movedVersion).toBeUndefined();
+
+    const page2 = await tight.readPage({ profileId: p, limit: 10, cursor: page1.nextCursor! });
+    expect(page2.gridChanged).toBe(true);
+    expect(page2.entries.map((e) => e.postId)).toEqual(top.slice(3));
   });
 });
