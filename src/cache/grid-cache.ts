@@ -22,16 +22,16 @@
 import { randomBytes } from 'node:crypto';
 import { compareGridVersions } from '../domain/grid-version.js';
 import type { GridVersion } from '../domain/grid-version.js';
-import { decodeOrder, decodeSummary, encodeOrder, encodeSummary } from './codec.js';
+import { decodeOrder, decodePost, decodeSummary, encodeOrder, encodeSummary } from './codec.js';
 import type { FirstOrder, Summary } from './codec.js';
-import { cacheKeys } from './keys.js';
+import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
 import { createOrderReader, meetsMin } from './order-reader.js';
 import type { MinVersion } from './order-reader.js';
 
 export { FIRST_ENTRIES, meetsMin, type MinVersion } from './order-reader.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
-import type { GridHead, GridSource } from './source.js';
+import type { GridHead, GridSource, PostBody } from './source.js';
 
 /** `previous`: a lease waiter whose wait ran out got the state before the last change. */
 export type Served = 'cache' | 'fill' | 'direct' | 'previous';
@@ -39,6 +39,14 @@ export type Served = 'cache' | 'fill' | 'direct' | 'previous';
 export interface FirstOrderRead extends FirstOrder {
   readonly summary: Summary;
   readonly served: Served;
+  /** Bodies the hit path fetched in the same round trip (pins + first entries asked for). */
+  readonly bodies?: ReadonlyMap<bigint, PostBody>;
+}
+
+export interface ReadFirstOptions {
+  readonly minVersion?: MinVersion;
+  /** On a hit, also return the bodies of the pins and of this many first entries. */
+  readonly prefetchBodies?: number;
 }
 
 export interface GridCacheSettings {
@@ -78,7 +86,7 @@ export interface GridCacheStats {
 }
 
 export interface GridCache {
-  readFirstOrder(profileId: bigint, opts?: { minVersion?: MinVersion }): Promise<FirstOrderRead>;
+  readFirstOrder(profileId: bigint, opts?: ReadFirstOptions): Promise<FirstOrderRead>;
   /** Write-path hook, after a successful compare-and-set: store the new order, then invalidate. */
   afterGridWrite(profileId: bigint): Promise<void>;
   /** Invalidation only (summary + lease); idempotent, safe in any order. */
@@ -214,29 +222,42 @@ export function createGridCache(
     | { kind: 'hit'; read: FirstOrderRead }
     | { kind: 'below'; summary: Summary };
 
-  /** The summary under `key` and the order it names; `below` = under the caller's floor. */
+  /**
+   * The summary under `key`, the order it names and (`prefetch` > 0) the bodies of the pins and
+   * first entries, in one round trip; `below` = under the caller's floor.
+   */
   async function lookup(
     profileId: bigint,
     min?: MinVersion,
     key = cacheKeys.summary(profileId),
+    prefetch = 0,
   ): Promise<Lookup> {
-    const pair = await guard.run((c) => withCacheCommands(c).regridReadFirst(key));
-    if (pair === undefined) return { kind: 'down' };
-    const summary = decodeSummary(pair[0]);
+    const reply = await guard.run((c) =>
+      withCacheCommands(c).regridReadFirst(key, prefetch, POST_KEY_PREFIX),
+    );
+    if (reply === undefined) return { kind: 'down' };
+    const summary = decodeSummary(reply[0]);
     if (!summary) return { kind: 'miss' };
     if (!meetsMin(summary, min)) return { kind: 'below', summary };
-    const order = decodeOrder(pair[1]);
+    const order = decodeOrder(reply[1]);
     if (!order || !sameState(order, summary)) return { kind: 'miss' };
-    return { kind: 'hit', read: read(order, summary, 'cache') };
+    if (reply.length <= 2) return { kind: 'hit', read: read(order, summary, 'cache') };
+    const ids = [...order.pins, ...order.entries.slice(0, prefetch).map((e) => e.postId)];
+    const bodies = new Map<bigint, PostBody>();
+    ids.forEach((id, i) => {
+      const body = decodePost(reply[2 + i]);
+      if (body && body.postId === id) bodies.set(id, body);
+    });
+    return { kind: 'hit', read: { ...read(order, summary, 'cache'), bodies } };
   }
 
   async function readFirstOrder(
     profileId: bigint,
-    opts: { minVersion?: MinVersion } = {},
+    opts: ReadFirstOptions = {},
   ): Promise<FirstOrderRead> {
     const min = opts.minVersion;
     if (settings.bypass) return direct(profileId, min);
-    const first = await lookup(profileId, min);
+    const first = await lookup(profileId, min, undefined, opts.prefetchBodies ?? 0);
     if (first.kind === 'hit') {
       stats.hits += 1;
       return first.read;

@@ -9,6 +9,9 @@
  * `g{gen}:v{version}` belongs to exactly that grid state, so a late or reordered invalidation can
  * never make it answer for another state; old versions simply stop being read and expire.
  */
+/** Also spelled out in the READ_FIRST script (scripts.ts), which builds body keys itself. */
+export const POST_KEY_PREFIX = 'post:';
+
 export const cacheKeys = {
   /** Profile summary (generation, version, post count): deleted, never overwritten, on change. */
   summary: (profileId: bigint) => `profile:{${profileId}}`,
@@ -26,7 +29,7 @@ export const cacheKeys = {
   /** Fill lease for a profile's summary (memcache-style). Value = lease token. */
   lease: (profileId: bigint) => `lease:{${profileId}}`,
   /** Post body. */
-  post: (postId: bigint) => `post:${postId}`,
+  post: (postId: bigint) => `${POST_KEY_PREFIX}${postId}`,
   /** Move rate-limit window of a profile. */
   moveRate: (profileId: bigint) => `rl:move:{${profileId}}`,
 } as const;

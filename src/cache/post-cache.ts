@@ -18,8 +18,14 @@ export interface PostCacheStats {
 }
 
 export interface PostCache {
-  /** Bodies of the given posts; deleted posts are missing from the map. */
-  hydrate(postIds: readonly bigint[]): Promise<Map<bigint, PostBody>>;
+  /**
+   * Bodies of the given posts; deleted posts are missing from the map. `known`: bodies already
+   * fetched (the hit path's script returns the first page's), used as they are.
+   */
+  hydrate(
+    postIds: readonly bigint[],
+    known?: ReadonlyMap<bigint, PostBody>,
+  ): Promise<Map<bigint, PostBody>>;
   /** Drops cached bodies (post edited, deleted or taken down). */
   forget(postIds: readonly bigint[]): Promise<void>;
   readonly stats: PostCacheStats;
@@ -32,12 +38,20 @@ export function createPostCache(
 ): PostCache {
   const stats: PostCacheStats = { hits: 0, misses: 0 };
 
-  async function hydrate(postIds: readonly bigint[]): Promise<Map<bigint, PostBody>> {
+  async function hydrate(
+    postIds: readonly bigint[],
+    known?: ReadonlyMap<bigint, PostBody>,
+  ): Promise<Map<bigint, PostBody>> {
     const out = new Map<bigint, PostBody>();
-    if (postIds.length === 0) return out;
-    const raw = await guard.run((c) => c.mget(postIds.map(cacheKeys.post)));
+    const wanted = known ? postIds.filter((id) => !known.has(id)) : postIds;
+    if (known) for (const id of postIds) if (known.has(id)) out.set(id, known.get(id)!);
+    if (wanted.length === 0) {
+      stats.hits += out.size;
+      return out;
+    }
+    const raw = await guard.run((c) => c.mget(wanted.map(cacheKeys.post)));
     const missing: bigint[] = [];
-    postIds.forEach((id, i) => {
+    wanted.forEach((id, i) => {
       const body = decodePost(raw?.[i]);
       if (body && body.postId === id) out.set(id, body);
       else missing.push(id);

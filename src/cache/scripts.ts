@@ -7,15 +7,39 @@
 import type { Redis } from 'ioredis';
 
 /**
- * The hit path in one round trip: the summary and, when present, the order entry it names.
- * KEYS[1] = summary. Returns {summary or false, order or false}.
+ * The hit path in one round trip: the summary, the order entry it names, and the bodies of the
+ * pins and of the first ARGV[1] entries of that order (so a first page needs no second trip).
+ * KEYS[1] = summary; ARGV[1] = entries whose bodies to include; ARGV[2] = post key prefix.
+ * Returns {summary or false, order or false, body or false...} (bodies in pins-then-entries order).
+ *
+ * The body keys are built here rather than declared in KEYS, which Redis Cluster forbids (they
+ * live in other slots): on a cluster pass ARGV[1] = 0 and let hydration MGET them per slot.
  */
 const READ_FIRST = `
 local s = redis.call('GET', KEYS[1])
 if not s then return {false, false} end
 local ok, d = pcall(cjson.decode, s)
 if not ok or type(d) ~= 'table' or type(d.k) ~= 'string' then return {s, false} end
-return {s, redis.call('GET', d.k)}
+local o = redis.call('GET', d.k)
+local n = tonumber(ARGV[1]) or 0
+if not o or n <= 0 then return {s, o} end
+local ok2, od = pcall(cjson.decode, o)
+if not ok2 or type(od) ~= 'table' then return {s, o} end
+local keys = {}
+if type(od.p) == 'table' then
+  for _, p in ipairs(od.p) do keys[#keys + 1] = ARGV[2] .. p end
+end
+if type(od.e) == 'table' then
+  for i, e in ipairs(od.e) do
+    if i > n then break end
+    keys[#keys + 1] = ARGV[2] .. e[1]
+  end
+end
+local out = {s, o}
+if #keys == 0 then return out end
+local bodies = redis.call('MGET', unpack(keys))
+for i = 1, #keys do out[#out + 1] = bodies[i] end
+return out
 `;
 
 /**
@@ -55,7 +79,11 @@ return 0
 `;
 
 export interface CacheCommands {
-  regridReadFirst(summaryKey: string): Promise<[string | null, string | null]>;
+  regridReadFirst(
+    summaryKey: string,
+    bodies: number,
+    postPrefix: string,
+  ): Promise<Array<string | null>>;
   regridPublishFill(
     leaseKey: string,
     summaryKey: string,

@@ -21,8 +21,19 @@ import type { GridEntry, GridPosition } from '../domain/merge.js';
 import { compareDisplay } from '../domain/merge.js';
 
 export interface PageCache {
-  /** The grid head to page at (cached, or read through), never below `minVersion`. */
-  head(profileId: bigint, minVersion?: bigint): Promise<{ head: GridHead; first: FirstOrder }>;
+  /**
+   * The grid head to page at (cached, or read through), never below `minVersion`. On a cache hit
+   * the bodies of the pins and the first `prefetch` entries come in the same round trip.
+   */
+  head(
+    profileId: bigint,
+    minVersion?: bigint,
+    prefetch?: number,
+  ): Promise<{
+    head: GridHead;
+    first: FirstOrder;
+    bodies: ReadonlyMap<bigint, PostBody> | undefined;
+  }>;
   /**
    * The first `n` main entries strictly after `after` (from the top when absent), when the cached
    * first-page order of exactly `state` covers them; otherwise undefined.
@@ -34,7 +45,10 @@ export interface PageCache {
     n: number,
   ): GridEntry[] | undefined;
   overrides(profileId: bigint, head: GridHead): Promise<OverrideRow[]>;
-  hydrate(postIds: readonly bigint[]): Promise<Map<bigint, PostBody>>;
+  hydrate(
+    postIds: readonly bigint[],
+    known?: ReadonlyMap<bigint, PostBody>,
+  ): Promise<Map<bigint, PostBody>>;
 }
 
 export interface ReadCaches {
@@ -45,19 +59,19 @@ export interface ReadCaches {
 
 export function createPageCache(caches: ReadCaches): PageCache {
   return {
-    async head(profileId, minVersion) {
-      const first = await caches.grid.readFirstOrder(
-        profileId,
-        minVersion === undefined ? {} : { minVersion: { version: minVersion } },
-      );
+    async head(profileId, minVersion, prefetch = 0) {
+      const first = await caches.grid.readFirstOrder(profileId, {
+        prefetchBodies: prefetch,
+        ...(minVersion === undefined ? {} : { minVersion: { version: minVersion } }),
+      });
       const { generation, version, pins } = first;
-      return { head: { generation, version, pins }, first };
+      return { head: { generation, version, pins }, first, bodies: first.bodies };
     },
     cachedEntries: sliceFirstOrder,
     async overrides(profileId, head) {
       return (await caches.overrides.read(profileId, head)).rows;
     },
-    hydrate: (postIds) => caches.posts.hydrate(postIds),
+    hydrate: (postIds, known) => caches.posts.hydrate(postIds, known),
   };
 }
 

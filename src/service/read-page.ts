@@ -47,7 +47,9 @@ export async function readGridPage(
   const cursor = q.cursor ? decodeCursor(q.cursor, cursorSecret) : undefined;
   // With a cache (page-cache.ts) the head, the first 48 entries, the override list and the bodies
   // may come from Redis; it applies the same min_version rule (summary below it is not served).
-  const cached = cache ? await cache.head(q.profileId, q.minVersion) : undefined;
+  const cached = cache
+    ? await cache.head(q.profileId, q.minVersion, cursor ? 0 : q.limit)
+    : undefined;
   let head = cached ? cached.head : await reader.readHead(q.profileId);
   if (!cached && q.minVersion !== undefined && head.version < q.minVersion) {
     // A LOCAL_SERIAL read also completes any Paxos round left half-done, so it sees every
@@ -78,7 +80,7 @@ export async function readGridPage(
   const entries = [...pins, ...page];
 
   const ids = entries.map((e) => e.postId);
-  const bodies = await (cache ? cache.hydrate(ids) : reader.readPosts(ids));
+  const bodies = await (cache ? cache.hydrate(ids, cached?.bodies) : reader.readPosts(ids));
   const items = entries.flatMap((e) => {
     const b = bodies.get(e.postId);
     return b ? [b] : [];

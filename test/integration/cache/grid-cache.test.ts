@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeOrder, decodeSummary } from '../../../src/cache/codec.js';
 import type { GridCache } from '../../../src/cache/grid-cache.js';
 import { cacheKeys } from '../../../src/cache/keys.js';
+import { createPostCache } from '../../../src/cache/post-cache.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
 import type { GridEntry } from '../../../src/domain/merge.js';
 import {
@@ -80,6 +81,26 @@ describe('first-page cache: fill and hit', () => {
     expect(after.version).toBe(t.head.version);
     expect(ids(after.entries)).toEqual(ids(t.entries));
     expect(after.entries[0]!.postId).toBe(posts[0]);
+  });
+});
+
+describe('first-page bodies in the same round trip', () => {
+  it('a hit returns the cached bodies of the pins and the first n entries', async () => {
+    const p = freshProfile(s);
+    await seedPosts(s, p, 30);
+    const cache = openCache(s, guard);
+    const bodies = createPostCache(guard, s.reader, 60);
+    const filled = await cache.readFirstOrder(p, { prefetchBodies: 5 });
+    expect(filled.bodies).toBeUndefined(); // a fill reads no bodies
+    const first5 = filled.entries.slice(0, 5).map((e) => e.postId);
+    const fromCassandra = await bodies.hydrate(first5.slice(0, 3)); // caches 3 of the 5
+    const hit = await cache.readFirstOrder(p, { prefetchBodies: 5 });
+    expect(hit.served).toBe('cache');
+    expect([...hit.bodies!.keys()]).toEqual(first5.slice(0, 3));
+    for (const id of first5.slice(0, 3)) expect(hit.bodies!.get(id)).toEqual(fromCassandra.get(id));
+    // The other two are hydrated (and backfilled) as usual.
+    const all = await bodies.hydrate(first5, hit.bodies);
+    expect([...all.keys()].sort()).toEqual([...first5].sort());
   });
 });
 
