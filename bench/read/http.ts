@@ -51,26 +51,29 @@ export async function cannon(url: string, seconds: number, connections = 32): Pr
   };
 }
 
-/** `n` GETs started together, each on its own connection; resolves to their status codes. */
-export async function burst(url: string, n: number): Promise<number[]> {
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  try {
-    return await Promise.all(
-      Array.from(
-        { length: n },
-        () =>
-          new Promise<number>((resolve) => {
-            const req = get(url, { agent }, (res) => {
-              res.resume();
-              res.on('end', () => resolve(res.statusCode ?? 0));
-            });
-            req.on('error', () => resolve(0));
-          }),
-      ),
-    );
-  } finally {
-    agent.destroy();
-  }
+/**
+ * `n` keep-alive connections opened beforehand (`open`), then one GET on each sent at once
+ * (`fire`), so all `n` requests reach the server within a few milliseconds: a herd that a
+ * connection-setup storm would otherwise spread out over much longer than a fill takes.
+ */
+export async function herdClients(url: string, n: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: n, maxFreeSockets: n });
+  const once = () =>
+    new Promise<number>((resolve) => {
+      const req = get(url, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', () => resolve(0));
+    });
+  const all = () => Promise.all(Array.from({ length: n }, once));
+  return {
+    /** Opens the connections (one warm-up GET each). */
+    open: all,
+    /** One GET per open connection, all at once; resolves to the status codes. */
+    fire: all,
+    close: () => agent.destroy(),
+  };
 }
 
 /** Wall-clock milliseconds of one GET (status checked). */

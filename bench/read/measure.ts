@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { cacheKeys } from '../../src/cache/keys.js';
 import type { RedisGuard } from '../../src/cache/redis.js';
 import type { GridService } from '../../src/service/grid-service.js';
-import { burst, cannon, listen, timedGet } from './http.js';
+import { cannon, herdClients, listen, timedGet } from './http.js';
 import type { LoadResult } from './http.js';
 
 export interface Bench {
@@ -94,10 +94,19 @@ export async function herd(
     const url = s.base + firstPage(profileId);
     const page = JSON.parse((await timedGet(url)).body) as { items: Array<{ id: string }> };
     const last = page.items[page.items.length - 1]!;
-    await s.service.move(profileId, BigInt(last.id), null); // stores the order, drops the summary
+    const clients = await herdClients(url, readers);
     const stats = s.service.caches!.grid.stats;
-    const before = { ...stats, queries: bench.queries() };
-    const statuses = await burst(url, readers);
+    const snapshot = () => ({ ...stats, queries: bench.queries() });
+    let before = snapshot();
+    let statuses: number[];
+    try {
+      await clients.open();
+      await s.service.move(profileId, BigInt(last.id), null); // stores the order, drops the summary
+      before = snapshot();
+      statuses = await clients.fire();
+    } finally {
+      clients.close();
+    }
     return {
       readers,
       fills: stats.fills - before.fills,
