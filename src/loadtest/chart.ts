@@ -26,11 +26,13 @@ const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
 const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** A "nice" axis maximum (1, 2 or 5 times a power of ten) at or above `max`. */
+const NICE = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+
+/** A round axis maximum (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten) >= `max`. */
 export function niceMax(max: number): number {
   if (!(max > 0)) return 1;
   const p = 10 ** Math.floor(Math.log10(max));
-  for (const m of [1, 2, 5, 10]) if (m * p >= max) return m * p;
+  for (const m of NICE) if (m * p >= max * (1 - 1e-12)) return +(m * p).toPrecision(12);
   return 10 * p;
 }
 

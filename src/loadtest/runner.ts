@@ -11,6 +11,7 @@ import type { ChartPoint } from './chart.js';
 import type { ExpectedGrid } from './checker.js';
 import type { GridDesign } from './design.js';
 import type { AckedMove } from './history.js';
+import { PauseGate } from './pause-gate.js';
 import { Progress, type Counters } from './progress.js';
 import { createRng } from './rng.js';
 import { LatencyRecorder } from './stats.js';
@@ -45,8 +46,14 @@ export const expectedOf = (g: GridModel): ExpectedGrid => ({
 /** What the sampler measures at one point of the run (plotted by chart.ts). */
 export type SamplePoint = ChartPoint;
 
-/** Takes one sample (the design's first-page read, timed and traced). */
-export type Sampler = (movesDone: number) => Promise<SamplePoint>;
+/**
+ * Samples the run: `underLoad` reads while the movers keep going (read latency under load);
+ * `quiet` runs with the movers paused after exactly `movesDone` moves (the chart's points).
+ */
+export interface Sampler {
+  underLoad(): Promise<void>;
+  quiet(movesDone: number): Promise<SamplePoint>;
+}
 
 export interface WorkloadResult {
   readonly seconds: number;
@@ -117,10 +124,13 @@ export async function runWorkload(
   let ackSeq = 0;
 
   const casBefore = design.casRetries?.() ?? 0;
+  const gate = new PauseGate();
   const started = Date.now();
   const deadline = plan.stop.kind === 'duration' ? started + plan.stop.seconds * 1000 : undefined;
   const cap = plan.stop.kind === 'moves' ? plan.stop.count : HARD_MOVE_CAP;
-  const more = () => attempted < cap && (deadline === undefined || Date.now() < deadline);
+  // Paused time does not count against --duration.
+  const more = () =>
+    attempted < cap && (deadline === undefined || Date.now() < deadline + gate.pausedMs);
 
   const progress = new Progress(counters, {
     label: `[${design.name}]`,
@@ -130,6 +140,11 @@ export async function runWorkload(
 
   const mover = async () => {
     while (more()) {
+      await gate.enter();
+      if (!more()) {
+        gate.leave();
+        break;
+      }
       attempted++;
       const op = nextMove(rng, plan);
       const grid = grids[op.profile]!;
@@ -160,22 +175,29 @@ export async function runWorkload(
       } finally {
         counters.done = attempted;
         counters.casRetries = (design.casRetries?.() ?? 0) - casBefore;
+        gate.leave();
       }
     }
   };
 
-  const samples: SamplePoint[] = [await sample(0)];
+  const samples: SamplePoint[] = [await sample.quiet(0)];
   let moversDone = false;
   const sampler = async () => {
-    // Sample k is due at k/samples of the run, measured in moves or in time.
+    // Sample k is due at k/samples of the run, measured in moves or in (unpaused) time.
     for (let k = 1; k < plan.samples && !moversDone; k++) {
       const due = () =>
         deadline === undefined
           ? attempted >= (cap * k) / plan.samples
-          : Date.now() >= started + ((deadline - started) * k) / plan.samples;
+          : Date.now() - gate.pausedMs >= started + ((deadline - started) * k) / plan.samples;
       while (!due() && !moversDone) await sleep(10);
       if (moversDone) break;
-      samples.push(await sample(attempted));
+      await sample.underLoad();
+      await gate.pause();
+      try {
+        samples.push(await sample.quiet(attempted));
+      } finally {
+        gate.resume();
+      }
     }
   };
 
@@ -187,9 +209,10 @@ export async function runWorkload(
     progress.stop();
   }
   await samplerDone;
-  const seconds = (Date.now() - started) / 1000;
+  // Wall time minus the sampling pauses: the time the movers actually had.
+  const seconds = (Date.now() - started - gate.pausedMs) / 1000;
   const acked = grids.reduce((n, g) => n + g.acks.length, 0);
-  samples.push(await sample(attempted));
+  samples.push(await sample.quiet(attempted));
   return {
     seconds,
     attempted,

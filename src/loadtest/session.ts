@@ -60,7 +60,7 @@ export interface SessionResult {
 const QUIET_READS = 21; // first-page reads of the busiest grid before/after the run, nothing else running
 const QUIET_SPACING_MS = 25;
 const SETTLE_MS = 2_000; // let the node finish with the setup writes before the "before" reads
-const OTHER_READS_PER_SAMPLE = 3;
+const UNDER_LOAD_READS = 3; // pairs (busiest + another grid) per sample, movers running
 
 // Profile IDs of a run are fresh, so its partitions hold nothing but what the run wrote. A random
 // worker number in the upper half keeps two concurrent sessions apart.
@@ -69,10 +69,10 @@ export const freshProfileIds = (n: number): bigint[] =>
   Array.from({ length: n }, () => profileIds.next());
 
 /**
- * Samples the busiest grid (#0: all hot moves land there): its first page (timed three times and
- * traced once) and the whole grid (timed once, tombstones from a traced read of its partitions,
- * which is what reading the whole grid scans), plus a few first pages of other grids for the read
- * percentiles.
+ * Samples the busiest grid (#0: all hot moves land there). Under load: first pages of it and of a
+ * few other grids, for the read percentiles. Quiet (movers paused): its first page (median of three,
+ * plus one traced read) and its whole order (median of three; tombstones from a traced read of its
+ * partitions, which is what reading the whole grid scans) — the chart's points.
  */
 function makeSampler(
   design: GridDesign,
@@ -82,30 +82,33 @@ function makeSampler(
   reads: number[],
 ): Sampler {
   const rng = createRng(o.seed ^ 0x5eed);
-  const timed = async (profileId: bigint) => {
-    const ms = await timeMs(() => design.readFirstPage(profileId, o.pageSize));
-    reads.push(ms);
-    return ms;
-  };
-  return async (moves) => {
-    const busiest = grids[0]!.profileId;
-    const times = [await timed(busiest), await timed(busiest), await timed(busiest)];
-    for (let i = 0; i < OTHER_READS_PER_SAMPLE && grids.length > 1; i++) {
-      await timed(grids[1 + rng.int(grids.length - 1)]!.profileId);
-    }
-    const traced = await design.traceFirstPage(busiest, o.pageSize);
-    const fullReadMs = await timeMs(() => design.readOrder(busiest));
-    let fullTombstones = 0;
-    for (const table of design.tables) {
-      fullTombstones += (await tracePartition(client, table, busiest)).tombstoneCells;
-    }
-    return {
-      moves,
-      readMs: median(times)!,
-      tombstones: traced.tombstoneCells,
-      fullReadMs,
-      fullTombstones,
-    };
+  const busiest = grids[0]!.profileId;
+  const firstPage = (profileId: bigint) =>
+    timeMs(() => design.readFirstPage(profileId, o.pageSize));
+  return {
+    async underLoad() {
+      for (let i = 0; i < UNDER_LOAD_READS; i++) {
+        const other = grids.length > 1 ? grids[1 + rng.int(grids.length - 1)]!.profileId : busiest;
+        reads.push(await firstPage(busiest), await firstPage(other));
+      }
+    },
+    async quiet(moves) {
+      const page = [await firstPage(busiest), await firstPage(busiest), await firstPage(busiest)];
+      const traced = await design.traceFirstPage(busiest, o.pageSize);
+      const whole: number[] = [];
+      for (let i = 0; i < 3; i++) whole.push(await timeMs(() => design.readOrder(busiest)));
+      let fullTombstones = 0;
+      for (const table of design.tables) {
+        fullTombstones += (await tracePartition(client, table, busiest)).tombstoneCells;
+      }
+      return {
+        moves,
+        readMs: median(page)!,
+        tombstones: traced.tombstoneCells,
+        fullReadMs: median(whole)!,
+        fullTombstones,
+      };
+    },
   };
 }
 

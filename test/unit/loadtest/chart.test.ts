@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { niceMax, renderChart } from '../../../src/loadtest/chart.js';
 
 describe('SVG chart', () => {
-  it('rounds axis maxima up to 1, 2 or 5 times a power of ten', () => {
-    expect([0, 0.3, 1, 7, 12, 180, 2001].map(niceMax)).toEqual([1, 0.5, 1, 10, 20, 200, 5000]);
+  it('rounds axis maxima up to a round multiple of a power of ten', () => {
+    expect([0, 0.3, 1, 7, 12, 180, 2001, 30000, 30001].map(niceMax)).toEqual([
+      1, 0.3, 1, 8, 12, 200, 2500, 30000, 40000,
+    ]);
   });
 
   it('draws one line per design in each of the two panels, with a legend', () => {
