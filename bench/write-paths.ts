@@ -129,13 +129,11 @@ await measure('move with Idempotency-Key', p, () =>
       key: 'bench-1',
       fingerprint: fingerprintRequest({ method: 'POST', route: '/m', body: '1' }),
       gridProfileId: p,
+      render: (_r: unknown, v: bigint) => ({ status: 200, body: { grid_version: String(v) } }),
     },
     async (ticket) => {
       const out = await grid.move(p, b, e, {
-        interceptor: idem.interceptor(ticket, p, (_r, v) => ({
-          status: 200,
-          body: { grid_version: String(v) },
-        })),
+        interceptor: idem.interceptor(ticket, p),
       });
       return { status: 200, body: { grid_version: String(out.version) } };
     },
@@ -148,6 +146,7 @@ await measure('replay of that key', p, () =>
       key: 'bench-1',
       fingerprint: fingerprintRequest({ method: 'POST', route: '/m', body: '1' }),
       gridProfileId: p,
+      render: (_r: unknown, v: bigint) => ({ status: 200, body: { grid_version: String(v) } }),
     },
     async () => ({ status: 200, body: {} }),
   ),

@@ -72,6 +72,32 @@ export function validateKey(raw: string): string {
 export const hash16 = (s: string): string =>
   createHash('sha256').update(s).digest().subarray(0, 16).toString('hex');
 
+/**
+ * What a grid's request ring keeps per committed request: the planner result and the version it
+ * committed, not the rendered response. A retry carries the same request (same fingerprint), so
+ * the route re-renders the identical response from it, and the hot partition's static cell stays
+ * small whatever the response holds (a caption can be 2 KB). bigints survive as tagged strings.
+ */
+export interface CommittedOutcome {
+  readonly result: unknown;
+  readonly version: bigint;
+  readonly generation: bigint;
+}
+
+export const encodeCommitted = (o: CommittedOutcome): string =>
+  JSON.stringify({ r: o.result ?? null, v: o.version, g: o.generation }, (_k, v: unknown) =>
+    typeof v === 'bigint' ? { $n: v.toString() } : v,
+  );
+
+export function decodeCommitted(text: string): CommittedOutcome {
+  const o = JSON.parse(text, (_k, v: unknown) =>
+    v && typeof v === 'object' && typeof (v as { $n?: unknown }).$n === 'string'
+      ? BigInt((v as { $n: string }).$n)
+      : v,
+  ) as { r: unknown; v: bigint; g: bigint };
+  return { result: o.r, version: o.v, generation: o.g };
+}
+
 export const encodeOutcome = (r: StoredResponse): string =>
   JSON.stringify({ s: r.status, b: r.body, ...(r.etag ? { e: r.etag } : {}) });
 

@@ -9,7 +9,9 @@
  *        while the lease is live, or take the claim over (LWT) once it has expired;
  *   3. run the write with a ticket. Grid writes call `ticket.check(ring)` on every head they read
  *      and put `ticket.nextRing(...)` into their conditional batch, so the key is committed
- *      atomically with the change. Finding the key there throws `IdempotentReplay`;
+ *      atomically with the change. Finding the key there throws `IdempotentReplay`. The ring
+ *      keeps the planner result and version (small); the response is re-rendered from them with
+ *      the caller's `render`, which sees the very same request (the fingerprint matched);
  *   4. record the response (done), or release the claim on failure (lease set to the past).
  *
  * Correctness rests on step 3: the record table is a convenience for retention and for 409/422;
@@ -21,10 +23,13 @@ import { checkRing, pushToRing, type RingEntry } from '../domain/request-ring.js
 import type { IdempotencyRecord, IdempotencyStore } from '../store/idempotency-store.js';
 import type { WriteInterceptor } from './grid-writer.js';
 import {
+  decodeCommitted,
   decodeOutcome,
+  encodeCommitted,
   encodeOutcome,
   hash16,
   validateKey,
+  type CommittedOutcome,
   type StoredResponse,
 } from './idempotency-request.js';
 
@@ -39,7 +44,7 @@ export type ResponseRenderer = (
 
 /** Thrown by a grid write that finds its own key already committed in the ring. */
 export class IdempotentReplay extends Error {
-  constructor(readonly response: StoredResponse) {
+  constructor(readonly outcome: CommittedOutcome) {
     super('request already committed');
     this.name = 'IdempotentReplay';
   }
@@ -63,8 +68,8 @@ export interface IdempotencyTicket {
   readonly claimedAt: bigint;
   /** Throws IdempotentReplay (already committed), 422 (other request) or 409 (cannot tell). */
   check(ring: readonly RingEntry[]): void;
-  /** The ring value to write in the same batch that commits `version` with `response`. */
-  nextRing(ring: readonly RingEntry[], version: bigint, response: StoredResponse): RingEntry[];
+  /** The ring value to write in the same batch that commits `outcome`. */
+  nextRing(ring: readonly RingEntry[], outcome: CommittedOutcome): RingEntry[];
 }
 
 export interface IdempotentCall {
@@ -75,6 +80,8 @@ export interface IdempotentCall {
   readonly fingerprint: Buffer;
   /** The grid whose ring anchors the outcome (the acting profile's grid), when there is one. */
   readonly gridProfileId?: bigint;
+  /** Renders the response of a committed outcome; required with `gridProfileId`. */
+  readonly render?: ResponseRenderer;
 }
 
 export interface IdempotencyOptions {
@@ -109,7 +116,10 @@ export class IdempotencyService {
     if (head) {
       const found = head.ring.find((e) => e.keyHash === keyHash);
       if (found && found.fingerprint !== fp16) throw mismatch();
-      if (found) return this.finish(call, key, fp, head.version, decodeOutcome(found.outcome));
+      if (found) {
+        const response = renderCommitted(call, decodeCommitted(found.outcome));
+        return this.finish(call, key, fp, head.version, response);
+      }
     }
 
     // 2. Claim, or learn about the earlier attempt.
@@ -157,7 +167,8 @@ export class IdempotencyService {
       response = await exec(ticket);
     } catch (err) {
       if (err instanceof IdempotentReplay) {
-        return this.finish(call, key, fp, claimedAt, err.response, owner);
+        const replay = renderCommitted(call, err.outcome);
+        return this.finish(call, key, fp, claimedAt, replay, owner);
       }
       if (err instanceof SimulatedCrash) throw err; // a dead process cleans nothing up
       // Release: the request did not commit (or committed and the ring will say so). Best effort.
@@ -176,11 +187,7 @@ export class IdempotencyService {
    * every snapshot it reads the request ring and checks it (replay / 422 / unknown); the batch
    * that commits then carries the ring with this request added, its response rendered by `render`.
    */
-  interceptor(
-    ticket: IdempotencyTicket,
-    profileId: bigint,
-    render: ResponseRenderer,
-  ): WriteInterceptor {
+  interceptor(ticket: IdempotencyTicket, profileId: bigint): WriteInterceptor {
     let ring: readonly RingEntry[] = [];
     return {
       onSnapshot: async (snapshot) => {
@@ -195,11 +202,11 @@ export class IdempotencyService {
         ring = read.ring;
       },
       extraStatics: (snapshot, nextVersion, result) => ({
-        recentRequests: ticket.nextRing(
-          ring,
-          nextVersion,
-          render(result, nextVersion, snapshot.head.generation),
-        ),
+        recentRequests: ticket.nextRing(ring, {
+          result,
+          version: nextVersion,
+          generation: snapshot.head.generation,
+        }),
       }),
     };
   }
@@ -232,15 +239,15 @@ function makeTicket(
     check(ring) {
       const verdict = checkRing(ring, keyHash, fingerprint, claimedAt);
       if (verdict.kind === 'replay')
-        throw new IdempotentReplay(decodeOutcome(verdict.entry.outcome));
+        throw new IdempotentReplay(decodeCommitted(verdict.entry.outcome));
       if (verdict.kind === 'mismatch') throw mismatch();
       if (verdict.kind === 'unknown') throw outcomeUnknown();
     },
-    nextRing(ring, version, response) {
+    nextRing(ring, outcome) {
       const at = now();
       return pushToRing(
         ring,
-        { keyHash, fingerprint, version, at, outcome: encodeOutcome(response) },
+        { keyHash, fingerprint, version: outcome.version, at, outcome: encodeCommitted(outcome) },
         { now: at, maxAgeMs },
       );
     },
@@ -282,3 +289,8 @@ const outcomeUnknown = (): DomainError =>
     'the earlier attempt with this Idempotency-Key may have been applied; reload and use a new key',
     { outcome: 'unknown' },
   );
+
+function renderCommitted(call: IdempotentCall, o: CommittedOutcome): StoredResponse {
+  if (!call.render) throw new Error('idempotent grid writes need a render function');
+  return call.render(o.result, o.version, o.generation);
+}

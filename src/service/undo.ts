@@ -8,7 +8,9 @@
  *     had no override gets its own ID as key: same position, and no null, so no tombstone);
  *   - otherwise: a move back after the previous anchor ("undo is a move back"), with the move's
  *     usual answers (409 if that anchor left the grid or the post is pinned now).
- * The record is written after the commit, best effort: if it is lost, undo answers 404.
+ * The record is written BEFORE the move (so a move whose response was lost in a crash can still
+ * be undone, by anchor) and completed with the committed version after it (which enables the
+ * exact restore). A record for a move that then failed is never handed out and expires.
  */
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
@@ -40,18 +42,12 @@ export async function moveWithUndo(
   const prevAfter = before.head.pins.includes(postId)
     ? undefined
     : await entryAbove(deps, before, profileId, postId);
+  const rec = { profileId, moveId, postId, prevKey, prevAfter: prevAfter?.postId };
+  await deps.moves.put({ ...rec, version: undefined, relabelled: undefined });
   const out = await grid.move(profileId, postId, after, options);
   await deps.moves
-    .put({
-      profileId,
-      moveId,
-      postId,
-      prevKey,
-      prevAfter: prevAfter?.postId,
-      version: out.version,
-      relabelled: out.relabelled,
-    })
-    .catch(() => undefined); // the move happened; only its undo is lost
+    .setOutcome(profileId, moveId, out.version, out.relabelled)
+    .catch(() => undefined); // the move happened; undo falls back to the anchor
   return { ...out, moveId };
 }
 

@@ -12,12 +12,15 @@ export interface MoveRecord {
   readonly postId: bigint;
   readonly prevKey: bigint | undefined;
   readonly prevAfter: bigint | undefined;
-  readonly version: bigint;
-  readonly relabelled: number;
+  /** Set once the move committed (undefined: it may not have, or the process died before). */
+  readonly version: bigint | undefined;
+  readonly relabelled: number | undefined;
 }
 
 const INSERT = `INSERT INTO grid_moves (profile_id, move_id, post_id, prev_key, prev_after, version, relabelled)
   VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
+const SET_OUTCOME = `UPDATE grid_moves USING TTL ? SET version = ?, relabelled = ?
+  WHERE profile_id = ? AND move_id = ?`;
 const SELECT = `SELECT post_id, prev_key, prev_after, version, relabelled FROM grid_moves
   WHERE profile_id = ? AND move_id = ?`;
 
@@ -45,6 +48,15 @@ export class MovesStore {
     );
   }
 
+  /** Records what the move committed (same TTL as the record). */
+  async setOutcome(profileId: bigint, moveId: string, version: bigint, relabelled: number) {
+    await this.db.execute(
+      SET_OUTCOME,
+      [this.ttlS, version, relabelled, profileId, types.Uuid.fromString(moveId)],
+      { prepare: true, consistency: this.consistency.commit },
+    );
+  }
+
   async get(profileId: bigint, moveId: string): Promise<MoveRecord | undefined> {
     const rs = await this.db.execute(SELECT, [profileId, types.Uuid.fromString(moveId)], {
       prepare: true,
@@ -59,8 +71,8 @@ export class MovesStore {
       postId: row.get('post_id') as bigint,
       prevKey: (row.get('prev_key') as bigint | null) ?? undefined,
       prevAfter: (row.get('prev_after') as bigint | null) ?? undefined,
-      version: row.get('version') as bigint,
-      relabelled: row.get('relabelled') as number,
+      version: (row.get('version') as bigint | null) ?? undefined,
+      relabelled: (row.get('relabelled') as number | null) ?? undefined,
     };
   }
 }

@@ -36,9 +36,9 @@ export function gridFeatureRoutes(features: FeatureService, idem?: IdempotencySe
     return idempotentWrite(
       c,
       idem,
-      { scope: profileId, gridProfileId: profileId },
+      { scope: profileId, gridProfileId: profileId, render },
       async (opts) => {
-        const out = await features.setPins(profileId, body.post_ids, opts(render));
+        const out = await features.setPins(profileId, body.post_ids, opts());
         return render(out.result, out.version);
       },
     );
@@ -56,9 +56,9 @@ export function gridFeatureRoutes(features: FeatureService, idem?: IdempotencySe
     return idempotentWrite(
       c,
       idem,
-      { scope: profileId, gridProfileId: profileId },
+      { scope: profileId, gridProfileId: profileId, render },
       async (opts) => {
-        const out = await features.reset(profileId, opts(render));
+        const out = await features.reset(profileId, opts());
         return render(out.result, out.version);
       },
     );
@@ -80,9 +80,9 @@ export function gridFeatureRoutes(features: FeatureService, idem?: IdempotencySe
     return idempotentWrite(
       c,
       idem,
-      { scope: profileId, gridProfileId: profileId },
+      { scope: profileId, gridProfileId: profileId, render },
       async (opts) => {
-        const out = await features.undoMove(profileId, moveId, opts(render));
+        const out = await features.undoMove(profileId, moveId, opts());
         return render(out.result, out.version);
       },
     );
@@ -115,7 +115,7 @@ export function gridFeatureRoutes(features: FeatureService, idem?: IdempotencySe
     return idempotentWrite(
       c,
       idem,
-      { scope: profileId, gridProfileId: profileId },
+      { scope: profileId, gridProfileId: profileId, render },
       async (opts) => {
         const out = await features.patchOrder(
           profileId,
@@ -125,7 +125,7 @@ export function gridFeatureRoutes(features: FeatureService, idem?: IdempotencySe
             ...(body.above !== undefined ? { above: body.above } : {}),
             ...(body.below !== undefined ? { below: body.below } : {}),
           },
-          opts(render),
+          opts(),
         );
         return render(out.result, out.version, out.generation);
       },

@@ -4,13 +4,12 @@
  *   GET  /v1/profiles/:profile_id/grid     ?limit&cursor&min_version
  *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed}
  */
-import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import type { FeatureService } from '../../service/feature-service.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
 import type { AppEnv } from '../env.js';
-import { idempotentWrite } from '../idempotent.js';
+import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
 import { readBody, readQuery } from '../request.js';
 import { GridQuery, MoveBody, parseIdParam } from '../schemas.js';
 import { gridItemView, versionView } from '../views.js';
@@ -27,17 +26,17 @@ export function gridRoutes(service: GridService, extras: RouteExtras = {}) {
     const profileId = c.get('profileId');
     const body = await readBody(c, MoveBody);
     // With features, a move can be undone: its move_id is part of the (replayable) response.
-    const moveId = extras.features ? randomUUID() : undefined;
+    const moveId = extras.features ? requestScopedUuid(c, profileId, 'move') : undefined;
     const render = (_r: unknown, v: bigint): StoredResponse => ({
       status: 200,
       body: { grid_version: versionView(v), ...(moveId ? { move_id: moveId } : {}) },
     });
-    const spec = { scope: profileId, gridProfileId: profileId };
+    const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, extras.idempotency, spec, async (opts) => {
       const out =
         extras.features && moveId
-          ? await extras.features.move(profileId, body.post_id, body.after, moveId, opts(render))
-          : await service.move(profileId, body.post_id, body.after, opts(render));
+          ? await extras.features.move(profileId, body.post_id, body.after, moveId, opts())
+          : await service.move(profileId, body.post_id, body.after, opts());
       return render(null, out.version);
     });
   });

@@ -30,9 +30,9 @@ export function postFeatureRoutes(features: FeatureService, idem?: IdempotencySe
     return idempotentWrite(
       c,
       idem,
-      { scope: profileId, gridProfileId: profileId },
+      { scope: profileId, gridProfileId: profileId, render: versionOnly },
       async (opts) => {
-        const out = await features.archivePost(profileId, postId, opts(versionOnly));
+        const out = await features.archivePost(profileId, postId, opts());
         return versionOnly(out.result, out.version);
       },
     );
@@ -45,14 +45,9 @@ export function postFeatureRoutes(features: FeatureService, idem?: IdempotencySe
     return idempotentWrite(
       c,
       idem,
-      { scope: profileId, gridProfileId: profileId },
+      { scope: profileId, gridProfileId: profileId, render: versionOnly },
       async (opts) => {
-        const out = await features.unarchivePost(
-          profileId,
-          postId,
-          body.position,
-          opts(versionOnly),
-        );
+        const out = await features.unarchivePost(profileId, postId, body.position, opts());
         return versionOnly(out.result, out.version);
       },
     );
@@ -63,10 +58,15 @@ export function postFeatureRoutes(features: FeatureService, idem?: IdempotencySe
     const postId = parseIdParam(c.req.param('post_id'), 'post_id');
     const collaborator = parseIdParam(c.req.param('profile_id'), 'profile_id');
     // The grid that changes is the collaborator's: the key is recorded there.
-    return idempotentWrite(c, idem, { scope: actor, gridProfileId: collaborator }, async (opts) => {
-      const out = await features.removeCollaborator(actor, postId, collaborator, opts(versionOnly));
-      return versionOnly(out.result, out.version);
-    });
+    return idempotentWrite(
+      c,
+      idem,
+      { scope: actor, gridProfileId: collaborator, render: versionOnly },
+      async (opts) => {
+        const out = await features.removeCollaborator(actor, postId, collaborator, opts());
+        return versionOnly(out.result, out.version);
+      },
+    );
   });
 
   return app;

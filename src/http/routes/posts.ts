@@ -37,11 +37,11 @@ export function postsRoutes(service: GridService, extras: RouteExtras = {}) {
       };
       return { status: 201, body: { post: postView(post), grid_version: versionView(v) } };
     };
-    const spec = { scope: profileId, gridProfileId: profileId };
+    const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
       if (features) {
         // Collaborative posts and keyed creates: the post ID rides in the planner result.
-        const out = await features.createPost(profileId, { ...input, collaborators }, opts(render));
+        const out = await features.createPost(profileId, { ...input, collaborators }, opts());
         return render({ postId: out.post.postId }, out.version);
       }
       if (collaborators.length > 0) {
@@ -64,12 +64,12 @@ export function postsRoutes(service: GridService, extras: RouteExtras = {}) {
       status: 200,
       body: { grid_version: versionView(v) },
     });
-    const spec = { scope: profileId, gridProfileId: profileId };
+    const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
       // With features: a collaborative post also leaves every collaborator's grid.
       const out = features
-        ? await features.deletePost(profileId, postId, opts(render))
-        : await service.deletePost(profileId, postId, opts(render));
+        ? await features.deletePost(profileId, postId, opts())
+        : await service.deletePost(profileId, postId, opts());
       return render(null, out.version);
     });
   });

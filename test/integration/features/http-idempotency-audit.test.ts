@@ -113,9 +113,14 @@ describe('Idempotency-Key over HTTP', () => {
       headers: keyed('crash-move'),
     });
     expect(third.json).toEqual(retry.json);
+    // ...and the move can be undone under the id the client finally got (by anchor: the
+    // crashed attempt never recorded which version it committed).
+    const undo = await call('POST', `/v1/me/grid/moves/${retry.json.move_id}/undo`, { as: p });
+    expect(undo.status).toBe(200);
+    expect(undo.json.restored).toBe('anchor');
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
-    expect(await versionOf(p)).toBe(v0 + 2n);
-    expect(await orderOf(p)).toEqual([b, c, a]);
+    expect(await versionOf(p)).toBe(v0 + 3n);
+    expect(await orderOf(p)).toEqual([b, a, c]); // a back right below b, where it was
   });
 
   it('creates a post once across a crash between commit and response', async () => {

@@ -42,10 +42,11 @@ function keyedMove(
       key,
       fingerprint: fingerprintRequest({ method: 'POST', route: '/v1/me/grid/moves', body }),
       gridProfileId: profileId,
+      render,
     },
     async (ticket) => {
       const out = await f.service.move(profileId, postId, after, {
-        interceptor: idem.interceptor(ticket, profileId, render),
+        interceptor: idem.interceptor(ticket, profileId),
       });
       return render(out, out.version, out.generation);
     },
@@ -145,10 +146,10 @@ describe('Idempotency-Key', () => {
     expect((await f.idemStore.get(p, 'k-pre'))?.state).toBe('in_flight');
     await new Promise((r) => setTimeout(r, 5)); // let the 1 ms lease run out
     const retry = await idem.run(
-      { scope: p, key: 'k-pre', fingerprint: fp, gridProfileId: p },
+      { scope: p, key: 'k-pre', fingerprint: fp, gridProfileId: p, render },
       async (ticket) => {
         const out = await f.service.move(p, a!, null, {
-          interceptor: idem.interceptor(ticket, p, render),
+          interceptor: idem.interceptor(ticket, p),
         });
         return render(out, out.version, out.generation);
       },
