@@ -43,8 +43,9 @@ export class ProfilesStore {
   }
 
   /**
-   * Overwrites the post's collaborator set. The column is frozen, so this replaces one cell (an
-   * empty set is a value, not a delete).
+   * Overwrites the post's collaborator set. The column is frozen, so this replaces one cell.
+   * Cassandra stores an EMPTY frozen collection as a cell tombstone (see grid-mutation.ts on pins);
+   * that is harmless here: `posts` is read by key only, never scanned, and it reads back as none.
    */
   async setCollaborators(postId: bigint, collaborators: readonly bigint[]): Promise<void> {
     await this.db.execute(SET_COLLABORATORS, [[...collaborators], postId], {
