@@ -9,9 +9,11 @@
  *
  * Miss: memcache-style lease on the profile. The lease holder fills; everyone else polls briefly
  * (bounded by CACHE_LEASE_WAIT_MS), then serves the summary as it was before the last change
- * (memcache's stale value; only if it meets the caller's min_version), else reads Cassandra. The writer's invalidation
- * deletes both the summary and the lease, so a filler that read the grid before the write loses
- * its right to publish a summary (stale-set protection, see scripts.ts).
+ * (memcache's stale value; only if it meets the caller's min_version), else reads Cassandra.
+ * The writer's invalidation deletes both the summary and the lease, so a filler that read the
+ * grid before the write loses its right to publish a summary (stale-set protection, scripts.ts).
+ *
+ * The Cassandra side (version-first reads, direct reads, the min_version path) is order-reader.ts.
  *
  * Read-your-writes: a summary below the caller's `minVersion` is never served; the head is then
  * read at LOCAL_QUORUM (which overlaps the LOCAL_QUORUM commit of the caller's compare-and-set)
@@ -24,75 +26,22 @@ import { compareGridVersions } from '../domain/grid-version.js';
 import type { GridVersion } from '../domain/grid-version.js';
 import { decodeOrder, decodePost, decodeSummary, encodeOrder, encodeSummary } from './codec.js';
 import type { FirstOrder, Summary } from './codec.js';
+import type {
+  FirstOrderRead,
+  GridCache,
+  GridCacheSettings,
+  GridCacheStats,
+  ReadFirstOptions,
+} from './grid-cache-types.js';
 import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
 import { createOrderReader, meetsMin } from './order-reader.js';
 import type { MinVersion } from './order-reader.js';
-
-export { FIRST_ENTRIES, meetsMin, type MinVersion } from './order-reader.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
 import type { GridHead, GridSource, PostBody } from './source.js';
 
-/** `previous`: a lease waiter whose wait ran out got the state before the last change. */
-export type Served = 'cache' | 'fill' | 'direct' | 'previous';
-
-export interface FirstOrderRead extends FirstOrder {
-  readonly summary: Summary;
-  readonly served: Served;
-  /** Bodies the hit path fetched in the same round trip (pins + first entries asked for). */
-  readonly bodies?: ReadonlyMap<bigint, PostBody>;
-}
-
-export interface ReadFirstOptions {
-  readonly minVersion?: MinVersion;
-  /** On a hit, also return the bodies of the pins and of this many first entries. */
-  readonly prefetchBodies?: number;
-}
-
-export interface GridCacheSettings {
-  readonly leases: boolean;
-  readonly orderTtlS: number;
-  readonly summaryTtlS: number;
-  readonly leaseMs: number;
-  readonly leaseWaitMs: number;
-  /** Poll interval of lease waiters. */
-  readonly pollMs?: number;
-  /**
-   * Benchmark-only: never consult or fill the cache, read every first page from Cassandra (what
-   * each request would cost on a miss). Never set in production wiring.
-   */
-  readonly bypass?: boolean;
-  /** Optional post count for the summary (a partition count; skipped when absent). */
-  readonly countPosts?: (profileId: bigint) => Promise<number>;
-  /**
-   * Test-only seams to inject races: after a filler read the head, and just before it writes.
-   * Never set in production wiring.
-   */
-  readonly hooks?: {
-    readonly afterHeadRead?: (profileId: bigint, head: GridHead) => Promise<void>;
-    readonly beforePublish?: (profileId: bigint, head: GridHead) => Promise<void>;
-  };
-}
-
-/** Counters for tests, benchmarks and logs. `fills` = Cassandra reads of a first page. */
-export interface GridCacheStats {
-  hits: number;
-  fills: number;
-  directReads: number;
-  leaseWaits: number;
-  previousServed: number;
-  staleSetsRejected: number;
-  notCachedVersionMoved: number;
-}
-
-export interface GridCache {
-  readFirstOrder(profileId: bigint, opts?: ReadFirstOptions): Promise<FirstOrderRead>;
-  /** Write-path hook, after a successful compare-and-set: store the new order, then invalidate. */
-  afterGridWrite(profileId: bigint): Promise<void>;
-  /** Invalidation only (summary + lease); idempotent, safe in any order. */
-  invalidate(profileId: bigint): Promise<void>;
-  readonly stats: GridCacheStats;
-}
+export { FIRST_ENTRIES, meetsMin, type MinVersion } from './order-reader.js';
+export type * from './grid-cache-types.js';
 
 const sameState = (a: GridVersion, b: GridVersion) => compareGridVersions(a, b) === 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -103,7 +52,7 @@ export function createGridCache(
   settings: GridCacheSettings,
 ): GridCache {
   withCacheCommands(guard.client);
-  const pollMs = settings.pollMs ?? 15;
+  const pollMs = settings.pollMs ?? 10;
   const hooks = settings.hooks ?? {};
   const stats: GridCacheStats = {
     hits: 0,
@@ -114,22 +63,8 @@ export function createGridCache(
     staleSetsRejected: 0,
     notCachedVersionMoved: 0,
   };
-  const { readHead, readEntries, readOrder, summaryOf, cachedOrder, storeOrder } =
+  const { read, readHead, readOrder, summaryOf, cachedOrder, storeOrder, direct, readAtLeast } =
     createOrderReader(guard, source, settings, stats);
-
-  const read = (order: FirstOrder, summary: Summary, served: Served): FirstOrderRead => ({
-    ...order,
-    summary,
-    served,
-  });
-
-  /** Straight from Cassandra, nothing written: Redis down, or a lease wait that ran out. */
-  async function direct(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
-    stats.directReads += 1;
-    const head = await readHead(profileId, min);
-    const { order } = await readEntries(profileId, head);
-    return read(order, { ...head, postCount: undefined }, 'direct');
-  }
 
   /**
    * Fill under a lease (`token`), or without one when leases are off (kept for the benchmark's
@@ -186,33 +121,6 @@ export function createGridCache(
           .exec(),
       );
     }
-    return read(order, summary, 'fill');
-  }
-
-  /**
-   * The cached summary is below the caller's floor: read the head from Cassandra, and reuse the
-   * order entry of that state if it is cached (entries are immutable per state).
-   */
-  async function readAtLeast(
-    profileId: bigint,
-    stale: Summary,
-    min: MinVersion,
-  ): Promise<FirstOrderRead> {
-    const head = await readHead(profileId, min);
-    const summary = { ...head, postCount: undefined };
-    // Only a summary that Cassandra proves older is dropped: a floor from the future (a bogus
-    // min_version) must not let one client flush everybody's cache.
-    if (compareGridVersions(stale, head) < 0) {
-      await guard.run((c) => c.del(cacheKeys.summary(profileId)));
-    }
-    const cached = await cachedOrder(profileId, head);
-    if (cached) {
-      stats.hits += 1;
-      return read(cached, summary, 'cache');
-    }
-    stats.fills += 1;
-    const { order, stable } = await readOrder(profileId, head);
-    await storeOrder(profileId, order, stable);
     return read(order, summary, 'fill');
   }
 
@@ -277,8 +185,11 @@ export function createGridCache(
     // the last change if the caller accepts it (non-owners may lag, §6.3), else read directly.
     stats.leaseWaits += 1;
     const deadline = Date.now() + settings.leaseWaitMs;
-    while (Date.now() < deadline) {
-      await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())));
+    // Backoff with jitter (10, 20, 40, 80, 100… ms): a thousand waiters polling in lockstep
+    // would load Redis exactly when it matters.
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      const step = Math.min(pollMs * 2 ** attempt, 100) * (0.5 + Math.random());
+      await sleep(Math.min(step, Math.max(1, deadline - Date.now())));
       const again = await lookup(profileId, min);
       if (again.kind === 'hit') {
         stats.hits += 1;

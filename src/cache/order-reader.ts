@@ -6,12 +6,20 @@
  *
  * The override list comes through `ovr:` (override-cache.ts): a fill finds the list of exactly its
  * state there when a writer or a later page already read it, and leaves it there otherwise.
+ *
+ * Also here: direct reads (Redis unusable: nothing written, one flight per profile) and the
+ * read-your-writes path for a summary below the caller's min_version.
  */
 import { compareGridVersions } from '../domain/grid-version.js';
 import type { GridVersion } from '../domain/grid-version.js';
 import { decodeOrder, encodeOrder } from './codec.js';
 import type { FirstOrder, Summary } from './codec.js';
-import type { GridCacheSettings, GridCacheStats } from './grid-cache.js';
+import type {
+  FirstOrderRead,
+  GridCacheSettings,
+  GridCacheStats,
+  Served,
+} from './grid-cache-types.js';
 import { cacheKeys } from './keys.js';
 import { createOverrideCache } from './override-cache.js';
 import type { RedisGuard } from './redis.js';
@@ -42,6 +50,15 @@ export function createOrderReader(
 ) {
   const overrideLists = createOverrideCache(guard, source, settings.orderTtlS);
   const hooks = settings.hooks ?? {};
+  const inFlight = new Map<bigint, Promise<FirstOrderRead>>();
+
+  const read = (order: FirstOrder, summary: Summary, served: Served): FirstOrderRead => ({
+    ...order,
+    summary,
+    served,
+  });
+
+  /** Straight from Cassandra, nothing written: Redis down, or a lease wait that ran out. */
 
   /** Reads the head at LOCAL_QUORUM, escalating to LOCAL_SERIAL when below the floor. */
   async function readHead(profileId: bigint, min?: MinVersion): Promise<GridHead> {
@@ -100,5 +117,66 @@ export function createOrderReader(
     await guard.run((c) => c.set(key, encodeOrder(order), 'EX', settings.orderTtlS));
   }
 
-  return { readHead, readEntries, readOrder, summaryOf, cachedOrder, storeOrder };
+  /**
+   * Straight from Cassandra, nothing written. Concurrent direct reads of one profile in this
+   * process share one Cassandra read (single flight): with Redis down, a hot profile's readers
+   * would otherwise all hit Cassandra at once. A caller whose floor the shared result does not
+   * meet reads on its own.
+   */
+  async function direct(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
+    const shared = inFlight.get(profileId);
+    if (shared) {
+      const r = await shared.catch(() => undefined);
+      if (r && meetsMin(r, min)) return r;
+    }
+    const mine = (async () => {
+      stats.directReads += 1;
+      const head = await readHead(profileId, min);
+      const { order } = await readEntries(profileId, head);
+      return read(order, { ...head, postCount: undefined }, 'direct');
+    })();
+    if (!shared) {
+      inFlight.set(profileId, mine);
+      void mine.finally(() => inFlight.delete(profileId)).catch(() => {});
+    }
+    return mine;
+  }
+
+  /**
+   * The cached summary is below the caller's floor: read the head from Cassandra, and reuse the
+   * order entry of that state if it is cached (entries are immutable per state).
+   */
+  async function readAtLeast(
+    profileId: bigint,
+    stale: Summary,
+    min: MinVersion,
+  ): Promise<FirstOrderRead> {
+    const head = await readHead(profileId, min);
+    const summary = { ...head, postCount: undefined };
+    // Only a summary that Cassandra proves older is dropped: a floor from the future (a bogus
+    // min_version) must not let one client flush everybody's cache.
+    if (compareGridVersions(stale, head) < 0) {
+      await guard.run((c) => c.del(cacheKeys.summary(profileId)));
+    }
+    const cached = await cachedOrder(profileId, head);
+    if (cached) {
+      stats.hits += 1;
+      return read(cached, summary, 'cache');
+    }
+    stats.fills += 1;
+    const { order, stable } = await readOrder(profileId, head);
+    await storeOrder(profileId, order, stable);
+    return read(order, summary, 'fill');
+  }
+
+  return {
+    read,
+    readHead,
+    readOrder,
+    summaryOf,
+    cachedOrder,
+    storeOrder,
+    direct,
+    readAtLeast,
+  };
 }

@@ -8,6 +8,7 @@ import { decodeOrder, decodeSummary } from '../../../src/cache/codec.js';
 import type { GridCache } from '../../../src/cache/grid-cache.js';
 import { cacheKeys } from '../../../src/cache/keys.js';
 import { createPostCache } from '../../../src/cache/post-cache.js';
+import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
 import type { GridEntry } from '../../../src/domain/merge.js';
 import {
@@ -282,6 +283,35 @@ describe('leases', () => {
     expect(mine.entries[0]!.postId).toBe(posts[4]);
     g.open();
     expect((await filling).version).toBe(moved.version);
+  });
+});
+
+describe('Redis unreachable', () => {
+  it('concurrent readers of one profile share one Cassandra read, and each floor is honoured', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 10);
+    const dead = createRedisGuard(
+      { ...s.config, REDIS_URL: 'redis://127.0.0.1:6393', REDIS_TIMEOUT_MS: 50 },
+      { log: () => {} },
+    );
+    try {
+      const cache = openCache(s, dead);
+      const reads = await Promise.all(Array.from({ length: 30 }, () => cache.readFirstOrder(p)));
+      expect(cache.stats.directReads).toBe(1);
+      expect(new Set(reads.map((r) => r.served))).toEqual(new Set(['direct']));
+      const t = await truth(s, p);
+      for (const r of reads) expect(ids(r.entries)).toEqual(ids(t.entries));
+      // A floor above what a shared read returned makes that caller read on its own.
+      const moved = await moveToTop(s, s.writer(), p, posts[1]!);
+      const [plain, mine] = await Promise.all([
+        cache.readFirstOrder(p),
+        cache.readFirstOrder(p, { minVersion: { version: moved.version } }),
+      ]);
+      expect(mine.version).toBe(moved.version);
+      expect(plain.version).toBe(moved.version);
+    } finally {
+      await dead.close();
+    }
   });
 });
 

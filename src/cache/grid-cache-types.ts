@@ -1,0 +1,68 @@
+/**
+ * The grid cache's contract: what callers ask (`GridCache`), what they get back, how it is tuned,
+ * and the counters tests and benchmarks read. The protocol lives in grid-cache.ts.
+ */
+import type { FirstOrder, Summary } from './codec.js';
+import type { MinVersion } from './order-reader.js';
+import type { GridHead, PostBody } from './source.js';
+
+/** `previous`: a lease waiter whose wait ran out got the state before the last change. */
+export type Served = 'cache' | 'fill' | 'direct' | 'previous';
+
+export interface FirstOrderRead extends FirstOrder {
+  readonly summary: Summary;
+  readonly served: Served;
+  /** Bodies the hit path fetched in the same round trip (pins + first entries asked for). */
+  readonly bodies?: ReadonlyMap<bigint, PostBody>;
+}
+
+export interface ReadFirstOptions {
+  readonly minVersion?: MinVersion;
+  /** On a hit, also return the bodies of the pins and of this many first entries. */
+  readonly prefetchBodies?: number;
+}
+
+export interface GridCacheSettings {
+  readonly leases: boolean;
+  readonly orderTtlS: number;
+  readonly summaryTtlS: number;
+  readonly leaseMs: number;
+  readonly leaseWaitMs: number;
+  /** First poll interval of lease waiters (doubling, capped at 100 ms). */
+  readonly pollMs?: number;
+  /**
+   * Benchmark-only: never consult or fill the cache, read every first page from Cassandra (what
+   * each request would cost on a miss). Never set in production wiring.
+   */
+  readonly bypass?: boolean;
+  /** Optional post count for the summary (a partition count; skipped when absent). */
+  readonly countPosts?: (profileId: bigint) => Promise<number>;
+  /**
+   * Test-only seams to inject races: after a filler read the head, and just before it writes.
+   * Never set in production wiring.
+   */
+  readonly hooks?: {
+    readonly afterHeadRead?: (profileId: bigint, head: GridHead) => Promise<void>;
+    readonly beforePublish?: (profileId: bigint, head: GridHead) => Promise<void>;
+  };
+}
+
+/** Counters for tests, benchmarks and logs. `fills` = Cassandra reads of a first page. */
+export interface GridCacheStats {
+  hits: number;
+  fills: number;
+  directReads: number;
+  leaseWaits: number;
+  previousServed: number;
+  staleSetsRejected: number;
+  notCachedVersionMoved: number;
+}
+
+export interface GridCache {
+  readFirstOrder(profileId: bigint, opts?: ReadFirstOptions): Promise<FirstOrderRead>;
+  /** Write-path hook, after a successful compare-and-set: store the new order, then invalidate. */
+  afterGridWrite(profileId: bigint): Promise<void>;
+  /** Invalidation only (summary + lease); idempotent, safe in any order. */
+  invalidate(profileId: bigint): Promise<void>;
+  readonly stats: GridCacheStats;
+}
