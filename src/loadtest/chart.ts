@@ -11,6 +11,8 @@ export interface ChartPoint {
   /** The whole busiest grid: latency, and tombstones met by a traced read of its partitions. */
   readonly fullReadMs: number;
   readonly fullTombstones: number;
+  /** Live rows that traced read returned (duplicates included); not plotted. */
+  readonly fullLiveRows?: number;
 }
 
 export interface ChartSeries {

@@ -45,6 +45,8 @@ export interface DesignReport {
   readonly tombstones_scanned_per_read_max: number;
   /** Max tombstones met by a whole-grid read of the busiest grid, over the samples. */
   readonly tombstones_scanned_full_read_max: number;
+  /** Live rows in the busiest grid's partitions at the end (posts, overrides, duplicates). */
+  readonly busiest_grid_live_rows: number | null;
   /** Whole-table figures after a flush (nodetool tablestats + sstablemetadata); null if remote. */
   readonly table_metrics: Readonly<Record<string, TableMetric>> | null;
   readonly violations: readonly Violation[];
@@ -125,6 +127,7 @@ export function buildDesignReport(i: ReportInputs): DesignReport {
     tombstones_by_table: i.tombstones.byTable,
     tombstones_scanned_per_read_max: Math.max(0, ...w.samples.map((s) => s.tombstones)),
     tombstones_scanned_full_read_max: Math.max(0, ...w.samples.map((s) => s.fullTombstones)),
+    busiest_grid_live_rows: w.samples.at(-1)?.fullLiveRows ?? null,
     table_metrics: i.tableMetrics,
     violations: i.violations,
     violations_by_kind: countByKind(i.violations),
@@ -207,7 +210,7 @@ export function summarizeDesign(r: DesignReport): string {
       .map(([t, c]) => `${t} ${c}`)
       .join(
         ', ',
-      )}); max scanned by one read of the busiest grid: ${r.tombstones_scanned_per_read_max} (first page), ${r.tombstones_scanned_full_read_max} (whole grid)`,
+      )}); max scanned by one read of the busiest grid: ${r.tombstones_scanned_per_read_max} (first page), ${r.tombstones_scanned_full_read_max} (whole grid, ${n(r.busiest_grid_live_rows)} live rows)`,
   ];
   if (r.table_metrics) {
     const m = Object.entries(r.table_metrics).map(

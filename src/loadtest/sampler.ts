@@ -47,8 +47,11 @@ export function makeSampler(
       const whole: number[] = [];
       for (let i = 0; i < 3; i++) whole.push(await timeMs(() => design.readOrder(busiest)));
       let fullTombstones = 0;
+      let fullLiveRows = 0;
       for (const table of design.tables) {
-        fullTombstones += (await tracePartition(client, table, busiest)).tombstoneCells;
+        const tally = await tracePartition(client, table, busiest);
+        fullTombstones += tally.tombstoneCells;
+        fullLiveRows += tally.liveRows;
       }
       return {
         moves,
@@ -56,6 +59,7 @@ export function makeSampler(
         tombstones: traced.tombstoneCells,
         fullReadMs: median(whole)!,
         fullTombstones,
+        fullLiveRows,
       };
     },
   };

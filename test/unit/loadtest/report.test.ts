@@ -28,7 +28,14 @@ function work(over: Partial<WorkloadResult> = {}): WorkloadResult {
     moveLatency,
     samples: [
       { moves: 0, readMs: 1.234, tombstones: 0, fullReadMs: 2, fullTombstones: 0 },
-      { moves: 100, readMs: 2, tombstones: 40, fullReadMs: 3, fullTombstones: 400 },
+      {
+        moves: 100,
+        readMs: 2,
+        tombstones: 40,
+        fullReadMs: 3,
+        fullTombstones: 400,
+        fullLiveRows: 50,
+      },
     ],
     errorSamples: [],
     ...over,
@@ -70,6 +77,7 @@ describe('design report', () => {
       tombstones_written: 0,
       tombstones_scanned_per_read_max: 40,
       tombstones_scanned_full_read_max: 400,
+      busiest_grid_live_rows: 50,
       initial_full_read_ms: 2,
       final_full_read_ms: 4,
       violations: [],
