@@ -164,7 +164,7 @@ export function createGridCache(
     opts: ReadFirstOptions = {},
   ): Promise<FirstOrderRead> {
     const min = opts.minVersion;
-    if (settings.bypass) return direct(profileId, min);
+    if (settings.bypass) return direct(profileId, min, false);
     const first = await lookup(profileId, min, undefined, opts.prefetchBodies ?? 0);
     if (first.kind === 'hit') {
       stats.hits += 1;

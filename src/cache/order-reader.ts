@@ -121,10 +121,14 @@ export function createOrderReader(
    * Straight from Cassandra, nothing written. Concurrent direct reads of one profile in this
    * process share one Cassandra read (single flight): with Redis down, a hot profile's readers
    * would otherwise all hit Cassandra at once. A caller whose floor the shared result does not
-   * meet reads on its own.
+   * meet reads on its own. (`coalesce: false` only for the benchmark's per-request miss cost.)
    */
-  async function direct(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
-    const shared = inFlight.get(profileId);
+  async function direct(
+    profileId: bigint,
+    min?: MinVersion,
+    coalesce = true,
+  ): Promise<FirstOrderRead> {
+    const shared = coalesce ? inFlight.get(profileId) : undefined;
     if (shared) {
       const r = await shared.catch(() => undefined);
       if (r && meetsMin(r, min)) return r;
@@ -135,7 +139,7 @@ export function createOrderReader(
       const { order } = await readEntries(profileId, head);
       return read(order, { ...head, postCount: undefined }, 'direct');
     })();
-    if (!shared) {
+    if (coalesce && !shared) {
       inFlight.set(profileId, mine);
       void mine.finally(() => inFlight.delete(profileId)).catch(() => {});
     }
