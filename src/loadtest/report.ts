@@ -37,8 +37,8 @@ export interface DesignReport {
   readonly final_full_read_ms: number | null;
   readonly cas_retries: number | null;
   readonly rows_per_move: number | null;
-  readonly relabels: number;
-  readonly relabelled_rows: number;
+  readonly relabels: number | null;
+  readonly relabelled_rows: number | null;
   /** Tombstones in the run's partitions, counted by Cassandra on traced full reads. */
   readonly tombstones_written: number;
   readonly tombstones_by_table: Readonly<Record<string, number>>;
@@ -121,8 +121,9 @@ export function buildDesignReport(i: ReportInputs): DesignReport {
     final_full_read_ms: round2(median(i.quiet.after.full)),
     cas_retries: w.casRetries,
     rows_per_move: w.rowsKnown > 0 ? round2(w.rowsWritten / w.rowsKnown) : null,
-    relabels: w.relabels,
-    relabelled_rows: w.relabelledRows,
+    // Unknown over HTTP (the API does not say), like rows per move.
+    relabels: w.rowsKnown > 0 ? w.relabels : null,
+    relabelled_rows: w.rowsKnown > 0 ? w.relabelledRows : null,
     tombstones_written: i.tombstones.total,
     tombstones_by_table: i.tombstones.byTable,
     tombstones_scanned_per_read_max: Math.max(0, ...w.samples.map((s) => s.tombstones)),
@@ -203,7 +204,7 @@ export function summarizeDesign(r: DesignReport): string {
     `  throughput   ${r.moves_per_s} moves/s; move p50 ${n(r.move_p50_ms, ' ms')}, p99 ${n(r.move_p99_ms, ' ms')}`,
     `  raw ceiling  ${n(r.raw_ceiling_per_s, ' conditional batches/s')}; moves/s = ${n(r.moves_per_s_vs_raw_ceiling)} × ceiling`,
     `  reads        first page p50 ${n(r.read_p50_ms, ' ms')}, p99 ${n(r.read_p99_ms, ' ms')} (${r.reads} reads); busiest grid, quiet, before → after: first page ${n(r.initial_first_page_ms, ' ms')} → ${n(r.final_first_page_ms, ' ms')}, whole grid ${n(r.initial_full_read_ms, ' ms')} → ${n(r.final_full_read_ms, ' ms')}`,
-    `  writes       ${n(r.rows_per_move)} rows/move, ${r.relabels} relabels (${r.relabelled_rows} rows), ${n(r.cas_retries)} CAS retries`,
+    `  writes       ${n(r.rows_per_move)} rows/move, ${n(r.relabels)} relabels (${n(r.relabelled_rows)} rows), ${n(r.cas_retries)} CAS retries`,
     `  tombstones   ${r.tombstones_written} in the run's partitions (${Object.entries(
       r.tombstones_by_table,
     )

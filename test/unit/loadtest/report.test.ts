@@ -97,6 +97,7 @@ describe('design report', () => {
     expect(r.moves_per_s_vs_raw_ceiling).toBeNull();
     expect(r.read_p50_ms).toBeNull();
     expect(r.rows_per_move).toBeNull();
+    expect(r.relabels).toBeNull();
     expect(summarizeDesign(r)).toContain('n/a CAS retries');
   });
 
