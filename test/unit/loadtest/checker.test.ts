@@ -8,6 +8,7 @@ import {
   type ExpectedGrid,
 } from '../../../src/loadtest/checker.js';
 import { replay, type AckedMove } from '../../../src/loadtest/history.js';
+import { mv } from './fixtures.js';
 
 const SEED = 20260505;
 const ids = (xs: number[]) => xs.map(BigInt);
@@ -16,17 +17,6 @@ const grid = (initial: number[], acks: AckedMove[] = [], uncertain = 0): Expecte
   initial: ids(initial),
   acks,
   uncertain,
-});
-const mv = (
-  postId: number,
-  after: number | null,
-  version: number | null,
-  seq: number,
-): AckedMove => ({
-  postId: BigInt(postId),
-  after: after === null ? null : BigInt(after),
-  version: version === null ? null : BigInt(version),
-  seq,
 });
 
 describe('checkGrid', () => {

@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  lastWrites,
-  linearize,
-  replay,
-  ReplayError,
-  type AckedMove,
-} from '../../../src/loadtest/history.js';
+import { lastWrites, linearize, replay, ReplayError } from '../../../src/loadtest/history.js';
+import { mv } from './fixtures.js';
 
 const SEED = 20260506;
-const mv = (
-  postId: number,
-  after: number | null,
-  version: number | null,
-  seq: number,
-): AckedMove => ({
-  postId: BigInt(postId),
-  after: after === null ? null : BigInt(after),
-  version: version === null ? null : BigInt(version),
-  seq,
-});
 
 describe('linearize', () => {
   it('orders by version, not by acknowledgement order', () => {
