@@ -1,6 +1,6 @@
 /**
  * The load-test report: one JSON object per design (field names are the documented contract, see
- * docs/loadtest.md) plus, with --compare, the side-by-side figures; and the human summary printed
+ * README.md "Load testing") plus, with --compare, the side-by-side figures; and the human summary printed
  * at the end of a run. Pure: figures in, objects and text out.
  */
 import { countByKind, type Violation, type ViolationKind } from './checker.js';
