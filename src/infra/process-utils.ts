@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -38,8 +38,16 @@ export function findOnPath(name: string): string | undefined {
   return found.startsWith('/') ? found : undefined;
 }
 
-/** Resolves true when a TCP connection to host:port succeeds within timeoutMs. Never rejects. */
-export function tcpOpen(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+/**
+ * Opens a TCP connection to host:port and lets `talk` decide the answer by calling `done`; an
+ * error or `timeoutMs` of silence answers false. The socket is always destroyed. Never rejects.
+ */
+export function probeTcp(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  talk: (socket: Socket, done: (ok: boolean) => void) => void,
+): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     const done = (ok: boolean) => {
@@ -47,8 +55,15 @@ export function tcpOpen(host: string, port: number, timeoutMs = 500): Promise<bo
       resolve(ok);
     };
     socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
+    talk(socket, done);
+  });
+}
+
+/** Resolves true when a TCP connection to host:port succeeds within timeoutMs. Never rejects. */
+export function tcpOpen(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return probeTcp(host, port, timeoutMs, (socket, done) => {
+    socket.once('connect', () => done(true));
   });
 }
 

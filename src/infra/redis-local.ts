@@ -5,11 +5,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { regridHome } from './cassandra-files.js';
-import { findOnPath, isLoopbackHost, sleep, tailFile } from './process-utils.js';
+import { findOnPath, isLoopbackHost, probeTcp, sleep, tailFile } from './process-utils.js';
 
 export interface RedisTarget {
   readonly url: string;
@@ -23,14 +22,7 @@ export interface RedisTarget {
  * wants a password: it is up either way). Plain socket: no client library, no reconnect loops.
  */
 export function redisAnswers(host: string, port: number, timeoutMs = 500): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('error', () => done(false));
+  return probeTcp(host, port, timeoutMs, (socket, done) => {
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (buf) => done(buf.length > 0 && (buf[0] === 0x2b || buf[0] === 0x2d)));
   });
