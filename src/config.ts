@@ -64,7 +64,9 @@ export const ConfigSchema = z.object({
   CASSANDRA_REPLICATION: Replication,
   CASSANDRA_USERNAME: z.string().optional(),
   CASSANDRA_PASSWORD: z.string().optional(),
-  CASSANDRA_CONSISTENCY: z.enum(['localQuorum', 'quorum', 'one', 'localOne', 'all']).default('localQuorum'),
+  CASSANDRA_CONSISTENCY: z
+    .enum(['localQuorum', 'quorum', 'one', 'localOne', 'all'])
+    .default('localQuorum'),
   CASSANDRA_SERIAL_CONSISTENCY: z.enum(['localSerial', 'serial']).default('localSerial'),
   CASSANDRA_REQUEST_TIMEOUT_MS: intFrom(12_000, 100),
   /** Where the embedded node lives (jars, data, logs). */
