@@ -13,6 +13,7 @@
  * 1 s per move; a move's ceiling is the ID issued at that instant.
  */
 import { composeId } from '../../src/domain/ids.js';
+import { createRng } from '../../src/loadtest/rng.js';
 import { WORKER } from './schemes.js';
 import type { GridSim, Seed } from './types.js';
 
@@ -39,18 +40,6 @@ export interface Workload {
   next(order: readonly bigint[], nowMs: number): Move;
 }
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same workload on every machine. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const post = (ms: number): Seed => ({ postId: composeId({ ms, worker: WORKER, sequence: 0 }), ms });
 
 function seeds(spacing: (i: number) => number): Seed[] {
@@ -60,7 +49,8 @@ function seeds(spacing: (i: number) => number): Seed[] {
 }
 
 export function workload(name: WorkloadName, seed: number): Workload {
-  const random = rng(seed);
+  // Seeded (mulberry32): the same seed gives the same workload on every machine.
+  const random = createRng(seed).next;
   const randomSpacing = () => SECOND + Math.floor(random() * (DAY - SECOND + 1));
   const start = (s: readonly Seed[]) => (s[s.length - 1] as Seed).ms + SECOND;
   switch (name) {

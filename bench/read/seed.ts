@@ -9,6 +9,7 @@
  * override keys (a random post's ID plus a small offset) never collide with a post ID.
  */
 import { composeId } from '../../src/domain/ids.js';
+import { createRng } from '../../src/loadtest/rng.js';
 import type { GridService } from '../../src/service/grid-service.js';
 
 export const HOT_PROFILE = 7_100_000_001n;
@@ -19,18 +20,6 @@ const HOT_OVERRIDES = 20;
 const CHUNK = 250;
 
 export const overrideProfile = (overrides: number): bigint => 7_100_000_100n + BigInt(overrides);
-
-/** Deterministic PRNG (mulberry32) so every run seeds the same grid. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Runs `task` over `items` with at most `width` in flight. */
 async function pool<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>) {
@@ -80,7 +69,8 @@ async function seedProfile(
   }));
 
   // Overrides: distinct random posts, each keyed just above another random post.
-  const random = rng(salt * 7919 + overrides);
+  // Seeded (mulberry32), so every run seeds the same grid.
+  const random = createRng(salt * 7919 + overrides).next;
   const chosen = new Set<bigint>();
   while (chosen.size < overrides) chosen.add(ids[Math.floor(random() * ids.length)]!);
   const upserts = [...chosen].map((postId) => ({
