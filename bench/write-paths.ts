@@ -16,7 +16,11 @@ import { applyMigrations } from '../src/store/migrations.js';
 import { fetchReadTally } from '../src/store/trace.js';
 import { FeatureService } from '../src/service/feature-service.js';
 import { GridService } from '../src/service/grid-service.js';
-import { IdempotencyService, fingerprintRequest } from '../src/service/idempotency.js';
+import {
+  IdempotencyService,
+  fingerprintRequest,
+  type IdempotentCall,
+} from '../src/service/idempotency.js';
 import { IdempotencyStore } from '../src/store/idempotency-store.js';
 
 const KEYSPACE = 'regrid_bench';
@@ -122,34 +126,24 @@ const undoable = await features.move(p, d, b, randomUUID());
 await measure('undo, exact (nothing changed since)', p, () =>
   features.undoMove(p, undoable.moveId),
 );
+// One keyed request, sent twice: the second run must be a replay of the first.
+const keyedMove: IdempotentCall = {
+  scope: p,
+  key: 'bench-1',
+  fingerprint: fingerprintRequest({ method: 'POST', route: '/m', body: '1' }),
+  gridProfileId: p,
+  render: (_r: unknown, v: bigint) => ({ status: 200, body: { grid_version: String(v) } }),
+};
 await measure('move with Idempotency-Key', p, () =>
-  idem.run(
-    {
-      scope: p,
-      key: 'bench-1',
-      fingerprint: fingerprintRequest({ method: 'POST', route: '/m', body: '1' }),
-      gridProfileId: p,
-      render: (_r: unknown, v: bigint) => ({ status: 200, body: { grid_version: String(v) } }),
-    },
-    async (ticket) => {
-      const out = await grid.move(p, b, e, {
-        interceptor: idem.interceptor(ticket, p),
-      });
-      return { status: 200, body: { grid_version: String(out.version) } };
-    },
-  ),
+  idem.run(keyedMove, async (ticket) => {
+    const out = await grid.move(p, b, e, {
+      interceptor: idem.interceptor(ticket, p),
+    });
+    return { status: 200, body: { grid_version: String(out.version) } };
+  }),
 );
 await measure('replay of that key', p, () =>
-  idem.run(
-    {
-      scope: p,
-      key: 'bench-1',
-      fingerprint: fingerprintRequest({ method: 'POST', route: '/m', body: '1' }),
-      gridProfileId: p,
-      render: (_r: unknown, v: bigint) => ({ status: 200, body: { grid_version: String(v) } }),
-    },
-    async () => ({ status: 200, body: {} }),
-  ),
+  idem.run(keyedMove, async () => ({ status: 200, body: {} })),
 );
 await measure('pin 2 posts', p, () => features.setPins(p, [c, posts[10]!]));
 await measure('unpin them', p, () => features.setPins(p, []));
