@@ -1,0 +1,51 @@
+/**
+ * Query parameters of `GET /v1/profiles/:profile_id/grid` on the real Cassandra:
+ * - bad `limit` / profile ID → 400 problem+json, nothing written.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { call, openCore, randomProfile, seedGrid, type Core, type Reply } from './harness.js';
+
+let core: Core;
+beforeAll(async () => {
+  core = await openCore();
+});
+afterAll(async () => {
+  await core?.close();
+});
+
+const expectProblem = (r: Reply, status: number, code: string) => {
+  expect(r.status).toBe(status);
+  expect(r.headers.get('content-type')).toContain('application/problem+json');
+  expect(r.json.type).toBe(`https://regrid.dev/problems/${code}`);
+  expect(r.json.status).toBe(status);
+};
+
+const grid = (profileId: bigint | string, query = '') =>
+  call(core, 'GET', `/v1/profiles/${profileId}/grid${query}`);
+
+describe('GET /v1/profiles/:profile_id/grid parameters', () => {
+  it('400 for a bad limit or profile ID, and nothing is written', async () => {
+    const me = randomProfile();
+    await seedGrid(core, me, 3);
+    const before = await grid(me);
+    expect(before.status).toBe(200);
+    const head = vi.spyOn(core.service.reader, 'readHead');
+    try {
+      for (const limit of ['0', '101', 'abc', '-1', '2.5', '']) {
+        expectProblem(await grid(me, `?limit=${limit}`), 400, 'invalid_request');
+      }
+      for (const id of ['abc', '0', '-1', '12abc', '9223372036854775808', '1e3', '%20']) {
+        expectProblem(await grid(id), 400, 'invalid_request');
+      }
+      // Rejected at the boundary: not even the grid head was read.
+      expect(head).not.toHaveBeenCalled();
+    } finally {
+      head.mockRestore();
+    }
+    const after = await grid(me);
+    expect(after.json.grid_version).toBe(before.json.grid_version);
+    expect(after.json.items).toEqual(before.json.items);
+    const fresh = await core.service.store.readHead(me);
+    expect(fresh.version.toString()).toBe(before.json.grid_version);
+  });
+});
