@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { DomainError } from '../domain/errors.js';
 import { MAX_ID } from '../domain/ids.js';
 import { zodIssues } from './problem.js';
+import type { MinVersion } from '../cache/order-reader.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../service/read-page.js';
 
 /** A positive signed 64-bit ID as a decimal string. */
@@ -21,12 +22,6 @@ export const IdString = z
     }
     return v;
   });
-
-/** A grid version (>= 0) as a decimal string. */
-export const VersionString = z
-  .string()
-  .regex(/^(0|[1-9][0-9]{0,18})$/, 'must be a decimal string')
-  .transform((s) => BigInt(s));
 
 export const CreatePostBody = z.strictObject({
   caption: z.string().max(2200).optional(),
@@ -46,10 +41,32 @@ export const MoveBody = z.strictObject({
 });
 export type MoveBody = z.infer<typeof MoveBody>;
 
+/**
+ * A read-your-writes floor: a bare version (`42`, compares version numbers only) or generation and
+ * version as in an ETag (`1.42`, or quoted `"1.42"`; generation compared first). Versions are
+ * unsigned up to 2^63-1 like every stored 64-bit value; generations start at 1.
+ */
+export const MinVersionString = z
+  .string()
+  .regex(
+    /^("?)(?:([1-9][0-9]{0,18})\.)?(0|[1-9][0-9]{0,18})\1$/,
+    'must be a version ("42") or generation.version ("1.42")',
+  )
+  .transform((s, ctx): MinVersion => {
+    const parts = s.replaceAll('"', '').split('.');
+    const version = BigInt(parts[parts.length - 1]!);
+    const generation = parts.length === 2 ? BigInt(parts[0]!) : undefined;
+    if (version > MAX_ID || (generation !== undefined && generation > MAX_ID)) {
+      ctx.addIssue({ code: 'custom', message: 'out of range (at most 2^63-1)' });
+      return z.NEVER;
+    }
+    return generation === undefined ? { version } : { generation, version };
+  });
+
 export const GridQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
   cursor: z.string().min(1).max(512).optional(),
-  min_version: VersionString.optional(),
+  min_version: MinVersionString.optional(),
 });
 export type GridQuery = z.infer<typeof GridQuery>;
 

@@ -12,6 +12,7 @@
  */
 import type { FirstOrder } from '../cache/codec.js';
 import type { GridCache } from '../cache/grid-cache.js';
+import type { MinVersion } from '../cache/order-reader.js';
 import type { OverrideCache } from '../cache/override-cache.js';
 import type { PostCache } from '../cache/post-cache.js';
 import type { GridHead, OverrideRow, PostBody } from '../cache/source.js';
@@ -27,7 +28,7 @@ export interface PageCache {
    */
   head(
     profileId: bigint,
-    minVersion?: bigint,
+    minVersion?: MinVersion,
     prefetch?: number,
   ): Promise<{
     head: GridHead;
@@ -62,7 +63,7 @@ export function createPageCache(caches: ReadCaches): PageCache {
     async head(profileId, minVersion, prefetch = 0) {
       const first = await caches.grid.readFirstOrder(profileId, {
         prefetchBodies: prefetch,
-        ...(minVersion === undefined ? {} : { minVersion: { version: minVersion } }),
+        ...(minVersion === undefined ? {} : { minVersion }),
       });
       const { generation, version, pins } = first;
       return { head: { generation, version, pins }, first, bodies: first.bodies };

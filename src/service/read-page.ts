@@ -9,6 +9,7 @@
  * Pins come first on the first page only, in addition to `limit` main-order entries; they never
  * appear in a cursor. Bodies are hydrated afterwards; a post deleted meanwhile is skipped.
  */
+import { meetsMin, type MinVersion } from '../cache/order-reader.js';
 import { compareGridVersions, decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { resumePosition } from '../domain/cursor-resume.js';
 import type { GridEntry } from '../domain/merge.js';
@@ -23,8 +24,11 @@ export interface PageQuery {
   readonly profileId: bigint;
   readonly limit: number;
   readonly cursor?: string | undefined;
-  /** Read-your-writes: the caller saw this version; never answer with an older one. */
-  readonly minVersion?: bigint | undefined;
+  /**
+   * Read-your-writes: the caller saw this state; never answer with an older one. Without a
+   * generation only version numbers are compared; with one, generation first.
+   */
+  readonly minVersion?: MinVersion | undefined;
 }
 
 export interface GridPage {
@@ -51,7 +55,7 @@ export async function readGridPage(
     ? await cache.head(q.profileId, q.minVersion, cursor ? 0 : q.limit)
     : undefined;
   let head = cached ? cached.head : await reader.readHead(q.profileId);
-  if (!cached && q.minVersion !== undefined && head.version < q.minVersion) {
+  if (!cached && !meetsMin(head, q.minVersion)) {
     // A LOCAL_SERIAL read also completes any Paxos round left half-done, so it sees every
     // write that was acknowledged.
     head = await reader.readHead(q.profileId, 'serial');

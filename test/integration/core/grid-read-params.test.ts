@@ -1,6 +1,8 @@
 /**
  * Query parameters of `GET /v1/profiles/:profile_id/grid` on the real Cassandra:
- * - bad `limit` / profile ID → 400 problem+json, nothing written.
+ * - bad `limit` / profile ID / `min_version` → 400 problem+json, nothing written;
+ * - `min_version` takes a bare version or `<generation>.<version>` (as in ETags), the latter
+ *   compared generation first (observed through the LOCAL_SERIAL head re-read it triggers).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, openCore, randomProfile, seedGrid, type Core, type Reply } from './harness.js';
@@ -47,5 +49,48 @@ describe('GET /v1/profiles/:profile_id/grid parameters', () => {
     expect(after.json.items).toEqual(before.json.items);
     const fresh = await core.service.store.readHead(me);
     expect(fresh.version.toString()).toBe(before.json.grid_version);
+  });
+
+  it('min_version: a bare version or generation.version, generation compared first', async () => {
+    const me = randomProfile();
+    await seedGrid(core, me, 3);
+    const v = BigInt((await grid(me)).json.grid_version);
+    const head = vi.spyOn(core.service.reader, 'readHead');
+    // True when answering needed the LOCAL_SERIAL re-read, i.e. the floor was above the head.
+    const aboveHead = async (floor: string) => {
+      head.mockClear();
+      const r = await grid(me, `?min_version=${encodeURIComponent(floor)}`);
+      expect(r.status).toBe(200);
+      expect(r.json.grid_version).toBe(String(v));
+      return head.mock.calls.some((args) => args[1] === 'serial');
+    };
+    try {
+      expect(await aboveHead(`${v}`)).toBe(false);
+      expect(await aboveHead(`${v + 1n}`)).toBe(true);
+      expect(await aboveHead(`1.${v}`)).toBe(false);
+      expect(await aboveHead(`"1.${v}"`)).toBe(false); // an ETag verbatim
+      expect(await aboveHead(`1.${v + 1n}`)).toBe(true);
+      expect(await aboveHead(`1.0`)).toBe(false);
+      // A later generation is newer whatever its version; an earlier one is older.
+      expect(await aboveHead(`2.0`)).toBe(true);
+      expect(await aboveHead(`2.${v - 1n}`)).toBe(true);
+    } finally {
+      head.mockRestore();
+    }
+    for (const bad of ['abc', '-1', '01', '0.5', '1.', '.5', '1.2.3', '1.-2', '"1.2', '1,2', '']) {
+      expectProblem(
+        await grid(me, `?min_version=${encodeURIComponent(bad)}`),
+        400,
+        'invalid_request',
+      );
+    }
+    for (const tooBig of [
+      '9223372036854775808',
+      '1.9223372036854775808',
+      '9223372036854775808.1',
+    ]) {
+      expectProblem(await grid(me, `?min_version=${tooBig}`), 400, 'invalid_request');
+    }
+    expect((await grid(me)).json.grid_version).toBe(String(v));
   });
 });
