@@ -5,10 +5,14 @@
  * version that page was read at, so the next read can flag "grid changed" and re-look-up the
  * cursor post's current key. Clients must not forge positions, so the token is MAC'd.
  *
- * Token = base64url( 0x01 | JSON payload | HMAC-SHA256(secret, CONTEXT | 0x01 | JSON payload) )
- * - 0x01 is the format byte, so a later format can be told apart.
+ * Token = base64url( 0x02 | JSON payload | HMAC-SHA256(secret, CONTEXT | profile | 0x02 | JSON) )
+ * - 0x02 is the format byte, so a later format can be told apart (0x01 tokens were not bound to
+ *   a profile; they no longer verify and get 'bad_cursor', like any stale token).
  * - The JSON holds bigints as decimal strings: {"k","p","v","g"} = key, postId, version, generation.
  * - CONTEXT separates cursor MACs from any other HMAC made with the same secret.
+ * - profile = the grid's profile ID as 8 bytes big-endian. It is signed but not carried: a cursor
+ *   only verifies for the grid that issued it, so a position read on one profile can never be
+ *   replayed on another (the caller names the grid it is reading, and that is what is checked).
  * - Decoding accepts only the canonical base64url spelling (no padding, no stray trailing bits),
  *   so every change to the token text changes the bytes and fails the MAC.
  * Any failure is DomainError('bad_cursor'); the message names the failed check (nothing secret).
@@ -29,14 +33,16 @@ export interface Cursor extends GridVersion {
 
 export type CursorSecret = string | Uint8Array;
 
-const FORMAT = 0x01;
+const FORMAT = 0x02;
 const MAC_BYTES = 32;
 const CONTEXT = Buffer.from('regrid/cursor\0', 'utf8');
 const MAX_TOKEN_CHARS = 512; // a real token is ~150 chars; refuse to decode junk of any size
 const MIN_SECRET_BYTES = 16; // same floor as CURSOR_SECRET in src/config.ts
 const DECIMAL = /^(0|[1-9][0-9]{0,18})$/;
 
-export function encodeCursor(cursor: Cursor, secret: CursorSecret): string {
+/** Signs `cursor` for the grid of `profileId`; only `decodeCursor(…, profileId)` accepts it. */
+export function encodeCursor(cursor: Cursor, secret: CursorSecret, profileId: bigint): string {
+  const profile = profileBytes(profileId);
   const problem = invalidField(cursor);
   if (problem) throw new RangeError(`cannot encode cursor: ${problem}`);
   const json = JSON.stringify({
@@ -46,11 +52,14 @@ export function encodeCursor(cursor: Cursor, secret: CursorSecret): string {
     g: cursor.generation.toString(),
   });
   const body = Buffer.concat([Buffer.of(FORMAT), Buffer.from(json, 'utf8')]);
-  return Buffer.concat([body, mac(body, secret)]).toString('base64url');
+  return Buffer.concat([body, mac(body, secret, profile)]).toString('base64url');
 }
 
-export function decodeCursor(token: string, secret: CursorSecret): Cursor {
-  const key = secretBytes(secret); // a misconfigured secret is a server bug, not a bad cursor
+/** Verifies a token issued for the grid of `profileId` (any other grid's token is 'bad_cursor'). */
+export function decodeCursor(token: string, secret: CursorSecret, profileId: bigint): Cursor {
+  // A misconfigured secret or an invalid profile ID is a server bug, not a bad cursor.
+  const key = secretBytes(secret);
+  const profile = profileBytes(profileId);
   if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_CHARS) {
     throw bad('cursor has an invalid length');
   }
@@ -60,7 +69,9 @@ export function decodeCursor(token: string, secret: CursorSecret): Cursor {
   const body = raw.subarray(0, raw.length - MAC_BYTES);
   const given = raw.subarray(raw.length - MAC_BYTES);
   // Constant-time: the comparison must not reveal how many leading MAC bytes were right.
-  if (!timingSafeEqual(given, mac(body, key))) throw bad('cursor signature does not match');
+  if (!timingSafeEqual(given, mac(body, key, profile))) {
+    throw bad('cursor signature does not match (altered, or issued for another grid)');
+  }
   // Past this point the bytes are ours, so the checks below guard against our own format drift.
   if (body[0] !== FORMAT) throw bad('unknown cursor format');
   let payload: unknown;
@@ -96,8 +107,22 @@ function invalidField(c: Cursor): string | undefined {
   return undefined;
 }
 
-function mac(body: Uint8Array, secret: CursorSecret): Buffer {
-  return createHmac('sha256', secretBytes(secret)).update(CONTEXT).update(body).digest();
+function mac(body: Uint8Array, secret: CursorSecret, profile: Buffer): Buffer {
+  return createHmac('sha256', secretBytes(secret))
+    .update(CONTEXT)
+    .update(profile)
+    .update(body)
+    .digest();
+}
+
+/** Fixed width, so no two (profile, payload) pairs can produce the same MAC input. */
+function profileBytes(profileId: bigint): Buffer {
+  if (typeof profileId !== 'bigint' || profileId <= 0n || profileId > MAX_ID) {
+    throw new RangeError('cursor profile ID out of range');
+  }
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(profileId);
+  return b;
 }
 
 function secretBytes(secret: CursorSecret): Buffer {

@@ -48,7 +48,7 @@ export async function readGridPage(
   q: PageQuery,
   cache?: PageCache,
 ): Promise<GridPage> {
-  const cursor = q.cursor ? decodeCursor(q.cursor, cursorSecret) : undefined;
+  const cursor = q.cursor ? decodeCursor(q.cursor, cursorSecret, q.profileId) : undefined;
   // With a cache (page-cache.ts) the head, the first 48 entries, the override list and the bodies
   // may come from Redis; it applies the same min_version rule (summary below it is not served).
   const cached = cache
@@ -100,6 +100,7 @@ export async function readGridPage(
             generation: head.generation,
           },
           cursorSecret,
+          q.profileId,
         )
       : null;
   return {

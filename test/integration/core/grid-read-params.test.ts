@@ -2,7 +2,8 @@
  * Query parameters of `GET /v1/profiles/:profile_id/grid` on the real Cassandra:
  * - bad `limit` / profile ID / `min_version` → 400 problem+json, nothing written;
  * - `min_version` takes a bare version or `<generation>.<version>` (as in ETags), the latter
- *   compared generation first (observed through the LOCAL_SERIAL head re-read it triggers).
+ *   compared generation first (observed through the LOCAL_SERIAL head re-read it triggers);
+ * - a cursor only works on the grid that issued it.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, openCore, randomProfile, seedGrid, type Core, type Reply } from './harness.js';
@@ -92,5 +93,20 @@ describe('GET /v1/profiles/:profile_id/grid parameters', () => {
       expectProblem(await grid(me, `?min_version=${tooBig}`), 400, 'invalid_request');
     }
     expect((await grid(me)).json.grid_version).toBe(String(v));
+  });
+
+  it("400 bad_cursor for a cursor replayed on another profile's grid", async () => {
+    const a = randomProfile();
+    const b = randomProfile();
+    const aIds = await seedGrid(core, a, 4);
+    await seedGrid(core, b, 4);
+    const first = await grid(a, '?limit=2');
+    const cursor: string = first.json.next_cursor;
+    expect(cursor).toBeTruthy();
+    // Same secret, same service: only the grid differs.
+    expectProblem(await grid(b, `?limit=2&cursor=${cursor}`), 400, 'bad_cursor');
+    const next = await grid(a, `?limit=2&cursor=${cursor}`);
+    expect(next.status).toBe(200);
+    expect(next.json.items.map((i: { id: string }) => i.id)).toEqual(aIds.slice(2).map(String));
   });
 });
