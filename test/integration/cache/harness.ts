@@ -4,22 +4,20 @@
  * so the cache is exercised against exactly the read and write paths the service uses.
  */
 import type { Client } from 'cassandra-driver';
-import { loadConfig } from '../../../src/config.js';
 import type { Config } from '../../../src/config.js';
 import { createGridCache } from '../../../src/cache/grid-cache.js';
 import type { GridCacheSettings } from '../../../src/cache/grid-cache.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
-import { IdGenerator } from '../../../src/domain/ids.js';
+import type { IdGenerator } from '../../../src/domain/ids.js';
 import type { GridEntry } from '../../../src/domain/merge.js';
-import { consistencyOf, cqlOf, createCassandraClient } from '../../../src/store/cassandra.js';
+import { consistencyOf, cqlOf } from '../../../src/store/cassandra.js';
 import { GridStore } from '../../../src/store/grid-store.js';
 import { PostsStore } from '../../../src/store/posts-store.js';
 import { CassandraGridReader } from '../../../src/service/grid-reader.js';
 import { GridWriter, writerSettingsOf } from '../../../src/service/grid-writer.js';
 import type { WriterHooks } from '../../../src/service/grid-writer.js';
-
-export const TEST_KEYSPACE = 'regrid_test';
+import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
 
 export interface Stores {
   readonly config: Config;
@@ -35,15 +33,8 @@ export interface Stores {
 export async function openStores(env: Record<string, string> = {}): Promise<Stores> {
   // A generous Redis timeout: these tests are about correctness, and a 2-core machine running
   // Cassandra and vitest can stall a reply past the production 150 ms (tripping the breaker).
-  const config = loadConfig({
-    ...process.env, // connection facts from the global setup
-    NODE_ENV: 'test',
-    CASSANDRA_KEYSPACE: TEST_KEYSPACE,
-    REDIS_TIMEOUT_MS: '2000',
-    ...env,
-  });
-  const client = createCassandraClient(config, { keyspace: TEST_KEYSPACE });
-  await client.connect();
+  const config = testConfig({ REDIS_TIMEOUT_MS: '2000', ...env });
+  const client = await connectTestClient(config);
   const cql = cqlOf(client);
   const consistency = consistencyOf(config);
   const grid = new GridStore(cql, consistency);
@@ -55,7 +46,7 @@ export async function openStores(env: Record<string, string> = {}): Promise<Stor
     posts,
     reader: new CassandraGridReader(grid, posts, consistency),
     // Worker numbers far from the service's, so test IDs never collide with theirs.
-    ids: new IdGenerator(8000 + Math.floor(Math.random() * 150)),
+    ids: idsFromWorkers(8000, 150),
     writer: (hooks = {}) => new GridWriter(grid, writerSettingsOf(config), hooks),
     close: () => client.shutdown(),
   };

@@ -6,17 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'cassandra-driver';
 import type { Hono } from 'hono';
-import { loadConfig, type Config } from '../../../src/config.js';
-import { composeId, IdGenerator } from '../../../src/domain/ids.js';
+import type { Config } from '../../../src/config.js';
+import { composeId, type IdGenerator } from '../../../src/domain/ids.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
-import { cqlOf, createCassandraClient, type Cql } from '../../../src/store/cassandra.js';
+import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
+import { requestJson, type JsonReply } from '../support/http.js';
+import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
 
-export const TEST_KEYSPACE = 'regrid_test';
 export const JWT_SECRET = 'core-tests-jwt-secret-0123456789';
 export const CURSOR_SECRET = 'core-tests-cursor-secret-0123456789';
 
@@ -33,16 +34,9 @@ export interface Core {
 }
 
 export async function openCore(env: Record<string, string> = {}): Promise<Core> {
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    CASSANDRA_KEYSPACE: TEST_KEYSPACE,
-    ...env,
-  });
-  const client = createCassandraClient(config, { keyspace: TEST_KEYSPACE });
-  await client.connect();
-  // Worker numbers of our own (cache tests use 8000–8149, feature tests 8150–8189).
-  const ids = new IdGenerator(7000 + Math.floor(Math.random() * 500));
+  const config = testConfig(env);
+  const client = await connectTestClient(config);
+  const ids = idsFromWorkers(7000, 500);
   const serviceOver = (cql: Cql) =>
     new GridService({ cql, config, ids, cursorSecret: CURSOR_SECRET });
   const service = serviceOver(cqlOf(client));
@@ -74,11 +68,7 @@ export interface CallOptions {
   readonly rawBody?: string;
 }
 
-export interface Reply {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
+export type Reply = JsonReply;
 
 export async function call(
   core: Core,
@@ -91,14 +81,7 @@ export async function call(
   let body: string | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await core.app.request(path, {
-    method,
-    headers,
-    ...(body !== undefined ? { body } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+  return requestJson(core.app, method, path, headers, body);
 }
 
 /**

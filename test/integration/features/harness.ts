@@ -4,9 +4,9 @@
  * Every test uses fresh random profile IDs, so tests never share a partition.
  */
 import type { Client } from 'cassandra-driver';
-import { loadConfig, type Config } from '../../../src/config.js';
-import { IdGenerator } from '../../../src/domain/ids.js';
-import { cqlOf, createCassandraClient } from '../../../src/store/cassandra.js';
+import type { Config } from '../../../src/config.js';
+import type { IdGenerator } from '../../../src/domain/ids.js';
+import { cqlOf } from '../../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import type { WriterHooks } from '../../../src/service/grid-writer.js';
@@ -14,8 +14,8 @@ import { IdempotencyService } from '../../../src/service/idempotency.js';
 import { FeatureService } from '../../../src/service/feature-service.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
-
-export const TEST_KEYSPACE = 'regrid_test';
+import { requestJson, type JsonReply } from '../support/http.js';
+import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
 
 export interface Features {
   readonly config: Config;
@@ -30,17 +30,10 @@ export interface Features {
 }
 
 export async function openFeatures(env: Record<string, string> = {}): Promise<Features> {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    CASSANDRA_KEYSPACE: TEST_KEYSPACE,
-    REDIS_TIMEOUT_MS: '2000',
-    ...env,
-  });
-  const client = createCassandraClient(config, { keyspace: TEST_KEYSPACE });
-  await client.connect();
+  const config = testConfig({ REDIS_TIMEOUT_MS: '2000', ...env });
+  const client = await connectTestClient(config);
   const cql = cqlOf(client);
-  // Worker numbers of their own (the cache harness uses 8000–8149).
-  const ids = new IdGenerator(8150 + Math.floor(Math.random() * 40));
+  const ids = idsFromWorkers(8150, 40);
   const hooks: WriterHooks = {};
   const service = new GridService({
     cql,
@@ -89,12 +82,7 @@ export async function order(f: Features, profileId: bigint, limit = 100): Promis
 export const JWT = 'feature-tests-jwt-secret-0123456789';
 export const ADMIN = 'feature-tests-admin-token-0123456789';
 
-export interface CallResult {
-  readonly status: number;
-  readonly headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly json: any;
-}
+export type CallResult = JsonReply;
 
 export type Call = (
   method: string,
@@ -123,14 +111,8 @@ export function httpApi(f: Features): { call: Call; features: FeatureService } {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.as !== undefined) headers.authorization = `Bearer ${await issueToken(JWT, opts.as)}`;
     if (opts.admin) headers.authorization = `Bearer ${ADMIN}`;
-    if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await app.request(path, {
-      method,
-      headers,
-      ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+    const body = opts.body !== undefined ? JSON.stringify(opts.body) : undefined;
+    return requestJson(app, method, path, headers, body);
   };
   return { call, features };
 }

@@ -1,0 +1,35 @@
+/**
+ * What every integration harness needs first: a Config for the migrated `regrid_test` keyspace
+ * (the global setup publishes the connection facts in process.env), a connected Cassandra client,
+ * and an ID generator on a worker number of the harness's own.
+ */
+import type { Client } from 'cassandra-driver';
+import { loadConfig, type Config } from '../../../src/config.js';
+import { IdGenerator } from '../../../src/domain/ids.js';
+import { createCassandraClient } from '../../../src/store/cassandra.js';
+
+export const TEST_KEYSPACE = 'regrid_test';
+
+/** The global setup's connection facts, test mode, the test keyspace, then `env` on top. */
+export const testConfig = (env: Record<string, string> = {}): Config =>
+  loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    CASSANDRA_KEYSPACE: TEST_KEYSPACE,
+    ...env,
+  });
+
+/** A connected client on the test keyspace; the caller shuts it down. */
+export async function connectTestClient(config: Config): Promise<Client> {
+  const client = createCassandraClient(config, { keyspace: TEST_KEYSPACE });
+  await client.connect();
+  return client;
+}
+
+/**
+ * IDs from a random worker in [first, first + span). Each harness takes its own range (core
+ * 7000–7499, cache 8000–8149, features 8150–8189), so IDs minted by two harnesses in one run
+ * never collide.
+ */
+export const idsFromWorkers = (first: number, span: number): IdGenerator =>
+  new IdGenerator(first + Math.floor(Math.random() * span));
