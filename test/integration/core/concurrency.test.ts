@@ -6,7 +6,7 @@
  *   no post that was not moved is skipped or repeated (keyset cursor, design §6.1);
  * - a new post on a worker whose clock is behind still lands on top (override path, §3.3).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../src/domain/errors.js';
 import { IdGenerator } from '../../../src/domain/ids.js';
 import { GridService } from '../../../src/service/grid-service.js';
@@ -21,14 +21,10 @@ import {
   tokenFor,
   type Core,
 } from './harness.js';
+import { openPerFile } from '../support/per-file.js';
 
 let core: Core;
-beforeAll(async () => {
-  core = await openCore();
-});
-afterAll(async () => {
-  await core?.close();
-});
+openPerFile(openCore, (opened) => (core = opened));
 
 const otherServer = (worker: number, now?: () => number) =>
   new GridService({

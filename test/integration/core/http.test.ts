@@ -2,7 +2,7 @@
  * The issue-2 HTTP contract end to end on the real Cassandra: create → move → read, and every
  * status code the routes promise (400, 401, 403, 404, 409, 413), each as problem+json.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/http/app.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import type { Cql } from '../../../src/store/cassandra.js';
@@ -15,14 +15,10 @@ import {
   tokenFor,
   type Core,
 } from './harness.js';
+import { openPerFile } from '../support/per-file.js';
 
 let core: Core;
-beforeAll(async () => {
-  core = await openCore();
-});
-afterAll(async () => {
-  await core?.close();
-});
+openPerFile(openCore, (opened) => (core = opened));
 
 const gridIds = async (profileId: bigint, limit = 100) => {
   const r = await call(core, 'GET', `/v1/profiles/${profileId}/grid?limit=${limit}`);

@@ -4,17 +4,13 @@
  * tombstone-free; and a control showing the same measurement does see a tombstone when one is
  * written on purpose (so a zero means something).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TracingCql } from '../../../src/store/trace.js';
 import { openCore, randomProfile, readAll, seedGrid, type Core } from './harness.js';
+import { openPerFile } from '../support/per-file.js';
 
 let core: Core;
-beforeAll(async () => {
-  core = await openCore();
-});
-afterAll(async () => {
-  await core?.close();
-});
+openPerFile(openCore, (opened) => (core = opened));
 
 /** Reads the whole grid through the production read path with every request traced. */
 async function tracedFullRead(profileId: bigint) {

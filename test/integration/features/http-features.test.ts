@@ -3,24 +3,22 @@
  * and unarchive both ways, reset, collaborative posts, takedown, the order resource (428/412/400,
  * rows_written = n − LIS), the chronological media list, and grid_changed on paged reads.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IdGenerator } from '../../../src/domain/ids.js';
 import { keepMask } from '../../../src/domain/lis.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { fetchReadTally } from '../../../src/store/trace.js';
 import { freshProfile, httpApi, openFeatures, type Call, type Features } from './harness.js';
+import { openPerFile } from '../support/per-file.js';
 import type { FeatureService } from '../../../src/service/feature-service.js';
 
 let f: Features;
 let call: Call;
 let features: FeatureService;
-beforeAll(async () => {
-  f = await openFeatures();
+openPerFile(openFeatures, (opened) => {
+  f = opened;
   ({ call, features } = httpApi(f));
-});
-afterAll(async () => {
-  await f?.close();
 });
 
 /** A new profile with `n` posts; returns [profile, post IDs oldest first as strings]. */

@@ -3,21 +3,19 @@
  * for a post creation) and the audit: clean after a random workload, dirty after injected faults,
  * with the CLI's exit codes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runRegrid } from '../../../src/cli/regrid-commands.js';
 import { SimulatedCrash, fingerprintRequest } from '../../../src/service/idempotency.js';
 import type { FeatureService } from '../../../src/service/feature-service.js';
 import { freshProfile, httpApi, openFeatures, type Call, type Features } from './harness.js';
+import { openPerFile } from '../support/per-file.js';
 
 let f: Features;
 let call: Call;
 let features: FeatureService;
-beforeAll(async () => {
-  f = await openFeatures();
+openPerFile(openFeatures, (opened) => {
+  f = opened;
   ({ call, features } = httpApi(f));
-});
-afterAll(async () => {
-  await f?.close();
 });
 
 async function grid(n: number): Promise<[bigint, string[]]> {

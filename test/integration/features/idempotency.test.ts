@@ -3,7 +3,7 @@
  * status codes): replay without re-applying, 422 on a different request, 409 while in flight,
  * and the crash between commit and response, injected with the writer's afterCas seam.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors.js';
 import { RING_SIZE } from '../../../src/domain/request-ring.js';
 import {
@@ -13,14 +13,10 @@ import {
   type StoredResponse,
 } from '../../../src/service/idempotency.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
+import { openPerFile } from '../support/per-file.js';
 
 let f: Features;
-beforeAll(async () => {
-  f = await openFeatures();
-});
-afterAll(async () => {
-  await f?.close();
-});
+openPerFile(openFeatures, (opened) => (f = opened));
 
 const render = (_r: unknown, version: bigint, _generation?: bigint): StoredResponse => ({
   status: 200,
