@@ -37,7 +37,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
 
-  const cluster = await connectCluster(config, (l) => log(`[cassandra] ${l}`));
+  // openCassandra tags the provisioning lines [cassandra] itself.
+  const cluster = await connectCluster(config, log);
   try {
     const makeDesign = async (name: DesignName): Promise<GridDesign> => {
       if (name === 'naive') return new NaiveDesign(cluster.client);
