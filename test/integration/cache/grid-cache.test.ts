@@ -111,16 +111,8 @@ describe('version-keyed entries are never served for the wrong version', () => {
     const posts = await seedPosts(s, p, 20);
     const before = await truth(s, p);
     const g = gate();
-    let paused = false;
-    const racing = openCache(s, guard, {
-      hooks: {
-        afterHeadRead: async () => {
-          if (paused) return;
-          paused = true;
-          await g.wait(); // head (version v) read; rows not yet
-        },
-      },
-    });
+    // Pauses the first fill once its head (version v) is read; its rows are not read yet.
+    const racing = openCache(s, guard, { hooks: { afterHeadRead: g.waitOnce } });
     const plain = openCache(s, guard);
     const writer = s.writer({ onCommitted: [(e) => plain.afterGridWrite(e.profileId)] });
 
@@ -148,16 +140,8 @@ describe('version-keyed entries are never served for the wrong version', () => {
     const posts = await seedPosts(s, p, 20);
     const v1 = await truth(s, p);
     const g = gate();
-    let paused = false;
-    const racing = openCache(s, guard, {
-      hooks: {
-        beforePublish: async () => {
-          if (paused) return;
-          paused = true;
-          await g.wait(); // rows read under a stable version; summary not yet published
-        },
-      },
-    });
+    // Pauses the first fill with its rows read under a stable version; summary not yet published.
+    const racing = openCache(s, guard, { hooks: { beforePublish: g.waitOnce } });
     const plain = openCache(s, guard);
     const writer = s.writer({ onCommitted: [(e) => plain.afterGridWrite(e.profileId)] });
 

@@ -124,11 +124,19 @@ export function gate() {
   const opened = new Promise<void>((r) => (open = r));
   let reached!: () => void;
   const arrived = new Promise<void>((r) => (reached = r));
+  const wait = async () => {
+    reached();
+    await opened;
+  };
+  let passed = false;
   return {
     /** Called by the code under test. */
-    wait: async () => {
-      reached();
-      await opened;
+    wait,
+    /** As `wait`, but only the first caller stops here; later calls pass straight through. */
+    waitOnce: async () => {
+      if (passed) return;
+      passed = true;
+      await wait();
     },
     /** Resolves once the code under test is waiting at the gate. */
     arrived,
