@@ -25,6 +25,17 @@ function apply(current: readonly Keyed[], writes: readonly Keyed[]): bigint[] {
     .map(([id]) => id);
 }
 
+/** A grid size n in [min, max] and a permutation of the positions 0..n-1 (the new order). */
+const sizeAndPermutation = (min: number, max: number) =>
+  fc
+    .integer({ min, max })
+    .chain((n) =>
+      fc.tuple(
+        fc.constant(n),
+        fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
+      ),
+    );
+
 const lisLength = (current: readonly Keyed[], order: readonly bigint[]): number => {
   const pos = new Map(current.map((e, i) => [e.postId, i]));
   return keepMask(order.map((id) => pos.get(id)!)).filter(Boolean).length;
@@ -71,48 +82,28 @@ describe('planBatchOrder: whole order', () => {
 
   it('gives the requested order and writes n − LIS rows when gaps are wide (property)', () => {
     fc.assert(
-      fc.property(
-        fc
-          .integer({ min: 1, max: 40 })
-          .chain((n) =>
-            fc.tuple(
-              fc.constant(n),
-              fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
-            ),
-          ),
-        ([n, perm]) => {
-          const g = grid(n);
-          const order = perm.map((i) => g[i]!.postId);
-          const plan = planBatchOrder(g, { postIds: order }, CEILING);
-          expect(apply(g, plan.writes)).toEqual(order);
-          expect(plan.writes.length).toBe(n - lisLength(g, order));
-          expect(plan.order).toEqual(order);
-        },
-      ),
+      fc.property(sizeAndPermutation(1, 40), ([n, perm]) => {
+        const g = grid(n);
+        const order = perm.map((i) => g[i]!.postId);
+        const plan = planBatchOrder(g, { postIds: order }, CEILING);
+        expect(apply(g, plan.writes)).toEqual(order);
+        expect(plan.writes.length).toBe(n - lisLength(g, order));
+        expect(plan.order).toEqual(order);
+      }),
       { seed: 42, numRuns: 300 },
     );
   });
 
   it('stays correct when keys are packed and the key engine has to relabel (property)', () => {
     fc.assert(
-      fc.property(
-        fc
-          .integer({ min: 2, max: 30 })
-          .chain((n) =>
-            fc.tuple(
-              fc.constant(n),
-              fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
-            ),
-          ),
-        ([n, perm]) => {
-          const g = grid(n, 1n); // consecutive keys: no midpoint anywhere
-          const order = perm.map((i) => g[i]!.postId);
-          const plan = planBatchOrder(g, { postIds: order }, BigInt(n + 1) << 20n);
-          expect(apply(g, plan.writes)).toEqual(order);
-          expect(plan.writes.length).toBeGreaterThanOrEqual(n - lisLength(g, order));
-          for (const w of plan.writes) expect(w.key > 0n).toBe(true);
-        },
-      ),
+      fc.property(sizeAndPermutation(2, 30), ([n, perm]) => {
+        const g = grid(n, 1n); // consecutive keys: no midpoint anywhere
+        const order = perm.map((i) => g[i]!.postId);
+        const plan = planBatchOrder(g, { postIds: order }, BigInt(n + 1) << 20n);
+        expect(apply(g, plan.writes)).toEqual(order);
+        expect(plan.writes.length).toBeGreaterThanOrEqual(n - lisLength(g, order));
+        for (const w of plan.writes) expect(w.key > 0n).toBe(true);
+      }),
       { seed: 7, numRuns: 200 },
     );
   });
