@@ -3,6 +3,7 @@
  * Cassandra adapter lives beside the store (src/service wires the real one); keeping the port
  * here lets the cache be read, and tested, on its own terms.
  */
+import type { Post } from '../domain/post.js';
 import type { GridEntry } from '../domain/merge.js';
 
 /** The static head of a profile's override partition. */
@@ -25,14 +26,7 @@ export interface OverrideRow {
   readonly movedVersion: bigint | undefined;
 }
 
-export interface PostBody {
-  readonly postId: bigint;
-  readonly authorId: bigint;
-  readonly caption: string | undefined;
-  readonly mediaUrl: string | undefined;
-  readonly createdAt: Date;
-  readonly collaborators: readonly bigint[];
-}
+export type PostBody = Post;
 
 export interface GridSource {
   readHead(profileId: bigint, consistency?: ReadConsistency): Promise<GridHead>;

@@ -7,6 +7,7 @@
  * (relabels skip pinned rows), it gets a fresh key next to that row (restore-key.ts).
  */
 import { DomainError } from '../domain/errors.js';
+import { compareDisplay } from '../domain/merge.js';
 import type { OverrideWrite } from '../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
 import type { WriteOptions } from './grid-writer.js';
@@ -104,16 +105,7 @@ export function withWrites(
       movedVersion: w.movedVersion ?? byId.get(w.postId)?.movedVersion,
     });
   }
-  const overrides = [...byId.values()].sort((a, b) =>
-    a.key !== b.key
-      ? a.key > b.key
-        ? -1
-        : 1
-      : a.postId > b.postId
-        ? -1
-        : a.postId < b.postId
-          ? 1
-          : 0,
-  );
+  // Display order (key DESC, post ID DESC), the order a snapshot's overrides are kept in.
+  const overrides = [...byId.values()].sort((a, b) => compareDisplay(b, a));
   return { ...s, overrides };
 }

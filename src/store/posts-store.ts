@@ -9,17 +9,11 @@
  * Absent optional fields are bound as `undefined` (unset), never `null`: an INSERT with a null
  * writes a cell tombstone.
  */
+import type { Post } from '../domain/post.js';
 import type { QueryOptions, types } from 'cassandra-driver';
 import type { Consistency, Cql } from './cassandra.js';
 
-export interface PostRecord {
-  readonly postId: bigint;
-  readonly authorId: bigint;
-  readonly caption: string | undefined;
-  readonly mediaUrl: string | undefined;
-  readonly createdAt: Date;
-  readonly collaborators: readonly bigint[];
-}
+export type PostRecord = Post;
 
 const INSERT_POST =
   'INSERT INTO posts (post_id, author_id, caption, media_url, created_at, collaborators) VALUES (?, ?, ?, ?, ?, ?)';

@@ -1,0 +1,12 @@
+/**
+ * The body of a post as the service handles it, whichever store it came from (Cassandra's
+ * `posts` table or the Redis body cache). Absent optional fields are `undefined`, never null.
+ */
+export interface Post {
+  readonly postId: bigint;
+  readonly authorId: bigint;
+  readonly caption: string | undefined;
+  readonly mediaUrl: string | undefined;
+  readonly createdAt: Date;
+  readonly collaborators: readonly bigint[];
+}
