@@ -51,11 +51,12 @@ function attempt<T>(raw: string | null | undefined, decode: (raw: string) => T):
 }
 
 /**
- * The profile summary readers consult first: the grid head plus the post count. `k` in the JSON
- * names the order entry of that state, so the hit path can fetch both in one script call.
+ * The profile summary readers consult first: the grid head plus the post count (a decimal
+ * string in the JSON, like every 64-bit value). `k` in the JSON names the order entry of that
+ * state, so the hit path can fetch both in one script call.
  */
 export interface Summary extends GridHead {
-  readonly postCount: number | undefined;
+  readonly postCount: bigint | undefined;
 }
 
 export const encodeSummary = (s: Summary, orderKey: string): string =>
@@ -63,7 +64,7 @@ export const encodeSummary = (s: Summary, orderKey: string): string =>
     g: String(s.generation),
     v: String(s.version),
     p: s.pins.map(String),
-    n: s.postCount,
+    n: s.postCount === undefined ? undefined : String(s.postCount),
     k: orderKey,
   });
 
@@ -71,12 +72,11 @@ export function decodeSummary(raw: string | null | undefined): Summary | undefin
   return attempt(raw, (text) => {
     const o = object(text);
     if (typeof o.k !== 'string') throw BAD;
-    if (o.n !== undefined && !Number.isInteger(o.n)) throw BAD;
     return {
       generation: id(o.g),
       version: id(o.v),
       pins: idList(o.p, 16),
-      postCount: o.n as number | undefined,
+      postCount: o.n === undefined ? undefined : id(o.n),
     };
   });
 }

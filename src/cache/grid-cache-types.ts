@@ -35,8 +35,6 @@ export interface GridCacheSettings {
    * each request would cost on a miss). Never set in production wiring.
    */
   readonly bypass?: boolean;
-  /** Optional post count for the summary (a partition count; skipped when absent). */
-  readonly countPosts?: (profileId: bigint) => Promise<number>;
   /**
    * Test-only seams to inject races: after a filler read the head, and just before it writes.
    * Never set in production wiring.

@@ -84,7 +84,7 @@ export function createGridCache(
       ({ order, stable } = ready
         ? { order: ready, stable: true }
         : await readOrder(profileId, head));
-      summary = await summaryOf(profileId, head, order);
+      summary = summaryOf(head, order);
       await hooks.beforePublish?.(profileId, head);
     } catch (err) {
       await release(); // let the next reader try rather than wait out the lease

@@ -79,7 +79,14 @@ export function createOrderReader(
       exclude: head.pins,
     });
     const entries = rows.slice(0, FIRST_ENTRIES).map(({ postId, key }) => ({ postId, key }));
-    const order: FirstOrder = { ...head, entries, complete: rows.length <= FIRST_ENTRIES };
+    const { generation, version, pins } = head; // the order entry is keyed by state, no count
+    const order: FirstOrder = {
+      generation,
+      version,
+      pins,
+      entries,
+      complete: rows.length <= FIRST_ENTRIES,
+    };
     return { order, sameOverrides: sameState(listed.head, head) };
   }
 
@@ -91,12 +98,14 @@ export function createOrderReader(
     return { order, stable: sameOverrides && sameState(again, head) };
   }
 
-  async function summaryOf(profileId: bigint, head: GridHead, order: FirstOrder): Promise<Summary> {
-    const postCount = settings.countPosts
-      ? await settings.countPosts(profileId)
-      : order.complete
-        ? order.pins.length + order.entries.length
-        : undefined;
+  /**
+   * The count comes from the head (the exact static `post_count`, read with the version); a grid
+   * that predates that column is counted only when its whole order fits the cached prefix.
+   */
+  function summaryOf(head: GridHead, order: FirstOrder): Summary {
+    const postCount =
+      head.postCount ??
+      (order.complete ? BigInt(order.pins.length + order.entries.length) : undefined);
     return { ...head, postCount };
   }
 
@@ -137,7 +146,7 @@ export function createOrderReader(
       stats.directReads += 1;
       const head = await readHead(profileId, min);
       const { order } = await readEntries(profileId, head);
-      return read(order, { ...head, postCount: undefined }, 'direct');
+      return read(order, { ...head, postCount: head.postCount }, 'direct');
     })();
     if (coalesce && !shared) {
       inFlight.set(profileId, mine);
@@ -156,7 +165,7 @@ export function createOrderReader(
     min: MinVersion,
   ): Promise<FirstOrderRead> {
     const head = await readHead(profileId, min);
-    const summary = { ...head, postCount: undefined };
+    const summary = { ...head, postCount: head.postCount };
     // Only a summary that Cassandra proves older is dropped: a floor from the future (a bogus
     // min_version) must not let one client flush everybody's cache.
     if (compareGridVersions(stale, head) < 0) {

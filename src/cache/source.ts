@@ -11,6 +11,11 @@ export interface GridHead {
   readonly version: bigint; // absent = 0
   readonly generation: bigint; // absent = 1
   readonly pins: readonly bigint[];
+  /**
+   * Posts on the grid (static `post_count`, exact: kept in the grid's compare-and-set); absent
+   * for a grid that predates the column and has not changed membership since.
+   */
+  readonly postCount?: bigint | undefined;
 }
 
 /**

@@ -20,6 +20,7 @@ import { DomainError } from '../domain/errors.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { WriteOptions } from './grid-writer.js';
 import type { PostsServiceDeps } from './posts-service.js';
+import { withPostCount } from './post-count.js';
 import { restoreKey } from './restore-key.js';
 
 export type UnarchivePosition = 'previous' | 'chronological';
@@ -51,7 +52,8 @@ export async function archivePost(
   await deps.posts.deletePost(postId, [profileId], false);
   return deps.writer.writeGrid(
     profileId,
-    async ({ snapshot }) => {
+    async (ctx) => {
+      const { snapshot } = ctx;
       const own = snapshot.overrides.find((o) => o.postId === postId);
       await deps.archive.put({
         profileId,
@@ -61,14 +63,12 @@ export async function archivePost(
         archivedAt: new Date(),
       });
       const pinned = snapshot.head.pins.includes(postId);
-      return {
-        kind: 'write',
-        mutation: {
-          ...(own ? { deleteRows: [postId] } : {}),
-          ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
-        },
-        result: null,
-      };
+      // The row was on the grid (checked above) and this call removed it: -1.
+      const mutation = await withPostCount(deps.store, ctx, -1n, {
+        ...(own ? { deleteRows: [postId] } : {}),
+        ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
+      });
+      return { kind: 'write', mutation, result: null };
     },
     options,
   );
@@ -103,10 +103,13 @@ export async function unarchivePost(
     await deps.archive.remove(profileId, postId);
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
   }
+  // A row already there means an earlier unarchive got this far (and maybe committed): recount.
+  const wasOnGrid = await deps.store.hasGridRow(profileId, postId);
   await deps.posts.insertGridRows(profileId, [{ postId, authorId: record.authorId }]);
   const out = await deps.writer.writeGrid(
     profileId,
-    async ({ snapshot, nextVersion }) => {
+    async (ctx) => {
+      const { snapshot, nextVersion } = ctx;
       const wanted = position === 'previous' ? (record.sortKey ?? postId) : postId;
       const upserts = await restoreKey(deps, {
         profileId,
@@ -116,7 +119,10 @@ export async function unarchivePost(
         pins: snapshot.head.pins,
         movedVersion: nextVersion,
       });
-      return { kind: 'write', mutation: { upserts }, result: { rowsWritten: upserts.length } };
+      const mutation = await withPostCount(deps.store, ctx, wasOnGrid ? 'recount' : 1n, {
+        upserts,
+      });
+      return { kind: 'write', mutation, result: { rowsWritten: upserts.length } };
     },
     options,
   );

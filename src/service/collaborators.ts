@@ -17,6 +17,7 @@ import type { PostRecord } from '../store/posts-store.js';
 import type { ProfilesStore } from '../store/profiles-store.js';
 import type { GridPlanner, WriteOptions } from './grid-writer.js';
 import { SimulatedCrash } from './idempotency.js';
+import { withPostCount } from './post-count.js';
 import { newPostPlanner, type NewPost, type PostsServiceDeps } from './posts-service.js';
 
 export const MAX_COLLABORATORS = 5;
@@ -145,18 +146,17 @@ export async function removeFromGrid(
   if (hadRow) await deps.posts.deletePost(postId, [profileId], false);
   return deps.writer.writeGrid(
     profileId,
-    async ({ snapshot }) => {
+    async (ctx) => {
+      const { snapshot } = ctx;
       const hasOverride = snapshot.overrides.some((o) => o.postId === postId);
       const pinned = snapshot.head.pins.includes(postId);
       if (!hadRow && !hasOverride && !pinned) return { kind: 'skip', result: { removed: false } };
-      return {
-        kind: 'write',
-        mutation: {
-          ...(hasOverride ? { deleteRows: [postId] } : {}),
-          ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
-        },
-        result: { removed: true },
-      };
+      // Removed the row here: -1; finishing an earlier attempt's job: recount (post-count.ts).
+      const mutation = await withPostCount(deps.store, ctx, hadRow ? -1n : 'recount', {
+        ...(hasOverride ? { deleteRows: [postId] } : {}),
+        ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
+      });
+      return { kind: 'write', mutation, result: { removed: true } };
     },
     options,
   );

@@ -5,6 +5,7 @@
  */
 import { composeId, MAX_WORKER } from '../domain/ids.js';
 import type { GridService } from './grid-service.js';
+import { withPostCount } from './post-count.js';
 
 export const DEMO_PROFILE_ID = 4242n;
 
@@ -43,9 +44,10 @@ export async function seedDemoGrid(
       [profileId],
     );
   }
-  const out = await service.writer.writeGrid(profileId, async () => ({
+  // Many rows, one bump: count them (post-count.ts).
+  const out = await service.writer.writeGrid(profileId, async (ctx) => ({
     kind: 'write',
-    mutation: {},
+    mutation: await withPostCount(service.store, ctx, 'recount', {}),
     result: null,
   }));
   return { created: count, version: out.version };

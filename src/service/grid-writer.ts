@@ -31,6 +31,11 @@ export interface PlanContext {
   readonly nextVersion: bigint;
   /** 1-based. */
   readonly attempt: number;
+  /**
+   * An earlier attempt of this write timed out (outcome unknown): it may have committed, so a
+   * planner must not re-apply a relative change such as the post count's delta (post-count.ts).
+   */
+  readonly outcomeUnknown: boolean;
 }
 
 export type PlanDecision<R> =
@@ -102,12 +107,19 @@ export class GridWriter {
     options: WriteOptions = {},
   ): Promise<WriteOutcome<R>> {
     const { maxAttempts } = this.settings;
+    let outcomeUnknown = false;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const snapshot = await this.store.readOverrides(profileId);
       await options.interceptor?.onSnapshot?.(snapshot);
       const { version, generation } = snapshot.head;
       const nextVersion = version + 1n;
-      const decision = await planner({ profileId, snapshot, nextVersion, attempt });
+      const decision = await planner({
+        profileId,
+        snapshot,
+        nextVersion,
+        attempt,
+        outcomeUnknown,
+      });
       if (decision.kind === 'skip') {
         return {
           result: decision.result,
@@ -134,6 +146,7 @@ export class GridWriter {
           attempts: attempt,
         };
       }
+      if (cas.reason === 'timeout') outcomeUnknown = true;
       if (attempt < maxAttempts) await sleep(this.backoff(attempt));
     }
     throw new DomainError('contention', 'the grid is being changed concurrently; retry shortly', {

@@ -66,7 +66,8 @@ export function createPageCache(caches: ReadCaches): PageCache {
         ...(minVersion === undefined ? {} : { minVersion }),
       });
       const { generation, version, pins } = first;
-      return { head: { generation, version, pins }, first, bodies: first.bodies };
+      const head = { generation, version, pins, postCount: first.summary.postCount };
+      return { head, first, bodies: first.bodies };
     },
     cachedEntries: sliceFirstOrder,
     async overrides(profileId, head) {

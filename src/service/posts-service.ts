@@ -21,6 +21,7 @@ import type { PostRecord, PostsStore } from '../store/posts-store.js';
 import type { GridWriter, GridPlanner, WriteOptions } from './grid-writer.js';
 import type { MoveDeps } from './move.js';
 import { placeAfter } from './move.js';
+import { withPostCount } from './post-count.js';
 
 export interface NewPost {
   readonly caption?: string | undefined;
@@ -74,10 +75,12 @@ export function newPostPlanner(
   deps: MoveDeps,
   postId: bigint,
 ): GridPlanner<{ overridden: boolean }> {
-  return async ({ profileId, snapshot, nextVersion }) => {
+  return async (ctx) => {
+    const { profileId, snapshot, nextVersion } = ctx;
     const top = topUnpinnedOverride(snapshot, postId);
     if (top === undefined || top < postId) {
-      return { kind: 'write', mutation: {}, result: { overridden: false } };
+      const mutation = await withPostCount(deps.store, ctx, 1n, {});
+      return { kind: 'write', mutation, result: { overridden: false } };
     }
     const placed = await placeAfter(deps, snapshot, profileId, postId, null);
     const upserts = placed.writes.map((w) =>
@@ -85,7 +88,8 @@ export function newPostPlanner(
         ? { postId: w.postId, sortKey: w.key, movedVersion: nextVersion }
         : { postId: w.postId, sortKey: w.key },
     );
-    return { kind: 'write', mutation: { upserts }, result: { overridden: true } };
+    const mutation = await withPostCount(deps.store, ctx, 1n, { upserts });
+    return { kind: 'write', mutation, result: { overridden: true } };
   };
 }
 
@@ -112,20 +116,20 @@ export async function deletePost(
 
   const out = await deps.writer.writeGrid(
     profileId,
-    async ({ snapshot }) => {
+    async (ctx) => {
+      const { snapshot } = ctx;
       const hasOverride = snapshot.overrides.some((o) => o.postId === postId);
       const pinned = snapshot.head.pins.includes(postId);
       if (!post && !hadRow && !hasOverride && !pinned) {
         throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
       }
-      return {
-        kind: 'write',
-        mutation: {
-          ...(hasOverride ? { deleteRows: [postId] } : {}),
-          ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
-        },
-        result: null,
-      };
+      // This call removed the row: -1. A retry finishing an earlier delete cannot tell whether
+      // that one was counted: recount.
+      const mutation = await withPostCount(deps.store, ctx, hadRow ? -1n : 'recount', {
+        ...(hasOverride ? { deleteRows: [postId] } : {}),
+        ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
+      });
+      return { kind: 'write', mutation, result: null };
     },
     options,
   );

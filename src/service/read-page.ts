@@ -38,6 +38,8 @@ export interface GridPage {
   readonly nextCursor: string | null;
   readonly version: bigint;
   readonly generation: bigint;
+  /** Posts on the grid (exact, from the grid head); undefined for a grid not yet counted. */
+  readonly postCount: bigint | undefined;
   /** The cursor was issued at another version: the order changed since the previous page. */
   readonly gridChanged: boolean;
 }
@@ -109,6 +111,7 @@ export async function readGridPage(
     nextCursor,
     version: head.version,
     generation: head.generation,
+    postCount: head.postCount,
     gridChanged: cursor ? compareGridVersions(cursor, head) !== 0 : false,
   };
 }

@@ -8,7 +8,7 @@
  *   kind of change a move produces, so moves write no tombstones.
  * - `deleteRows` (post deleted, archived, collaborator left) and `clearOverrides` (reset) do write
  *   tombstones; they are rare, never used by moves, and documented in docs/architecture.md.
- * - Static cells (`version`, `generation`, `pins`) are overwritten, never deleted: the version
+ * - Static cells (`version`, `generation`, `pins`, `post_count`) are overwritten, never deleted: the version
  *   must never restart from 1 (caches and cursors are keyed by it).
  *
  * All statements of a Cassandra batch share one timestamp, and on equal timestamps a deletion
@@ -37,6 +37,11 @@ export interface StaticWrites {
   readonly generation?: bigint;
   /** The idempotency request ring (docs/idempotency.md): one frozen cell, overwritten. */
   readonly recentRequests?: readonly RingEntry[];
+  /**
+   * The grid's post count after this write (docs/architecture.md "Post count"). Set only by
+   * writes that change membership; unset (no write) otherwise, never null.
+   */
+  readonly postCount?: bigint;
 }
 
 export interface GridMutation {
@@ -60,6 +65,7 @@ export const UPSERT_OVERRIDE =
 const SET_PINS = 'UPDATE grid_overrides SET pins = ? WHERE profile_id = ?';
 const SET_GENERATION = 'UPDATE grid_overrides SET generation = ? WHERE profile_id = ?';
 const SET_RECENT_REQUESTS = 'UPDATE grid_overrides SET recent_requests = ? WHERE profile_id = ?';
+const SET_POST_COUNT = 'UPDATE grid_overrides SET post_count = ? WHERE profile_id = ?';
 const DELETE_ROW = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id = ?';
 const CLEAR_ROWS = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id >= ?';
 const MIN_BIGINT = -(1n << 63n);
@@ -117,6 +123,11 @@ export function buildCasStatements(
       query: SET_RECENT_REQUESTS,
       params: [encodeRing(statics.recentRequests), profileId],
     });
+  }
+  if (statics.postCount !== undefined) {
+    if (statics.postCount < 0n)
+      throw new Error(`post count must not be negative (${statics.postCount})`);
+    out.push({ query: SET_POST_COUNT, params: [statics.postCount, profileId] });
   }
   if (mutation.clearOverrides) out.push({ query: CLEAR_ROWS, params: [profileId, MIN_BIGINT] });
   for (const postId of deletes) out.push({ query: DELETE_ROW, params: [profileId, postId] });

@@ -19,6 +19,8 @@ export interface GridHead {
   readonly version: bigint;
   readonly generation: bigint;
   readonly pins: readonly bigint[];
+  /** Posts on the grid (static `post_count`); undefined for a grid that predates the column. */
+  readonly postCount: bigint | undefined;
 }
 
 export interface OverrideRow extends GridEntry {
@@ -47,12 +49,13 @@ export interface StreamOptions {
   readonly pageSize?: number;
 }
 
-export const EMPTY_HEAD: GridHead = { version: 0n, generation: 1n, pins: [] };
+export const EMPTY_HEAD: GridHead = { version: 0n, generation: 1n, pins: [], postCount: undefined };
 
 const SELECT_HEAD =
-  'SELECT version, generation, pins FROM grid_overrides WHERE profile_id = ? LIMIT 1';
+  'SELECT version, generation, pins, post_count FROM grid_overrides WHERE profile_id = ? LIMIT 1';
 const SELECT_OVERRIDES =
-  'SELECT post_id, sort_key, moved_version, version, generation, pins FROM grid_overrides WHERE profile_id = ?';
+  'SELECT post_id, sort_key, moved_version, version, generation, pins, post_count FROM grid_overrides WHERE profile_id = ?';
+const COUNT_GRID_ROWS = 'SELECT COUNT(*) FROM grid_posts WHERE profile_id = ?';
 const SELECT_GRID_ROW = 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id = ?';
 const STREAM = {
   desc: {
@@ -126,6 +129,15 @@ export class GridStore {
   }
 
   /**
+   * Counts the grid's time-ordered rows (a whole-partition scan): only for a grid whose
+   * `post_count` is absent or uncertain (see service/post-count.ts), never on a read path.
+   */
+  async countGridRows(profileId: bigint): Promise<bigint> {
+    const rs = await this.db.execute(COUNT_GRID_ROWS, [profileId], this.readOpts());
+    return BigInt((rs.first()?.get('count') as bigint | number | null) ?? 0);
+  }
+
+  /**
    * THE grid write: one conditional batch on the override partition, applied only if the static
    * version still equals `expected` (0 = absent), setting it to `next` together with `mutation`.
    * Paxos at the serial consistency, commit at the configured consistency.
@@ -180,5 +192,6 @@ function headOf(row: types.Row | undefined | null): GridHead {
     version: (row.get('version') as bigint | null) ?? 0n,
     generation: (row.get('generation') as bigint | null) ?? 1n,
     pins: decodePins(row.get('pins') as bigint[] | null),
+    postCount: (row.get('post_count') as bigint | null) ?? undefined,
   };
 }

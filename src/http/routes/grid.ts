@@ -2,7 +2,8 @@
  * The grid: move one post, read a page.
  *   POST /v1/me/grid/moves                 {post_id, after} → {grid_version, move_id?}
  *   GET  /v1/profiles/:profile_id/grid     ?limit&cursor&min_version
- *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed}
+ *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed,
+ *           post_count?}
  */
 import { Hono } from 'hono';
 import type { FeatureService } from '../../service/feature-service.js';
@@ -55,6 +56,8 @@ export function gridRoutes(service: GridService, extras: RouteExtras = {}) {
       next_cursor: page.nextCursor,
       grid_version: versionView(page.version),
       grid_changed: page.gridChanged,
+      // Decimal string like every 64-bit value; left out for a grid not yet counted.
+      ...(page.postCount !== undefined ? { post_count: page.postCount.toString() } : {}),
     });
   });
 

@@ -46,7 +46,7 @@ describe('cache codec', () => {
   });
 
   it('round-trips summaries and post bodies', () => {
-    const s = { generation: 2n, version: 17n, pins: [5n, 4n], postCount: 12 };
+    const s = { generation: 2n, version: 17n, pins: [5n, 4n], postCount: 12n };
     expect(decodeSummary(encodeSummary(s, cacheKeys.order(9n, 2n, 17n)))).toEqual(s);
     const p = {
       postId: 10n,

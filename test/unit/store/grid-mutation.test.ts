@@ -60,6 +60,15 @@ describe('buildCasStatements', () => {
     expect(isTombstoneFree({ clearOverrides: true })).toBe(false);
   });
 
+  it('writes the post count only when set, as a plain non-null value; never negative', () => {
+    expect(buildCasStatements(P, 1n, 2n, {})).toHaveLength(1);
+    const stmts = buildCasStatements(P, 1n, 2n, { statics: { postCount: 0n } });
+    expect(stmts).toHaveLength(2);
+    expect(stmts[1]!.query).toMatch(/SET post_count = \?/);
+    expect(stmts[1]!.params).toEqual([0n, P]);
+    expect(() => buildCasStatements(P, 1n, 2n, { statics: { postCount: -1n } })).toThrow();
+  });
+
   it('rejects batches that would lose a write to a same-timestamp delete, or go backwards', () => {
     expect(() =>
       buildCasStatements(P, 1n, 2n, { deleteRows: [3n], upserts: [{ postId: 3n, sortKey: 5n }] }),
