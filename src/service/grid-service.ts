@@ -23,7 +23,7 @@ import {
   type WriteOptions,
   type WriterHooks,
 } from './grid-writer.js';
-import { assertMoveRequest, movePlanner } from './move.js';
+import { assertMoveRequest, movePlanner, type MovePlanHook } from './move.js';
 import * as postsOps from './posts-service.js';
 import type { NewPost, PostWriteResult } from './posts-service.js';
 import { createPageCache, type PageCache } from './page-cache.js';
@@ -128,13 +128,14 @@ export class GridService {
     postId: bigint,
     after: bigint | null,
     options?: WriteOptions,
+    onPlanned?: MovePlanHook,
   ): Promise<MoveOutcome> {
     assertMoveRequest(postId, after);
     // Over the limit → DomainError('rate_limited') (429 + Retry-After); fails open without Redis.
     await this.caches?.moveRate.consume(profileId);
     const out = await this.writer.writeGrid(
       profileId,
-      movePlanner(this.deps, postId, after),
+      movePlanner(this.deps, postId, after, onPlanned),
       options,
     );
     return { version: out.version, generation: out.generation, relabelled: out.result.relabelled };

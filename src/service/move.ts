@@ -10,6 +10,9 @@
  *
  * Writes: P's key (+ moved_version = the new version) and any relabelled neighbours' keys (no
  * moved_version): non-null upserts only, never a delete. That is the whole tombstone policy of moves.
+ *
+ * `onPlanned` (the undo record, undo.ts) sees each attempt's plan with where P was before it, as
+ * the snapshot and the slice already read it, so it needs no reads of its own in the common case.
  */
 import { DomainError } from '../domain/errors.js';
 import type { RelabelPolicy } from '../domain/keys.js';
@@ -17,13 +20,30 @@ import type { GridEntry } from '../domain/merge.js';
 import type { OverrideWrite } from '../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../store/grid-store.js';
 import type { CassandraGridReader } from './grid-reader.js';
-import type { GridPlanner } from './grid-writer.js';
-import { placeInGap } from './slice-builder.js';
+import type { GridPlanner, PlanContext } from './grid-writer.js';
+import { entryAboveIn, placeInGap } from './slice-builder.js';
 
 export interface MoveResult {
   /** Rows written besides the moved post (relabels). */
   readonly relabelled: number;
 }
+
+/** Where the moved post was in the snapshot a plan was made from. */
+export interface PreviousPosition {
+  /** Its override key (undefined: it had none). */
+  readonly key: bigint | undefined;
+  /** The unpinned entry right above it (null: the top; undefined: outside the slice read). */
+  readonly above: GridEntry | null | undefined;
+}
+
+/**
+ * Runs after an attempt is planned and before its compare-and-set (so whatever it stores exists
+ * before the move can have committed). Throwing abandons the move.
+ */
+export type MovePlanHook = (
+  ctx: PlanContext,
+  plan: MoveResult & { readonly previous: PreviousPosition },
+) => Promise<void>;
 
 export interface MoveDeps {
   readonly store: GridStore;
@@ -45,8 +65,10 @@ export function movePlanner(
   deps: MoveDeps,
   postId: bigint,
   after: bigint | null,
+  onPlanned?: MovePlanHook,
 ): GridPlanner<MoveResult> {
-  return async ({ profileId, snapshot, nextVersion }) => {
+  return async (ctx) => {
+    const { profileId, snapshot, nextVersion } = ctx;
     const { head } = snapshot;
     if (head.pins.includes(postId)) {
       throw new DomainError('post_pinned', 'unpin the post before moving it', {
@@ -79,7 +101,15 @@ export function movePlanner(
           ? { postId: w.postId, sortKey: w.key, movedVersion: nextVersion }
           : { postId: w.postId, sortKey: w.key }, // relabel: moved_version untouched
     );
-    return { kind: 'write', mutation: { upserts }, result: { relabelled: writes.relabelled } };
+    const result: MoveResult = { relabelled: writes.relabelled };
+    if (onPlanned) {
+      const previous: PreviousPosition = {
+        key: snapshot.overrides.find((o) => o.postId === postId)?.key,
+        above: entryAboveIn(writes.slice, effectiveEntry(snapshot, postId)),
+      };
+      await onPlanned(ctx, { ...result, previous });
+    }
+    return { kind: 'write', mutation: { upserts }, result };
   };
 }
 

@@ -54,7 +54,8 @@ export async function buildSlice(
 
 /**
  * Places `postIds` (ascending: lowest first) into the gap, widening the slice until the key
- * engine can answer. Returns the rows to write (placed posts and relabelled neighbours).
+ * engine can answer. Returns the rows to write (placed posts and relabelled neighbours) and the
+ * slice they were placed in (callers may read more out of it without another query).
  */
 export async function placeInGap(
   reader: CassandraGridReader,
@@ -62,7 +63,7 @@ export async function placeInGap(
   postIds: readonly bigint[],
   ceiling: bigint,
   policy?: RelabelPolicy,
-): Promise<{ writes: Keyed[]; relabelled: number }> {
+): Promise<{ writes: Keyed[]; relabelled: number; slice: Slice }> {
   for (let width = INITIAL_SLICE_WIDTH; ; width *= 4) {
     const slice = await buildSlice(reader, req, width);
     const bound = ceilingAbove(slice, ceiling);
@@ -71,7 +72,7 @@ export async function placeInGap(
         ? placeOne(slice, postIds[0]!, bound, policy)
         : placeMany(slice, postIds, bound, policy);
     if (placement.kind === 'placed') {
-      return { writes: placement.writes, relabelled: placement.relabelled };
+      return { writes: placement.writes, relabelled: placement.relabelled, slice };
     }
     if (slice.reachesBottom && slice.reachesTop) {
       // The whole grid was offered; the engine should have thrown itself. Never loop forever.
@@ -129,3 +130,21 @@ async function entriesUpFrom(
 }
 
 const toKeyed = (e: GridEntry): Keyed => ({ postId: e.postId, key: e.key });
+
+/**
+ * The entry right above `me` in display order, found in a slice that leaves `me` out: null when
+ * nothing is above it, undefined when the slice does not cover `me`'s position (the answer lies
+ * beyond what was read). Slices are contiguous, so the first slice entry above `me` is the
+ * closest one in the whole grid when some slice entry lies below `me` or the slice reaches the
+ * bottom.
+ */
+export function entryAboveIn(slice: Slice, me: GridEntry): GridEntry | null | undefined {
+  const i = slice.entries.findIndex((e) => compareDisplay(e, me) > 0);
+  if (i === -1) {
+    const wholeTop = slice.reachesTop && (slice.entries.length > 0 || slice.reachesBottom);
+    return wholeTop ? null : undefined;
+  }
+  if (i === 0 && !slice.reachesBottom) return undefined;
+  const e = slice.entries[i]!;
+  return { postId: e.postId, key: e.key };
+}

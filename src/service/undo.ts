@@ -1,6 +1,7 @@
 /**
  * Undo of a move (issue 3, design §5.1). A move made through `moveWithUndo` gets a `move_id` and
- * an undo record: the post's previous override key and the post that was right above it.
+ * an undo record: the post's previous override key, the post that was right above it, the
+ * version the move commits and how many other rows it rewrote.
  *
  * `undoMove` goes through writeGrid like every write:
  *   - exact: when the grid is still at the version the move committed (nothing else changed it)
@@ -8,18 +9,31 @@
  *     had no override gets its own ID as key: same position, and no null, so no tombstone);
  *   - otherwise: a move back after the previous anchor ("undo is a move back"), with the move's
  *     usual answers (409 if that anchor left the grid or the post is pinned now).
- * The record is written BEFORE the move (so a move whose response was lost in a crash can still
- * be undone, by anchor) and completed with the committed version after it (which enables the
- * exact restore). A record for a move that then failed is never handed out and expires.
+ *
+ * The record costs one plain write per attempt and, normally, no read: the previous key comes
+ * from the writer's snapshot and the previous anchor from the slice the move planner read (only a
+ * post moved farther than that slice reaches needs one chronological read to find it). It is
+ * written complete, from inside the planner, BEFORE the attempt's compare-and-set:
+ *   - a move whose response was lost in a crash (an Idempotency-Key replay hands out the same
+ *     move_id) finds its record, and even the exact restore, since nothing is left to fill in;
+ *   - the version in it is that attempt's `nextVersion`. A lost CAS re-plans and rewrites the
+ *     record, so the record a client can get a move_id for is always the one written just before
+ *     the CAS that applied. A move that fails altogether (503, 409) hands out no move_id, and
+ *     whatever its attempts wrote expires, as before;
+ *   - after a Paxos timeout an earlier attempt may be the one that committed, and the version a
+ *     later attempt writes may then name another writer's commit (that attempt planned v+2, lost
+ *     the CAS to it, and the move gave up; an Idempotency-Key replay still hands out the move_id).
+ *     So from then on the record keeps the position read before the timeout and gives up the
+ *     exact restore (`UNKNOWN_RELABELS`): undo moves back by anchor.
  */
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
 import { compareDisplay, type GridEntry } from '../domain/merge.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
-import type { MovesStore } from '../store/moves-store.js';
+import { UNKNOWN_RELABELS, type MovesStore } from '../store/moves-store.js';
 import type { GridService } from './grid-service.js';
 import type { WriteOptions } from './grid-writer.js';
-import { assertMoveRequest, effectiveEntry, movePlanner } from './move.js';
+import { effectiveEntry, movePlanner, type MovePlanHook } from './move.js';
 import type { PostsServiceDeps } from './posts-service.js';
 
 export interface UndoDeps extends PostsServiceDeps {
@@ -36,19 +50,37 @@ export async function moveWithUndo(
   moveId: string = randomUUID(),
   options: WriteOptions = {},
 ) {
-  assertMoveRequest(postId, after);
-  const before = await deps.store.readOverrides(profileId);
-  const prevKey = before.overrides.find((o) => o.postId === postId)?.key;
-  const prevAfter = before.head.pins.includes(postId)
-    ? undefined
-    : await entryAbove(deps, before, profileId, postId);
-  const rec = { profileId, moveId, postId, prevKey, prevAfter: prevAfter?.postId };
-  await deps.moves.put({ ...rec, version: undefined, relabelled: undefined });
-  const out = await grid.move(profileId, postId, after, options);
-  await deps.moves
-    .setOutcome(profileId, moveId, out.version, out.relabelled)
-    .catch(() => undefined); // the move happened; undo falls back to the anchor
+  const out = await grid.move(
+    profileId,
+    postId,
+    after,
+    options,
+    undoRecorder(deps, postId, moveId),
+  );
   return { ...out, moveId };
+}
+
+/** Writes the undo record from each attempt's plan (see the header for why before the CAS). */
+export function undoRecorder(deps: UndoDeps, postId: bigint, moveId: string): MovePlanHook {
+  let prev: { prevKey: bigint | undefined; prevAfter: bigint | undefined } | undefined;
+  return async (ctx, plan) => {
+    const { profileId, snapshot } = ctx;
+    if (!prev || !ctx.outcomeUnknown) {
+      const above =
+        plan.previous.above !== undefined
+          ? plan.previous.above
+          : await entryAbove(deps, snapshot, profileId, postId); // moved beyond the slice
+      prev = { prevKey: plan.previous.key, prevAfter: above?.postId };
+    }
+    await deps.moves.put({
+      profileId,
+      moveId,
+      postId,
+      ...prev,
+      version: ctx.nextVersion,
+      relabelled: ctx.outcomeUnknown ? UNKNOWN_RELABELS : plan.relabelled,
+    });
+  };
 }
 
 export async function undoMove(

@@ -1,7 +1,8 @@
 /**
  * Undo records of moves (`grid_moves`, cql/012_moves.cql): what the post's position was before
- * a move, so the move can be undone. Written after the move's commit with a TTL; read only by the
- * undo route. Optional columns are left unset (never null).
+ * a move, so the move can be undone. Written whole, with a TTL, by the move's planner right before
+ * its compare-and-set (src/service/undo.ts says why); read only by the undo route. Optional
+ * columns are left unset (never null).
  */
 import { types } from 'cassandra-driver';
 import type { Consistency, Cql } from './cassandra.js';
@@ -12,15 +13,16 @@ export interface MoveRecord {
   readonly postId: bigint;
   readonly prevKey: bigint | undefined;
   readonly prevAfter: bigint | undefined;
-  /** Set once the move committed (undefined: it may not have, or the process died before). */
+  /** The version the move commits (undefined: a record an older release wrote before its move). */
   readonly version: bigint | undefined;
   readonly relabelled: number | undefined;
 }
 
+/** `relabelled` when an earlier attempt's outcome is unknown: never an exact restore. */
+export const UNKNOWN_RELABELS = -1;
+
 const INSERT = `INSERT INTO grid_moves (profile_id, move_id, post_id, prev_key, prev_after, version, relabelled)
   VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
-const SET_OUTCOME = `UPDATE grid_moves USING TTL ? SET version = ?, relabelled = ?
-  WHERE profile_id = ? AND move_id = ?`;
 const SELECT = `SELECT post_id, prev_key, prev_after, version, relabelled FROM grid_moves
   WHERE profile_id = ? AND move_id = ?`;
 
@@ -44,15 +46,6 @@ export class MovesStore {
         r.relabelled,
         this.ttlS,
       ],
-      { prepare: true, consistency: this.consistency.commit },
-    );
-  }
-
-  /** Records what the move committed (same TTL as the record). */
-  async setOutcome(profileId: bigint, moveId: string, version: bigint, relabelled: number) {
-    await this.db.execute(
-      SET_OUTCOME,
-      [this.ttlS, version, relabelled, profileId, types.Uuid.fromString(moveId)],
       { prepare: true, consistency: this.consistency.commit },
     );
   }
