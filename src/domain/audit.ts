@@ -15,6 +15,9 @@
  *   - orphan_pin: a pin naming a post that is not on the grid.
  *   - merged_mismatch: for a profile with no overrides and no pins, the merged read must equal the
  *     plain chronological read (this is the launch check of §7.3, kept running).
+ *   - wrong_post_count: the grid's exact `post_count` differs from the rows it holds.
+ *   - orphan_post: a live post (not deleted, not being removed) that is neither on its author's
+ *     grid nor archived there: lost by a write path. Found by the full audit's scan of bodies.
  */
 
 export type AuditFinding =
@@ -26,7 +29,9 @@ export type AuditFinding =
       readonly index: number;
       readonly merged: bigint | undefined;
       readonly chronological: bigint | undefined;
-    };
+    }
+  | { readonly kind: 'wrong_post_count'; readonly stored: bigint; readonly actual: bigint }
+  | { readonly kind: 'orphan_post'; readonly postId: bigint; readonly authorId: bigint };
 
 export interface GridSnapshot {
   /** Post IDs on the grid (grid_posts), any order. */
@@ -34,6 +39,8 @@ export interface GridSnapshot {
   /** Override rows: post → sort key. */
   readonly overrides: readonly { readonly postId: bigint; readonly key: bigint }[];
   readonly pins: readonly bigint[];
+  /** The stored `post_count` (undefined: a grid that predates it). */
+  readonly postCount?: bigint | undefined;
 }
 
 /** Effective-key duplicates among unpinned posts that are on the grid. */
@@ -95,7 +102,15 @@ export const isChronological = (grid: GridSnapshot): boolean =>
 
 /** All structural findings for one grid (the merged comparison needs a read; see above). */
 export function auditGrid(grid: GridSnapshot): AuditFinding[] {
-  return [...findDuplicateKeys(grid), ...findOrphans(grid)];
+  return [...findDuplicateKeys(grid), ...findOrphans(grid), ...checkPostCount(grid)];
+}
+
+/** The stored count must equal the rows (distinct post IDs) on the grid. */
+export function checkPostCount(grid: GridSnapshot): AuditFinding[] {
+  const actual = BigInt(new Set(grid.postIds).size);
+  return grid.postCount !== undefined && grid.postCount !== actual
+    ? [{ kind: 'wrong_post_count', stored: grid.postCount, actual }]
+    : [];
 }
 
 /** One line per finding, for the CLI. IDs as decimal strings, like the API. */
@@ -107,6 +122,10 @@ export function describeFinding(f: AuditFinding): string {
       return `override row for post ${f.postId}, which is not on the grid`;
     case 'orphan_pin':
       return `pin on post ${f.postId}, which is not on the grid`;
+    case 'wrong_post_count':
+      return `post_count is ${f.stored} but the grid holds ${f.actual} posts`;
+    case 'orphan_post':
+      return `post ${f.postId} of profile ${f.authorId} is on no grid and not archived`;
     case 'merged_mismatch':
       return `merged read differs from chronological at index ${f.index}: ${f.merged ?? 'end'} vs ${f.chronological ?? 'end'}`;
   }

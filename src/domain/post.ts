@@ -9,4 +9,6 @@ export interface Post {
   readonly mediaUrl: string | undefined;
   readonly createdAt: Date;
   readonly collaborators: readonly bigint[];
+  /** Set once its deletion or takedown began: it must not join any grid again. */
+  readonly removedAt?: Date | undefined;
 }

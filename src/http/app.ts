@@ -17,6 +17,7 @@ import { postsRoutes } from './routes/posts.js';
 import { adminRoutes } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-features.js';
 import { mediaRoutes } from './routes/media.js';
+import { inboxRoutes } from './routes/inbox.js';
 import { postFeatureRoutes } from './routes/post-features.js';
 
 export interface AppDeps {
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (deps.features) {
     app.route('/v1', gridFeatureRoutes(deps.features, deps.idempotency));
     app.route('/v1', postFeatureRoutes(deps.features, deps.idempotency));
+    app.route('/v1', inboxRoutes(deps.features, deps.idempotency));
     app.route('/v1', mediaRoutes(deps.features));
     app.route('/v1', adminRoutes(deps.features, deps.adminToken, deps.idempotency));
   }

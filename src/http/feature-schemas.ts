@@ -38,3 +38,9 @@ export const MediaQuery = z.strictObject({
   before: IdString.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
 });
+
+/** GET /v1/me/archive: newest archived first; `before` = the previous page's `next_before`. */
+export const ArchiveQuery = z.strictObject({
+  before: IdString.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(24),
+});

@@ -1,115 +1,111 @@
 /**
- * Archive and unarchive (issue 3, design §3.2). Both bump the version through writeGrid.
+ * Archive, unarchive and the archive listing (design §3.2). Archive and unarchive are single
+ * grid writes: each reads every fact it depends on (the grid row, the archive record, the body's
+ * removal fence) after the snapshot its compare-and-set is conditioned on, and the changes to
+ * `grid_posts` and the archive tables go as membership effects of that same batch
+ * (domain/membership.ts). Two concurrent calls on one post are therefore serialized: whichever
+ * commits second sees the first one's result.
  *
- * Archive: write the archive record, remove the grid row, then (in the CAS batch) drop the
- * post's override row and its pin. The record is (re)written inside the planner from the very
- * snapshot the compare-and-set is conditioned on, so the key it keeps is the key the post had
- * when it left. Rows-first-then-bump, as for deletes (posts-service.ts).
+ * Answers: archive of a post already archived, and unarchive of a post already back on the grid,
+ * are idempotent 200s that bump nothing (`changed: false`); a post that is neither on the grid
+ * nor archived is a 404.
  *
- * Unarchive: put the grid row back first, then in the CAS batch give the post its key:
- *   - "previous": the kept key if no other row holds it now, else a fresh key next to the holder;
- *   - "chronological": its own ID (no override row unless that key is taken).
- * Either way moved_version is set (the post changed position; cursors must not re-look it up).
- * The record is removed after the commit (a leftover is harmless: unarchive checks the grid row).
- *
- * Costs: archive = 1 record insert + 1 grid-row delete (tombstone in grid_posts) + the CAS batch
- * (+1 row tombstone in the override partition if the post had an override). Unarchive = 1 grid-row
- * insert + the CAS batch (1 upsert, or a few with a relabel) + 1 record delete (in archived_posts).
+ * Unarchive gives the post its key back: "previous" = the key kept in the record if no other row
+ * holds it now, else a fresh key next to the holder; "chronological" = its own ID. moved_version
+ * is set either way (the post changed position; cursors must not re-look it up).
  */
 import { DomainError } from '../domain/errors.js';
-import type { ArchiveStore } from '../store/archive-store.js';
+import { idToDate } from '../domain/ids.js';
+import type { MembershipOp } from '../domain/membership.js';
+import type { PostRecord } from '../store/posts-store.js';
 import type { WriteOptions } from './grid-writer.js';
+import { rollForward } from './grid-writer.js';
 import type { PostsServiceDeps } from './posts-service.js';
-import { withPostCount } from './post-count.js';
 import { restoreKey } from './restore-key.js';
 
 export type UnarchivePosition = 'previous' | 'chronological';
 
-export interface ArchiveDeps extends PostsServiceDeps {
-  readonly archive: ArchiveStore;
+export type ArchiveDeps = PostsServiceDeps;
+
+export interface ArchiveChange {
+  /** False when the post already was in the state asked for (nothing written). */
+  readonly changed: boolean;
 }
 
-export async function archivePost(
+const notOnGrid = (postId: bigint) =>
+  new DomainError('post_not_on_grid', 'the post is neither on this grid nor archived', {
+    post_id: postId.toString(),
+  });
+
+export function archivePost(
   deps: ArchiveDeps,
   profileId: bigint,
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  const post = await deps.posts.getPost(postId);
-  if (!post)
-    throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
-  const onGrid = await deps.store.hasGridRow(profileId, postId);
-  if (!onGrid) {
-    const archived = await deps.archive.get(profileId, postId);
-    throw archived
-      ? new DomainError('conflict', 'the post is already archived', { post_id: postId.toString() })
-      : new DomainError('post_not_on_grid', 'the post is not on this grid', {
-          post_id: postId.toString(),
-        });
-  }
-  // Keep the key first (from a fresh read), so the record exists before the row disappears.
-  await keepRecord(deps, profileId, postId, post.authorId);
-  await deps.posts.deletePost(postId, [profileId], false);
-  return deps.writer.writeGrid(
+  return deps.writer.writeGrid<ArchiveChange>(
     profileId,
-    async (ctx) => {
-      const { snapshot } = ctx;
+    async ({ snapshot }) => {
+      const [onGrid, record] = await Promise.all([
+        deps.store.hasGridRow(profileId, postId),
+        deps.archive.get(profileId, postId),
+      ]);
+      if (!onGrid) {
+        if (record) return { kind: 'skip', result: { changed: false } };
+        throw notOnGrid(postId);
+      }
+      const post = await deps.posts.getPost(postId);
       const own = snapshot.overrides.find((o) => o.postId === postId);
-      await deps.archive.put({
-        profileId,
-        postId,
-        authorId: post.authorId,
-        sortKey: own?.key,
-        archivedAt: new Date(),
-      });
       const pinned = snapshot.head.pins.includes(postId);
-      // The row was on the grid (checked above) and this call removed it: -1.
-      const mutation = await withPostCount(deps.store, ctx, -1n, {
-        ...(own ? { deleteRows: [postId] } : {}),
-        ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
-      });
-      return { kind: 'write', mutation, result: null };
+      const effects: MembershipOp[] = [
+        { op: 'grid_drop', postId },
+        {
+          op: 'archive_put',
+          postId,
+          authorId: post?.authorId ?? profileId,
+          sortKey: own?.key,
+          seq: deps.nextId(),
+        },
+      ];
+      return {
+        kind: 'write',
+        mutation: {
+          effects,
+          ...(own ? { deleteRows: [postId] } : {}),
+          ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
+        },
+        result: { changed: true },
+      };
     },
     options,
   );
 }
 
-async function keepRecord(deps: ArchiveDeps, profileId: bigint, postId: bigint, authorId: bigint) {
-  const { overrides } = await deps.store.readOverrides(profileId);
-  const own = overrides.find((o) => o.postId === postId);
-  await deps.archive.put({
-    profileId,
-    postId,
-    authorId,
-    sortKey: own?.key,
-    archivedAt: new Date(),
-  });
-}
-
-export async function unarchivePost(
+export function unarchivePost(
   deps: ArchiveDeps,
   profileId: bigint,
   postId: bigint,
   position: UnarchivePosition,
   options: WriteOptions = {},
 ) {
-  const record = await deps.archive.get(profileId, postId);
-  if (!record) {
-    throw new DomainError('post_not_found', 'the post is not archived on this grid', {
-      post_id: postId.toString(),
-    });
-  }
-  if (!(await deps.posts.getPost(postId))) {
-    await deps.archive.remove(profileId, postId);
-    throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
-  }
-  // A row already there means an earlier unarchive got this far (and maybe committed): recount.
-  const wasOnGrid = await deps.store.hasGridRow(profileId, postId);
-  await deps.posts.insertGridRows(profileId, [{ postId, authorId: record.authorId }]);
-  const out = await deps.writer.writeGrid(
+  return deps.writer.writeGrid<ArchiveChange & { rowsWritten: number }>(
     profileId,
-    async (ctx) => {
-      const { snapshot, nextVersion } = ctx;
+    async ({ snapshot, nextVersion }) => {
+      const [record, onGrid] = await Promise.all([
+        deps.archive.get(profileId, postId),
+        deps.store.hasGridRow(profileId, postId),
+      ]);
+      if (!record) {
+        if (onGrid) return { kind: 'skip', result: { changed: false, rowsWritten: 0 } };
+        throw new DomainError('post_not_found', 'the post is not archived on this grid', {
+          post_id: postId.toString(),
+        });
+      }
+      // Read after the snapshot: a deletion fences the body before it takes the post off grids.
+      const post = await deps.posts.getPost(postId);
+      if (!post || post.removedAt) {
+        throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+      }
       const wanted = position === 'previous' ? (record.sortKey ?? postId) : postId;
       const upserts = await restoreKey(deps, {
         profileId,
@@ -119,13 +115,43 @@ export async function unarchivePost(
         pins: snapshot.head.pins,
         movedVersion: nextVersion,
       });
-      const mutation = await withPostCount(deps.store, ctx, wasOnGrid ? 'recount' : 1n, {
-        upserts,
-      });
-      return { kind: 'write', mutation, result: { rowsWritten: upserts.length } };
+      const effects: MembershipOp[] = [
+        { op: 'grid_put', postId, authorId: record.authorId },
+        { op: 'archive_drop', postId, seq: record.seq },
+      ];
+      return {
+        kind: 'write',
+        mutation: { upserts, effects },
+        result: { changed: true, rowsWritten: upserts.length },
+      };
     },
     options,
   );
-  await deps.archive.remove(profileId, postId);
-  return out;
+}
+
+export interface ArchivePage {
+  readonly items: ReadonlyArray<{ readonly post: PostRecord; readonly archivedAt: Date }>;
+  /** Pass as `before` for the next page; null on the last page. */
+  readonly nextBefore: bigint | null;
+}
+
+/** The owner's archive, newest archived first (Instagram's Archive view). */
+export async function listArchive(
+  deps: ArchiveDeps,
+  profileId: bigint,
+  limit: number,
+  before?: bigint,
+): Promise<ArchivePage> {
+  const head = await deps.store.readHead(profileId);
+  await rollForward(deps.membership, profileId, head);
+  const rows = await deps.archive.list(profileId, limit + 1, before);
+  const page = rows.slice(0, limit);
+  const bodies = await deps.posts.getPosts(page.map((r) => r.postId));
+  const byId = new Map(bodies.map((b) => [b.postId, b]));
+  const items = page.flatMap((r) => {
+    const post = byId.get(r.postId);
+    return post && !post.removedAt ? [{ post, archivedAt: idToDate(r.seq) }] : [];
+  });
+  const last = page[page.length - 1];
+  return { items, nextBefore: rows.length > limit && last ? last.seq : null };
 }

@@ -30,11 +30,17 @@ export interface ProfileAudit {
 }
 
 export async function auditProfile(deps: AuditDeps, profileId: bigint): Promise<ProfileAudit> {
-  const snap = await deps.store.readOverrides(profileId);
+  // Through the reader: a grid whose last membership effects were not applied is rolled forward.
+  const snap = await deps.reader.readOverrides(profileId);
   const postIds: bigint[] = [];
   for await (const id of deps.store.streamChronological(profileId, { pageSize: 1000 }))
     postIds.push(id);
-  const grid = { postIds, overrides: snap.overrides, pins: snap.head.pins };
+  const grid = {
+    postIds,
+    overrides: snap.rows,
+    pins: snap.head.pins,
+    postCount: snap.head.postCount,
+  };
   const findings = auditGrid(grid);
   if (isChronological(grid)) {
     const page = await deps.readPage({ profileId, limit: MERGED_CHECK_LIMIT });
@@ -48,7 +54,11 @@ export async function auditProfile(deps: AuditDeps, profileId: bigint): Promise<
   return { profileId, findings };
 }
 
-/** Audits every profile (or the given ones); yields only profiles with findings. */
+/**
+ * Audits every profile (or the given ones); yields only profiles with findings. Then scans the
+ * post bodies (a full scan, paged) for live posts of those profiles that no grid holds and no
+ * archive keeps: the one loss a per-grid check cannot see.
+ */
 export async function* auditAll(
   deps: AuditDeps,
   only?: readonly bigint[],
@@ -60,5 +70,25 @@ export async function* auditAll(
     const audit = await auditProfile(deps, profileId);
     if (audit.findings.length > 0) yield audit;
   }
+  const wanted = only ? new Set(only) : undefined;
+  const orphans = new Map<bigint, AuditFinding[]>();
+  for await (const post of deps.profiles.listLivePosts()) {
+    if (wanted && !wanted.has(post.authorId)) continue;
+    if (await isHeld(deps, post.authorId, post.postId)) continue;
+    const list = orphans.get(post.authorId) ?? [];
+    list.push({ kind: 'orphan_post', postId: post.postId, authorId: post.authorId });
+    orphans.set(post.authorId, list);
+  }
+  for (const [profileId, findings] of orphans) yield { profileId, findings };
   return { profiles };
+}
+
+/** On the author's grid or in its archive (read after rolling the grid forward). */
+async function isHeld(deps: AuditDeps, profileId: bigint, postId: bigint): Promise<boolean> {
+  await deps.reader.readHead(profileId);
+  const [onGrid, archived] = await Promise.all([
+    deps.store.hasGridRow(profileId, postId),
+    deps.archive.get(profileId, postId),
+  ]);
+  return onGrid || archived !== undefined;
 }

@@ -1,26 +1,35 @@
 /**
- * Collaborative posts (issue 3, design §3.1 and §5.2). A post with collaborators has a row in the
- * time-ordered grid of its author AND of each collaborator, and each grid orders it on its own
- * (overrides are per profile; a move on one grid never touches another). Every grid that changes
- * is bumped in its own compare-and-set through writeGrid: there is no cross-partition atomicity
- * in Cassandra, and none is needed because each grid's order is independent.
+ * Collaborative posts with consent (design §3.1 and §5.2; Instagram's collab invitations).
  *
- * Order of writes, for crash safety: the post body and all its grid rows first (one logged
- * batch), then the author's grid, then each collaborator's. Removing a collaborator removes that
- * grid's row, bumps that grid (dropping its override and pin), and rewrites the body's
- * collaborator set last. Deleting or taking down a collaborative post removes it from every grid
- * the same way.
+ * Naming collaborators puts the post on the author's grid and an *invitation* on each
+ * collaborator's grid (a membership effect, domain/membership.ts): nothing shows on a
+ * collaborator's profile until they accept. Accepting turns the invitation into a grid row in
+ * one compare-and-set of the collaborator's own grid; declining drops it. The author's grid is
+ * untouched by all of this. Every grid that changes is bumped in its own compare-and-set: there
+ * is no cross-partition atomicity in Cassandra, and none is needed because each grid's
+ * membership and order are its own.
+ *
+ * Bounds: at most MAX_COLLABORATORS per post, and at most MAX_PENDING_INVITES waiting on one
+ * profile (checked before anything is written, and again inside each invited grid's CAS, where
+ * an invitation that no longer fits is left out).
  */
 import { DomainError } from '../domain/errors.js';
 import { idToDate } from '../domain/ids.js';
+import type { MembershipOp } from '../domain/membership.js';
 import type { PostRecord } from '../store/posts-store.js';
 import type { ProfilesStore } from '../store/profiles-store.js';
 import type { GridPlanner, WriteOptions } from './grid-writer.js';
-import { SimulatedCrash } from './idempotency.js';
-import { withPostCount } from './post-count.js';
-import { newPostPlanner, type NewPost, type PostsServiceDeps } from './posts-service.js';
+import { rollForward } from './grid-writer.js';
+import { removalPlanner } from './post-removal.js';
+import {
+  dropUncommittedBody,
+  newPostPlanner,
+  type NewPost,
+  type PostsServiceDeps,
+} from './posts-service.js';
 
 export const MAX_COLLABORATORS = 5;
+export const MAX_PENDING_INVITES = 50;
 
 export interface CollabPostResult {
   readonly post: PostRecord;
@@ -42,7 +51,7 @@ export function assertCollaborators(authorId: bigint, collaborators: readonly bi
   }
 }
 
-/** Creates a post on the author's grid and on each collaborator's grid. */
+/** Creates a post on the author's grid and invites each collaborator. */
 export async function createCollabPost(
   deps: PostsServiceDeps,
   authorId: bigint,
@@ -50,6 +59,13 @@ export async function createCollabPost(
   options: WriteOptions = {},
 ): Promise<CollabPostResult> {
   assertCollaborators(authorId, input.collaborators);
+  for (const c of input.collaborators) {
+    if ((await pendingInvites(deps, c)) >= MAX_PENDING_INVITES) {
+      throw new DomainError('conflict', `profile ${c} has too many pending invitations`, {
+        profile_id: c.toString(),
+      });
+    }
+  }
   const postId = deps.nextId();
   const post: PostRecord = {
     postId,
@@ -59,31 +75,50 @@ export async function createCollabPost(
     createdAt: idToDate(postId),
     collaborators: [...input.collaborators],
   };
-  await deps.posts.insertPost(post, [authorId, ...input.collaborators]);
+  await deps.posts.insertPost(post);
   // The author's grid carries the request's idempotency ticket (options); the planner result
   // names the post so a replay can answer with it.
   let out;
   try {
     out = await deps.writer.writeGrid(
       authorId,
-      withPostId(newPostPlanner(deps, postId), postId),
+      withPostId(newPostPlanner(deps, postId, authorId), postId),
       options,
     );
   } catch (err) {
-    // This attempt's post was never counted on the author's grid: take it back out everywhere
-    // (as createPost does) so a retry leaves no duplicate. That includes an idempotent replay:
-    // the request committed earlier under ANOTHER post ID. A simulated crash cleans nothing.
-    if (!(err instanceof SimulatedCrash)) {
-      await deps.posts
-        .deletePost(postId, [authorId, ...input.collaborators])
-        .catch(() => undefined);
-    }
+    await dropUncommittedBody(deps, authorId, postId, err);
     throw err;
   }
   for (const profileId of input.collaborators) {
-    await deps.writer.writeGrid(profileId, newPostPlanner(deps, postId));
+    await deps.writer.writeGrid(profileId, invitePlanner(deps, postId, authorId));
   }
   return { post, version: out.version, generation: out.generation };
+}
+
+/** Pending invitations on a grid (rolled forward first, so the count is that version's). */
+async function pendingInvites(deps: PostsServiceDeps, profileId: bigint): Promise<number> {
+  await rollForward(deps.membership, profileId, await deps.store.readHead(profileId));
+  return (await deps.invites.list(profileId, MAX_PENDING_INVITES + 1)).length;
+}
+
+function invitePlanner(
+  deps: PostsServiceDeps,
+  postId: bigint,
+  authorId: bigint,
+): GridPlanner<{ invited: boolean }> {
+  return async ({ profileId }) => {
+    const [invited, onGrid, pending] = await Promise.all([
+      deps.invites.get(profileId, postId),
+      deps.store.hasGridRow(profileId, postId),
+      deps.invites.list(profileId, MAX_PENDING_INVITES),
+    ]);
+    const post = await deps.posts.getPost(postId); // the removal fence, read after the snapshot
+    if (invited || onGrid || !post || post.removedAt || pending.length >= MAX_PENDING_INVITES) {
+      return { kind: 'skip', result: { invited: false } };
+    }
+    const effects: MembershipOp[] = [{ op: 'invite_put', postId, authorId }];
+    return { kind: 'write', mutation: { effects }, result: { invited: true } };
+  };
 }
 
 /** Adds `postId` to a planner's result (for the response a replay renders). */
@@ -97,9 +132,90 @@ function withPostId<R extends object>(
   };
 }
 
+export interface InviteAnswer {
+  /** False when it was already accepted (accept) — nothing written. */
+  readonly changed: boolean;
+}
+
+/** Accepts an invitation: the post joins the collaborator's grid (its chronological place). */
+export function acceptInvite(
+  deps: PostsServiceDeps,
+  profileId: bigint,
+  postId: bigint,
+  options: WriteOptions = {},
+) {
+  return deps.writer.writeGrid<InviteAnswer>(
+    profileId,
+    async () => {
+      const [invite, onGrid] = await Promise.all([
+        deps.invites.get(profileId, postId),
+        deps.store.hasGridRow(profileId, postId),
+      ]);
+      if (!invite) {
+        if (onGrid) return { kind: 'skip', result: { changed: false } };
+        throw noInvite(postId);
+      }
+      const post = await deps.posts.getPost(postId);
+      if (!post || post.removedAt) throw noInvite(postId);
+      const effects: MembershipOp[] = [
+        { op: 'invite_drop', postId },
+        { op: 'grid_put', postId, authorId: invite.authorId },
+      ];
+      return { kind: 'write', mutation: { effects }, result: { changed: true } };
+    },
+    options,
+  );
+}
+
+/** Declines an invitation; the post's collaborator list no longer names this profile. */
+export async function declineInvite(
+  deps: PostsServiceDeps & { readonly profiles: ProfilesStore },
+  profileId: bigint,
+  postId: bigint,
+  options: WriteOptions = {},
+) {
+  const out = await deps.writer.writeGrid<InviteAnswer>(
+    profileId,
+    async () => {
+      if (!(await deps.invites.get(profileId, postId))) throw noInvite(postId);
+      const effects: MembershipOp[] = [{ op: 'invite_drop', postId }];
+      return { kind: 'write', mutation: { effects }, result: { changed: true } };
+    },
+    options,
+  );
+  await dropFromCollaborators(deps, postId, profileId);
+  return out;
+}
+
+const noInvite = (postId: bigint) =>
+  new DomainError('post_not_found', 'no pending invitation for this post', {
+    post_id: postId.toString(),
+  });
+
+export interface PendingInvite {
+  readonly post: PostRecord;
+  readonly authorId: bigint;
+}
+
+/** The profile's pending invitations, newest post first. */
+export async function listInvites(
+  deps: PostsServiceDeps,
+  profileId: bigint,
+): Promise<PendingInvite[]> {
+  await rollForward(deps.membership, profileId, await deps.store.readHead(profileId));
+  const invites = await deps.invites.list(profileId, MAX_PENDING_INVITES);
+  const bodies = new Map(
+    (await deps.posts.getPosts(invites.map((i) => i.postId))).map((p) => [p.postId, p]),
+  );
+  return invites.flatMap((i) => {
+    const post = bodies.get(i.postId);
+    return post && !post.removedAt ? [{ post, authorId: i.authorId }] : [];
+  });
+}
+
 /**
  * Removes `collaboratorId` from the post: by the author, or by the collaborator leaving. Only the
- * collaborator's grid changes (and is bumped); the author's grid is untouched.
+ * collaborator's grid changes (row, invitation or archive record: post-removal.ts).
  */
 export async function removeCollaborator(
   deps: PostsServiceDeps & { readonly profiles: ProfilesStore },
@@ -109,7 +225,7 @@ export async function removeCollaborator(
   options: WriteOptions = {},
 ) {
   const post = await deps.posts.getPost(postId);
-  if (!post)
+  if (!post || post.removedAt)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
   if (actorId !== post.authorId && actorId !== collaboratorId) {
     throw new DomainError('forbidden', 'only the author or the collaborator can do this', {
@@ -123,41 +239,26 @@ export async function removeCollaborator(
     });
   }
   // The grid first, the body's list last: a retry after a failure in between still finds the
-  // collaborator listed and finishes (removeFromGrid skips what is already gone).
-  const out = await removeFromGrid(deps, collaboratorId, postId, options);
+  // collaborator listed and finishes (the removal skips what is already gone).
+  const out = await deps.writer.writeGrid(collaboratorId, removalPlanner(deps, postId), options);
+  await dropFromCollaborators(deps, postId, collaboratorId);
+  return out;
+}
+
+async function dropFromCollaborators(
+  deps: PostsServiceDeps & { readonly profiles: ProfilesStore },
+  postId: bigint,
+  collaboratorId: bigint,
+) {
+  const post = await deps.posts.getPost(postId);
+  if (!post || !post.collaborators.includes(collaboratorId)) return;
   await deps.profiles.setCollaborators(
     postId,
     post.collaborators.filter((p) => p !== collaboratorId),
   );
-  return out;
 }
 
-/**
- * Takes `postId` off one grid: grid row first, then the CAS that drops its override and pin.
- * Idempotent: a grid the post already left is still bumped only if something remained there.
- */
-export async function removeFromGrid(
-  deps: PostsServiceDeps,
-  profileId: bigint,
-  postId: bigint,
-  options: WriteOptions = {},
-) {
-  const hadRow = await deps.store.hasGridRow(profileId, postId);
-  if (hadRow) await deps.posts.deletePost(postId, [profileId], false);
-  return deps.writer.writeGrid(
-    profileId,
-    async (ctx) => {
-      const { snapshot } = ctx;
-      const hasOverride = snapshot.overrides.some((o) => o.postId === postId);
-      const pinned = snapshot.head.pins.includes(postId);
-      if (!hadRow && !hasOverride && !pinned) return { kind: 'skip', result: { removed: false } };
-      // Removed the row here: -1; finishing an earlier attempt's job: recount (post-count.ts).
-      const mutation = await withPostCount(deps.store, ctx, hadRow ? -1n : 'recount', {
-        ...(hasOverride ? { deleteRows: [postId] } : {}),
-        ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
-      });
-      return { kind: 'write', mutation, result: { removed: true } };
-    },
-    options,
-  );
+/** Takes `postId` off one grid in every form it has there (used by takedown). */
+export function removeFromGrid(deps: PostsServiceDeps, profileId: bigint, postId: bigint) {
+  return deps.writer.writeGrid(profileId, removalPlanner(deps, postId));
 }

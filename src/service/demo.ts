@@ -5,7 +5,6 @@
  */
 import { composeId, MAX_WORKER } from '../domain/ids.js';
 import type { GridService } from './grid-service.js';
-import { withPostCount } from './post-count.js';
 
 export const DEMO_PROFILE_ID = 4242n;
 
@@ -44,10 +43,10 @@ export async function seedDemoGrid(
       [profileId],
     );
   }
-  // Many rows, one bump: count them (post-count.ts).
-  const out = await service.writer.writeGrid(profileId, async (ctx) => ({
+  // Many rows written directly (seeding only), one bump that counts them.
+  const out = await service.writer.writeGrid(profileId, async () => ({
     kind: 'write',
-    mutation: await withPostCount(service.store, ctx, 'recount', {}),
+    mutation: { statics: { postCount: await service.store.countGridRows(profileId) } },
     result: null,
   }));
   return { created: count, version: out.version };

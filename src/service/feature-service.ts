@@ -7,13 +7,24 @@
 import type { Config } from '../config.js';
 import type { BatchOrderRequest } from '../domain/batch-order.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
-import { ArchiveStore } from '../store/archive-store.js';
 import { MovesStore } from '../store/moves-store.js';
 import { ProfilesStore } from '../store/profiles-store.js';
-import { archivePost, unarchivePost, type ArchiveDeps, type UnarchivePosition } from './archive.js';
+import {
+  archivePost,
+  listArchive,
+  unarchivePost,
+  type ArchiveDeps,
+  type UnarchivePosition,
+} from './archive.js';
 import { auditAll, auditProfile, type AuditDeps } from './audit.js';
 import { patchOrder, readOrder } from './batch-order.js';
-import { createCollabPost, removeCollaborator, removeFromGrid } from './collaborators.js';
+import {
+  acceptInvite,
+  createCollabPost,
+  declineInvite,
+  listInvites,
+  removeCollaborator,
+} from './collaborators.js';
 import type { GridService } from './grid-service.js';
 import type { WriteOptions } from './grid-writer.js';
 import { listMedia, type MediaQuery } from './media.js';
@@ -24,7 +35,6 @@ import { takedownPost } from './takedown.js';
 import { moveWithUndo, undoMove, type UndoDeps } from './undo.js';
 
 export class FeatureService {
-  readonly archive: ArchiveStore;
   readonly profiles: ProfilesStore;
   readonly moves: MovesStore;
 
@@ -34,7 +44,6 @@ export class FeatureService {
     config: Config,
   ) {
     const consistency = consistencyOf(config);
-    this.archive = new ArchiveStore(cql, consistency);
     this.profiles = new ProfilesStore(cql, consistency);
     // Undo stays possible as long as the move's Idempotency-Key would be remembered.
     this.moves = new MovesStore(cql, consistency, config.IDEMPOTENCY_TTL_S);
@@ -43,7 +52,6 @@ export class FeatureService {
   get deps(): ArchiveDeps & AuditDeps & UndoDeps {
     return {
       ...this.grid.deps,
-      archive: this.archive,
       moves: this.moves,
       profiles: this.profiles,
       readPage: (q) => this.grid.readPage(q),
@@ -88,18 +96,25 @@ export class FeatureService {
     return removeCollaborator(this.deps, actorId, postId, collaboratorId, options);
   }
 
-  /**
-   * Deletes a post the author owns from every grid: collaborators' grids first (each its own
-   * CAS), then the author's through GridService.deletePost (body + grid row + bump).
-   */
-  async deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    const post = await this.grid.posts.getPost(postId);
-    if (post && post.authorId === profileId) {
-      for (const collaborator of post.collaborators) {
-        await removeFromGrid(this.deps, collaborator, postId);
-      }
-    }
+  /** Deletes a post the author owns from every grid (posts-service.ts). */
+  deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
     return this.grid.deletePost(profileId, postId, options);
+  }
+
+  listArchive(profileId: bigint, limit: number, before?: bigint) {
+    return listArchive(this.deps, profileId, limit, before);
+  }
+
+  listInvites(profileId: bigint) {
+    return listInvites(this.deps, profileId);
+  }
+
+  acceptInvite(profileId: bigint, postId: bigint, options?: WriteOptions) {
+    return acceptInvite(this.deps, profileId, postId, options);
+  }
+
+  declineInvite(profileId: bigint, postId: bigint, options?: WriteOptions) {
+    return declineInvite(this.deps, profileId, postId, options);
   }
 
   /** A move that records how to undo it; `moveId` goes into the response. */

@@ -3,15 +3,18 @@
  * src/cache/source.ts) plus the merged-order reads the page and move code build on.
  *
  * Order of reads matters (design §3.4): the version (head) first, then the override rows, then
- * the time-ordered rows. A new post writes its grid row before bumping the version, so a reader
- * that saw version v and then the rows can only see *more* than v, never an older order under a
- * newer version.
+ * the time-ordered rows. A head whose membership effects are not yet marked applied (the writer
+ * is between its compare-and-set and applying them, or crashed there) is rolled forward before
+ * any row is read (domain/membership.ts), so a reader that saw version v and then the rows can
+ * only see *more* than v, never an older order under a newer version.
  */
 import type { GridHead, GridSource, OverrideRow, ReadConsistency } from '../cache/source.js';
 import type { GridEntry, GridPosition } from '../domain/merge.js';
 import { mergeGridAsync, streamMergedGrid } from '../domain/merge.js';
 import type { Consistency } from '../store/cassandra.js';
 import type { GridStore } from '../store/grid-store.js';
+import type { MembershipStore } from '../store/membership-store.js';
+import { rollForward } from './grid-writer.js';
 import type { PostRecord, PostsStore } from '../store/posts-store.js';
 
 export interface EntriesQuery {
@@ -26,20 +29,24 @@ export class CassandraGridReader implements GridSource {
   constructor(
     private readonly store: GridStore,
     private readonly posts: PostsStore,
+    private readonly membership: MembershipStore,
     private readonly consistency: Consistency,
     /** Rows per Cassandra page when streaming grid_posts. */
     private readonly pageSize = 200,
   ) {}
 
-  readHead(profileId: bigint, consistency: ReadConsistency = 'quorum'): Promise<GridHead> {
-    return this.store.readHead(
+  async readHead(profileId: bigint, consistency: ReadConsistency = 'quorum'): Promise<GridHead> {
+    const head = await this.store.readHead(
       profileId,
       consistency === 'serial' ? { consistency: this.consistency.serial } : {},
     );
+    await rollForward(this.membership, profileId, head);
+    return head;
   }
 
   async readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
     const snap = await this.store.readOverrides(profileId);
+    await rollForward(this.membership, profileId, snap.head);
     return { head: snap.head, rows: [...snap.overrides] };
   }
 

@@ -14,7 +14,10 @@ import type { Config } from '../config.js';
 import type { RelabelPolicy } from '../domain/keys.js';
 import type { Cql } from '../store/cassandra.js';
 import { consistencyOf } from '../store/cassandra.js';
+import { ArchiveStore } from '../store/archive-store.js';
 import { GridStore } from '../store/grid-store.js';
+import { InvitesStore } from '../store/invites-store.js';
+import { MembershipStore } from '../store/membership-store.js';
 import { PostsStore, type PostRecord } from '../store/posts-store.js';
 import { CassandraGridReader } from './grid-reader.js';
 import {
@@ -55,6 +58,9 @@ export interface MoveOutcome {
 export class GridService {
   readonly store: GridStore;
   readonly posts: PostsStore;
+  readonly archive: ArchiveStore;
+  readonly invites: InvitesStore;
+  readonly membership: MembershipStore;
   readonly reader: CassandraGridReader;
   readonly writer: GridWriter;
   readonly caches: ServiceCaches | undefined;
@@ -67,7 +73,10 @@ export class GridService {
     const consistency = consistencyOf(opts.config);
     this.store = new GridStore(opts.cql, consistency);
     this.posts = new PostsStore(opts.cql, consistency);
-    this.reader = new CassandraGridReader(this.store, this.posts, consistency);
+    this.archive = new ArchiveStore(opts.cql, consistency);
+    this.invites = new InvitesStore(opts.cql, consistency);
+    this.membership = new MembershipStore(opts.cql, consistency);
+    this.reader = new CassandraGridReader(this.store, this.posts, this.membership, consistency);
     this.caches = opts.redis
       ? createServiceCaches(opts.config, opts.redis, this.reader, opts.cacheTuning)
       : undefined;
@@ -83,7 +92,7 @@ export class GridService {
           ],
         }
       : (opts.hooks ?? {});
-    this.writer = new GridWriter(this.store, writerSettingsOf(opts.config), hooks);
+    this.writer = new GridWriter(this.store, this.membership, writerSettingsOf(opts.config), hooks);
     this.cursorSecret = opts.cursorSecret;
     this.policy = opts.policy ?? opts.config.RELABEL_POLICY;
     this.ids = opts.ids;
@@ -96,6 +105,9 @@ export class GridService {
       reader: this.reader,
       posts: this.posts,
       writer: this.writer,
+      archive: this.archive,
+      invites: this.invites,
+      membership: this.membership,
       nextId: () => this.ids.next(),
       policy: this.policy,
     };

@@ -11,6 +11,12 @@
  * the re-read shows the truth and the planner decides again (moves are anchor-based, so applying
  * "put P after A" on top of itself is harmless; it only costs one extra version).
  *
+ * Membership (domain/membership.ts): a planner that changes which posts the grid holds returns
+ * side-table `effects`; they are recorded in the same batch (with a timestamp above the previous
+ * record's) and applied right after the commit. Before planning, a snapshot whose record is not
+ * yet marked applied is rolled forward first, so the planner's reads of grid rows, archive records
+ * and invitations show exactly the snapshot's version.
+ *
  * Extension points:
  * - planners (see move.ts, posts-service.ts) return the mutation plus the result to hand back;
  *   returning `skip` ends the write without a bump (e.g. an idempotent replay, a no-op);
@@ -21,8 +27,10 @@
  */
 import type { Config } from '../config.js';
 import { DomainError } from '../domain/errors.js';
+import { countDelta, needsRollForward, nextEffectsTs, type Effects } from '../domain/membership.js';
 import type { GridMutation, StaticWrites } from '../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../store/grid-store.js';
+import type { MembershipStore } from '../store/membership-store.js';
 
 export interface PlanContext {
   readonly profileId: bigint;
@@ -32,8 +40,8 @@ export interface PlanContext {
   /** 1-based. */
   readonly attempt: number;
   /**
-   * An earlier attempt of this write timed out (outcome unknown): it may have committed, so a
-   * planner must not re-apply a relative change such as the post count's delta (post-count.ts).
+   * An earlier attempt of this write timed out (outcome unknown): it may have committed, and the
+   * snapshot then shows its result (planners answer "already done" instead of "not found").
    */
   readonly outcomeUnknown: boolean;
 }
@@ -97,6 +105,7 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
 export class GridWriter {
   constructor(
     private readonly store: GridStore,
+    private readonly membership: MembershipStore,
     private readonly settings: WriterSettings,
     readonly hooks: WriterHooks = {},
   ) {}
@@ -110,6 +119,7 @@ export class GridWriter {
     let outcomeUnknown = false;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const snapshot = await this.store.readOverrides(profileId);
+      await rollForward(this.membership, profileId, snapshot.head);
       await options.interceptor?.onSnapshot?.(snapshot);
       const { version, generation } = snapshot.head;
       const nextVersion = version + 1n;
@@ -130,13 +140,20 @@ export class GridWriter {
         };
       }
       const extra = options.interceptor?.extraStatics?.(snapshot, nextVersion, decision.result);
-      const mutation: GridMutation = extra
-        ? { ...decision.mutation, statics: { ...decision.mutation.statics, ...extra } }
-        : decision.mutation;
+      const effects = effectsOf(decision.mutation, snapshot, nextVersion);
+      const postCount = await this.postCountAfter(profileId, snapshot, decision.mutation);
+      const statics = {
+        ...decision.mutation.statics,
+        ...extra,
+        ...(effects ? { effects } : {}),
+        ...(postCount !== undefined ? { postCount } : {}),
+      };
+      const mutation: GridMutation = { ...decision.mutation, statics };
       const cas = await this.store.casGrid(profileId, version, nextVersion, mutation);
       if (cas.applied) {
         const event: CommitEvent = { profileId, version: nextVersion, generation, mutation };
         await this.hooks.afterCas?.(event);
+        if (effects) await this.applyOwn(profileId, effects);
         await this.notify(event);
         return {
           result: decision.result,
@@ -155,6 +172,39 @@ export class GridWriter {
     });
   }
 
+  /**
+   * The exact post count after a membership change: the snapshot's count plus the change its ops
+   * make (a grid row is only ever added or dropped by a record whose planner saw it absent or
+   * present in this very snapshot, so the delta is exact). A grid that predates the column is
+   * counted once. Undefined (no write) when membership does not change.
+   */
+  private async postCountAfter(
+    profileId: bigint,
+    snapshot: OverridesSnapshot,
+    mutation: GridMutation,
+  ): Promise<bigint | undefined> {
+    const delta = countDelta(mutation.effects ?? []);
+    const known = snapshot.head.postCount;
+    if (delta === 0n) return undefined;
+    const base = known ?? (await this.store.countGridRows(profileId));
+    return base + delta < 0n ? 0n : base + delta;
+  }
+
+  /**
+   * The commit stands whatever happens here: a failure leaves the record unapplied, and the
+   * next reader or writer of the grid rolls it forward before looking at the side tables.
+   */
+  private async applyOwn(profileId: bigint, effects: Effects): Promise<void> {
+    try {
+      await this.membership.apply(profileId, effects);
+    } catch (err) {
+      this.hooks.log?.(
+        `membership effects of ${profileId}@${effects.version} left for roll-forward`,
+        err,
+      );
+    }
+  }
+
   /** Full jitter: uniform in [0, min(max, base · 2^attempt)). */
   private backoff(attempt: number): number {
     const cap = Math.min(this.settings.maxBackoffMs, this.settings.baseBackoffMs * 2 ** attempt);
@@ -170,6 +220,29 @@ export class GridWriter {
       }
     }
   }
+}
+
+/** Applies the head's recorded effects if they are not marked applied yet (idempotent). */
+export async function rollForward(
+  membership: Pick<MembershipStore, 'apply'>,
+  profileId: bigint,
+  head: OverridesSnapshot['head'],
+): Promise<boolean> {
+  if (!needsRollForward(head.effects, head.appliedVersion ?? 0n)) return false;
+  await membership.apply(profileId, head.effects);
+  return true;
+}
+
+/** The record a mutation's effects commit with (its timestamp above the previous record's). */
+function effectsOf(
+  mutation: GridMutation,
+  snapshot: OverridesSnapshot,
+  version: bigint,
+): Effects | undefined {
+  const ops = mutation.effects ?? [];
+  if (ops.length === 0) return undefined;
+  const ts = nextEffectsTs(snapshot.head.effects, BigInt(Date.now()) * 1000n);
+  return { version, ts, ops };
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -1,27 +1,27 @@
 /**
- * New posts and deleted posts: the two grid writes that also touch the time-ordered table.
+ * New posts and deleted posts.
  *
- * Both write `posts` + `grid_posts` FIRST and bump the version AFTER (design §3.4). The bump is
- * what tells caches "the order changed"; a reader that fills a cache reads the version first and
- * the rows afterwards, so with rows-then-bump it can only ever store *newer* rows under an older
- * version (fixed by the next version), never an old order under the new one.
+ * New post: the body first (a body no grid holds is invisible), then the compare-and-set whose
+ * membership effect puts the row into `grid_posts` (domain/membership.ts). Normally the post
+ * needs no override (its fresh ID is above every key). But a move-to-top on another process may
+ * have written a key from a slightly later ID (clock skew between workers); if the top unpinned
+ * key is >= the new ID, the post gets a key as a move-to-top would.
  *
- * New post: normally it needs no override (its fresh ID is above every key). But a move-to-top
- * on another process may have written a key from a slightly later ID (clock skew between
- * workers); if the top unpinned key is >= the new ID, the post gets a key as a move-to-top would.
- *
- * Delete: also drops the post's override row (a tombstone, but deletes are rare and moves never
- * do it) and its pin, in the same conditional batch that bumps the version. A retried delete
- * whose first attempt removed the rows but lost the race for the bump finishes the job.
+ * Delete (by the author): fence the body (`removed_at`), take the post off every collaborator's
+ * grid and then the author's, each in its own compare-and-set (post-removal.ts), and drop the
+ * body last. A retry after a failure midway finds the fence and the remaining grids and finishes.
  */
-import { DomainError, isDomainError } from '../domain/errors.js';
+import { DomainError } from '../domain/errors.js';
 import { idToDate } from '../domain/ids.js';
+import type { ArchiveStore } from '../store/archive-store.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
+import type { InvitesStore } from '../store/invites-store.js';
+import type { MembershipStore } from '../store/membership-store.js';
 import type { PostRecord, PostsStore } from '../store/posts-store.js';
 import type { GridWriter, GridPlanner, WriteOptions } from './grid-writer.js';
 import type { MoveDeps } from './move.js';
 import { placeAfter } from './move.js';
-import { withPostCount } from './post-count.js';
+import { removalPlanner } from './post-removal.js';
 
 export interface NewPost {
   readonly caption?: string | undefined;
@@ -31,6 +31,9 @@ export interface NewPost {
 export interface PostsServiceDeps extends MoveDeps {
   readonly posts: PostsStore;
   readonly writer: GridWriter;
+  readonly archive: ArchiveStore;
+  readonly invites: InvitesStore;
+  readonly membership: MembershipStore;
 }
 
 export interface PostWriteResult<T> {
@@ -54,33 +57,58 @@ export async function createPost(
     createdAt: idToDate(postId),
     collaborators: [],
   };
-  await deps.posts.insertPost(post, [profileId]);
+  await deps.posts.insertPost(post);
   try {
-    const out = await deps.writer.writeGrid(profileId, newPostPlanner(deps, postId), options);
+    const out = await deps.writer.writeGrid(
+      profileId,
+      newPostPlanner(deps, postId, profileId),
+      options,
+    );
     return { value: post, version: out.version, generation: out.generation };
   } catch (err) {
-    // Lost every compare-and-set: the version was never bumped for this post, so take it back
-    // out and the client's retry does not leave a duplicate (a reader that saw it meanwhile drops
-    // it at hydration: the body is gone). Any other failure may have committed (a Paxos timeout,
-    // a crash after the CAS): the post stays, and the next version bump covers it.
-    if (isDomainError(err) && err.code === 'contention') {
-      await deps.posts.deletePost(postId, [profileId]).catch(() => undefined);
-    }
+    await dropUncommittedBody(deps, profileId, postId, err);
     throw err;
   }
 }
 
-/** Bump the version; give the new post a top key only if an override already sits above its ID. */
+/**
+ * A create that failed (lost compare-and-sets, an idempotent replay of another attempt, a store
+ * error) leaves only its body: take it back so a retry leaves no orphan. A LOCAL_SERIAL read
+ * first settles any Paxos round a timed-out attempt left open, and rolls the grid forward; the
+ * body stays if the post did reach the grid after all.
+ */
+export async function dropUncommittedBody(
+  deps: PostsServiceDeps,
+  profileId: bigint,
+  postId: bigint,
+  err: unknown,
+): Promise<void> {
+  if (err instanceof Error && err.name === 'SimulatedCrash') return; // a dead process cleans nothing
+  try {
+    const head = await deps.reader.readHead(profileId, 'serial');
+    if (head.version > 0n && (await deps.store.hasGridRow(profileId, postId))) return;
+    await deps.posts.deletePost(postId, [], true);
+  } catch {
+    // Left for the audit (an orphaned body is invisible to readers).
+  }
+}
+
+/** Puts the new post on the grid; a top key only if an override already sits above its ID. */
 export function newPostPlanner(
   deps: MoveDeps,
   postId: bigint,
+  authorId: bigint,
 ): GridPlanner<{ overridden: boolean }> {
   return async (ctx) => {
     const { profileId, snapshot, nextVersion } = ctx;
+    // A timed-out attempt may have committed: then the row is there and there is nothing to do.
+    if (ctx.outcomeUnknown && (await deps.store.hasGridRow(profileId, postId))) {
+      return { kind: 'skip', result: { overridden: false } };
+    }
+    const effects = [{ op: 'grid_put' as const, postId, authorId }];
     const top = topUnpinnedOverride(snapshot, postId);
     if (top === undefined || top < postId) {
-      const mutation = await withPostCount(deps.store, ctx, 1n, {});
-      return { kind: 'write', mutation, result: { overridden: false } };
+      return { kind: 'write', mutation: { effects }, result: { overridden: false } };
     }
     const placed = await placeAfter(deps, snapshot, profileId, postId, null);
     const upserts = placed.writes.map((w) =>
@@ -88,8 +116,7 @@ export function newPostPlanner(
         ? { postId: w.postId, sortKey: w.key, movedVersion: nextVersion }
         : { postId: w.postId, sortKey: w.key },
     );
-    const mutation = await withPostCount(deps.store, ctx, 1n, { upserts });
-    return { kind: 'write', mutation, result: { overridden: true } };
+    return { kind: 'write', mutation: { upserts, effects }, result: { overridden: true } };
   };
 }
 
@@ -111,34 +138,30 @@ export async function deletePost(
       post_id: postId.toString(),
     });
   }
-  const hadRow = post ? true : await deps.store.hasGridRow(profileId, postId);
-  if (post || hadRow) await deps.posts.deletePost(postId, [profileId], post !== undefined);
-
+  if (post && !post.removedAt) await deps.posts.markRemoved(postId);
+  for (const collaborator of post?.collaborators ?? []) {
+    await deps.writer.writeGrid(collaborator, removalPlanner(deps, postId));
+  }
+  const remove = removalPlanner(deps, postId);
   const out = await deps.writer.writeGrid(
     profileId,
     async (ctx) => {
-      const { snapshot } = ctx;
-      const hasOverride = snapshot.overrides.some((o) => o.postId === postId);
-      const pinned = snapshot.head.pins.includes(postId);
-      if (!post && !hadRow && !hasOverride && !pinned) {
+      const d = await remove(ctx);
+      // Nothing of it anywhere and no body: a 404, unless our own timed-out attempt did it.
+      if (d.kind === 'skip' && !post && !ctx.outcomeUnknown) {
         throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
       }
-      // This call removed the row: -1. A retry finishing an earlier delete cannot tell whether
-      // that one was counted: recount.
-      const mutation = await withPostCount(deps.store, ctx, hadRow ? -1n : 'recount', {
-        ...(hasOverride ? { deleteRows: [postId] } : {}),
-        ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
-      });
-      return { kind: 'write', mutation, result: null };
+      return { ...d, result: null };
     },
     options,
   );
+  if (post) await deps.posts.deletePost(postId, [], true);
   return { value: null, version: out.version, generation: out.generation };
 }
 
 export async function getPost(deps: Pick<PostsServiceDeps, 'posts'>, postId: bigint) {
   const post = await deps.posts.getPost(postId);
-  if (!post)
+  if (!post || post.removedAt)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
   return post;
 }

@@ -1,11 +1,13 @@
 /**
- * Moderation takedown: remove a post from every grid it is on (its author's and each
- * collaborator's), each through the same single version path as user writes (design §3.3: paths
- * that change a grid without a user action must bump the version too, or caches keep serving it).
+ * Moderation takedown: remove a post from every grid it is on or invited to (its author's and
+ * each collaborator's), each through the same single version path as user writes (design §3.3:
+ * paths that change a grid without a user action must bump the version too, or caches keep
+ * serving it).
  *
- * Order: grids first (each: grid row, then its CAS), archive records, then the body last. A crash
- * midway leaves the body, so running the takedown again finds the same grids and finishes; grids
- * already cleaned are skipped without a bump.
+ * Order: fence the body, then each grid (post-removal.ts: grid row, archive record, invitation,
+ * override and pin in one compare-and-set), then the body last. A crash midway leaves the fenced
+ * body, so running the takedown again finds the same grids and finishes; grids already clean are
+ * skipped without a bump.
  */
 import { DomainError } from '../domain/errors.js';
 import type { ArchiveDeps } from './archive.js';
@@ -21,11 +23,11 @@ export async function takedownPost(deps: ArchiveDeps, postId: bigint): Promise<T
   const post = await deps.posts.getPost(postId);
   if (!post)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+  if (!post.removedAt) await deps.posts.markRemoved(postId);
   const grids: Array<{ profileId: bigint; version: bigint }> = [];
   for (const profileId of [post.authorId, ...post.collaborators]) {
     const out = await removeFromGrid(deps, profileId, postId);
     if (out.committed) grids.push({ profileId, version: out.version });
-    await deps.archive.remove(profileId, postId);
   }
   await deps.posts.deletePost(postId, [], true);
   return { postId, grids };

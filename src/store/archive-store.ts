@@ -1,6 +1,7 @@
 /**
- * Archive records (`archived_posts`, cql/011_archive.cql): which posts a profile archived and the
- * effective key each had, for "unarchive to the previous position". Never on the grid read path.
+ * Archive records (`archived_posts`, with the listing `archived_by_time`): which posts a profile
+ * archived, the effective key each had (for "unarchive to the previous position"), and when.
+ * Written only through the grid's membership effects (store/membership-store.ts); read here.
  */
 import type { QueryOptions, types } from 'cassandra-driver';
 import type { Consistency, Cql } from './cassandra.js';
@@ -12,13 +13,17 @@ export interface ArchiveRecord {
   /** Effective key when archived; undefined = it had no override (its own ID). */
   readonly sortKey: bigint | undefined;
   readonly archivedAt: Date;
+  /** ID issued when it was archived (orders the listing); undefined for records before it. */
+  readonly seq: bigint | undefined;
 }
 
-const INSERT =
-  'INSERT INTO archived_posts (profile_id, post_id, author_id, sort_key, archived_at) VALUES (?, ?, ?, ?, ?)';
 const SELECT =
-  'SELECT profile_id, post_id, author_id, sort_key, archived_at FROM archived_posts WHERE profile_id = ? AND post_id = ?';
-const DELETE = 'DELETE FROM archived_posts WHERE profile_id = ? AND post_id = ?';
+  'SELECT profile_id, post_id, author_id, sort_key, archived_at, archived_seq FROM archived_posts WHERE profile_id = ? AND post_id = ?';
+const LIST = {
+  first: 'SELECT archived_seq, post_id FROM archived_by_time WHERE profile_id = ? LIMIT ?',
+  before:
+    'SELECT archived_seq, post_id FROM archived_by_time WHERE profile_id = ? AND archived_seq < ? LIMIT ?',
+} as const;
 
 export class ArchiveStore {
   constructor(
@@ -27,30 +32,29 @@ export class ArchiveStore {
   ) {}
 
   private opts(extra: QueryOptions = {}): QueryOptions {
-    return { prepare: true, consistency: this.consistency.commit, ...extra };
-  }
-
-  async put(r: ArchiveRecord): Promise<void> {
-    // sort_key undefined binds as unset (never null: no tombstone on the insert).
-    await this.db.execute(
-      INSERT,
-      [r.profileId, r.postId, r.authorId, r.sortKey, r.archivedAt],
-      this.opts(),
-    );
+    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, ...extra };
   }
 
   async get(profileId: bigint, postId: bigint): Promise<ArchiveRecord | undefined> {
-    const rs = await this.db.execute(
-      SELECT,
-      [profileId, postId],
-      this.opts({ isIdempotent: true }),
-    );
+    const rs = await this.db.execute(SELECT, [profileId, postId], this.opts());
     const row = rs.first();
     return row ? recordOf(row) : undefined;
   }
 
-  async remove(profileId: bigint, postId: bigint): Promise<void> {
-    await this.db.execute(DELETE, [profileId, postId], this.opts({ isIdempotent: true }));
+  /** Newest archived first, strictly before `beforeSeq` when given. */
+  async list(
+    profileId: bigint,
+    limit: number,
+    beforeSeq?: bigint,
+  ): Promise<Array<{ seq: bigint; postId: bigint }>> {
+    const rs =
+      beforeSeq === undefined
+        ? await this.db.execute(LIST.first, [profileId, limit], this.opts())
+        : await this.db.execute(LIST.before, [profileId, beforeSeq, limit], this.opts());
+    return rs.rows.map((r) => ({
+      seq: r.get('archived_seq') as bigint,
+      postId: r.get('post_id') as bigint,
+    }));
   }
 }
 
@@ -61,5 +65,6 @@ function recordOf(row: types.Row): ArchiveRecord {
     authorId: row.get('author_id') as bigint,
     sortKey: (row.get('sort_key') as bigint | null) ?? undefined,
     archivedAt: row.get('archived_at') as Date,
+    seq: (row.get('archived_seq') as bigint | null) ?? undefined,
   };
 }

@@ -15,6 +15,7 @@
  * beats a write. So a batch must not both delete and write the same row; `buildCasStatements`
  * rejects such a mutation instead of silently losing the write.
  */
+import { encodeEffects, type Effects, type MembershipOp } from '../domain/membership.js';
 import type { RingEntry } from '../domain/request-ring.js';
 import { encodeRing } from './idempotency-store.js';
 
@@ -42,6 +43,8 @@ export interface StaticWrites {
    * writes that change membership; unset (no write) otherwise, never null.
    */
   readonly postCount?: bigint;
+  /** The membership record of this write (set by GridWriter from `GridMutation.effects`). */
+  readonly effects?: Effects;
 }
 
 export interface GridMutation {
@@ -51,6 +54,11 @@ export interface GridMutation {
   readonly deleteRows?: readonly bigint[];
   /** Range-delete every override row, keeping the statics (reset; NOT for moves). */
   readonly clearOverrides?: boolean;
+  /**
+   * Changes to the side tables (grid rows, archive, invitations) this write decides. Recorded in
+   * the same batch and applied after it commits (domain/membership.ts); never for moves.
+   */
+  readonly effects?: readonly MembershipOp[];
 }
 
 export interface CqlStatement {
@@ -66,6 +74,7 @@ const SET_PINS = 'UPDATE grid_overrides SET pins = ? WHERE profile_id = ?';
 const SET_GENERATION = 'UPDATE grid_overrides SET generation = ? WHERE profile_id = ?';
 const SET_RECENT_REQUESTS = 'UPDATE grid_overrides SET recent_requests = ? WHERE profile_id = ?';
 const SET_POST_COUNT = 'UPDATE grid_overrides SET post_count = ? WHERE profile_id = ?';
+const SET_EFFECTS = 'UPDATE grid_overrides SET effects = ? WHERE profile_id = ?';
 const DELETE_ROW = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id = ?';
 const CLEAR_ROWS = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id >= ?';
 const MIN_BIGINT = -(1n << 63n);
@@ -128,6 +137,9 @@ export function buildCasStatements(
     if (statics.postCount < 0n)
       throw new Error(`post count must not be negative (${statics.postCount})`);
     out.push({ query: SET_POST_COUNT, params: [statics.postCount, profileId] });
+  }
+  if (statics.effects !== undefined) {
+    out.push({ query: SET_EFFECTS, params: [encodeEffects(statics.effects), profileId] });
   }
   if (mutation.clearOverrides) out.push({ query: CLEAR_ROWS, params: [profileId, MIN_BIGINT] });
   for (const postId of deletes) out.push({ query: DELETE_ROW, params: [profileId, postId] });

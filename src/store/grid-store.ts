@@ -8,6 +8,7 @@
  */
 import type { QueryOptions, types } from 'cassandra-driver';
 import type { GridEntry } from '../domain/merge.js';
+import { decodeEffects, type Effects } from '../domain/membership.js';
 import { compareDisplay } from '../domain/merge.js';
 import type { Consistency, Cql } from './cassandra.js';
 import { isCasTimeout } from './cassandra.js';
@@ -21,6 +22,10 @@ export interface GridHead {
   readonly pins: readonly bigint[];
   /** Posts on the grid (static `post_count`); undefined for a grid that predates the column. */
   readonly postCount: bigint | undefined;
+  /** The last membership write's recorded effects (domain/membership.ts); undefined = none yet. */
+  readonly effects?: Effects | undefined;
+  /** Version whose effects are known applied to the side tables (0 = none). */
+  readonly appliedVersion?: bigint;
 }
 
 export interface OverrideRow extends GridEntry {
@@ -51,10 +56,9 @@ export interface StreamOptions {
 
 export const EMPTY_HEAD: GridHead = { version: 0n, generation: 1n, pins: [], postCount: undefined };
 
-const SELECT_HEAD =
-  'SELECT version, generation, pins, post_count FROM grid_overrides WHERE profile_id = ? LIMIT 1';
-const SELECT_OVERRIDES =
-  'SELECT post_id, sort_key, moved_version, version, generation, pins, post_count FROM grid_overrides WHERE profile_id = ?';
+const HEAD_COLUMNS = 'version, generation, pins, post_count, effects, applied_version';
+const SELECT_HEAD = `SELECT ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
+const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ?`;
 const COUNT_GRID_ROWS = 'SELECT COUNT(*) FROM grid_posts WHERE profile_id = ?';
 const SELECT_GRID_ROW = 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id = ?';
 const STREAM = {
@@ -193,5 +197,7 @@ function headOf(row: types.Row | undefined | null): GridHead {
     generation: (row.get('generation') as bigint | null) ?? 1n,
     pins: decodePins(row.get('pins') as bigint[] | null),
     postCount: (row.get('post_count') as bigint | null) ?? undefined,
+    effects: decodeEffects(row.get('effects') as string | null),
+    appliedVersion: (row.get('applied_version') as bigint | null) ?? 0n,
   };
 }

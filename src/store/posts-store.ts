@@ -1,10 +1,12 @@
 /**
- * Post bodies (`posts`) and a post's membership rows in time-ordered grids (`grid_posts`).
+ * Post bodies (`posts`). A post's rows in the time-ordered grids (`grid_posts`) are written by
+ * the grid's own membership effects (store/membership-store.ts) after its compare-and-set; the
+ * only direct grid-row writer left here is `insertPost` with profiles, for seeding and tests.
  *
- * A post and its grid rows are written or removed together in one LOGGED batch: the batchlog
- * makes the multi-partition change all-or-nothing (eventually), so a crash never leaves a body
- * without its grid row or the reverse. These writes happen BEFORE the grid's version bump
- * (see docs/architecture.md: the cache must never store an old order under a new version).
+ * A body is written BEFORE the compare-and-set that puts the post on a grid (a body no grid
+ * holds is invisible), and deleted AFTER every grid let it go. In between, a deletion first
+ * marks it `removed_at`: a write that would add the post to a grid checks the mark after reading
+ * its snapshot, so it cannot race a deletion past it (see service/post-removal.ts).
  *
  * Absent optional fields are bound as `undefined` (unset), never `null`: an INSERT with a null
  * writes a cell tombstone.
@@ -21,7 +23,8 @@ const INSERT_GRID_ROW = 'INSERT INTO grid_posts (profile_id, post_id, author_id)
 const DELETE_POST = 'DELETE FROM posts WHERE post_id = ?';
 const DELETE_GRID_ROW = 'DELETE FROM grid_posts WHERE profile_id = ? AND post_id = ?';
 const SELECT_POST =
-  'SELECT post_id, author_id, caption, media_url, created_at, collaborators FROM posts WHERE post_id = ?';
+  'SELECT post_id, author_id, caption, media_url, created_at, collaborators, removed_at FROM posts WHERE post_id = ?';
+const MARK_REMOVED = 'UPDATE posts SET removed_at = ? WHERE post_id = ?';
 
 export class PostsStore {
   constructor(
@@ -33,8 +36,11 @@ export class PostsStore {
     return { prepare: true, consistency: this.consistency.commit, logged: true };
   }
 
-  /** Writes the body and its rows in the grids of `profileIds` (author first, then collaborators). */
-  async insertPost(post: PostRecord, profileIds: readonly bigint[]): Promise<void> {
+  /**
+   * Writes the body and, for seeding and tests only, rows in the grids of `profileIds` directly
+   * (the service adds posts to grids through membership effects).
+   */
+  async insertPost(post: PostRecord, profileIds: readonly bigint[] = []): Promise<void> {
     const queries = [
       {
         query: INSERT_POST,
@@ -52,7 +58,23 @@ export class PostsStore {
         params: [p, post.postId, post.authorId],
       })),
     ];
-    await this.db.batch(queries, this.writeOpts());
+    if (queries.length === 1) {
+      await this.db.execute(queries[0]!.query, queries[0]!.params, {
+        prepare: true,
+        consistency: this.consistency.commit,
+      });
+    } else {
+      await this.db.batch(queries, this.writeOpts());
+    }
+  }
+
+  /** Fences the post off every grid before its deletion proceeds (a value, never removed). */
+  async markRemoved(postId: bigint, at: Date = new Date()): Promise<void> {
+    await this.db.execute(MARK_REMOVED, [at, postId], {
+      prepare: true,
+      consistency: this.consistency.commit,
+      isIdempotent: true,
+    });
   }
 
   /** Removes the body (when `withBody`) and the post's rows in the grids of `profileIds`. */
@@ -62,18 +84,6 @@ export class PostsStore {
       ...profileIds.map((p) => ({ query: DELETE_GRID_ROW, params: [p, postId] })),
     ];
     if (queries.length > 0) await this.db.batch(queries, this.writeOpts());
-  }
-
-  /** Adds existing posts to one grid (collaborators, unarchive, seeding). */
-  async insertGridRows(
-    profileId: bigint,
-    rows: ReadonlyArray<{ postId: bigint; authorId: bigint }>,
-  ) {
-    if (rows.length === 0) return;
-    await this.db.batch(
-      rows.map((r) => ({ query: INSERT_GRID_ROW, params: [profileId, r.postId, r.authorId] })),
-      { prepare: true, consistency: this.consistency.commit, logged: false },
-    );
   }
 
   async getPost(postId: bigint): Promise<PostRecord | undefined> {
@@ -103,5 +113,6 @@ function postOf(row: types.Row): PostRecord {
     mediaUrl: (row.get('media_url') as string | null) ?? undefined,
     createdAt: row.get('created_at') as Date,
     collaborators: (row.get('collaborators') as bigint[] | null) ?? [],
+    removedAt: (row.get('removed_at') as Date | null) ?? undefined,
   };
 }

@@ -9,6 +9,7 @@ const DISTINCT = {
   grid_posts: 'SELECT DISTINCT profile_id FROM grid_posts',
   grid_overrides: 'SELECT DISTINCT profile_id FROM grid_overrides',
 } as const;
+const LIVE_POSTS = 'SELECT post_id, author_id, removed_at FROM posts';
 const SET_COLLABORATORS = 'UPDATE posts SET collaborators = ? WHERE post_id = ?';
 
 export class ProfilesStore {
@@ -40,6 +41,27 @@ export class ProfilesStore {
         pageState = rs.pageState ?? undefined;
       } while (pageState);
     }
+  }
+
+  /** Every post body not fenced for removal (full scan, paged; the audit only). */
+  async *listLivePosts(
+    pageSize = 1000,
+  ): AsyncGenerator<{ postId: bigint; authorId: bigint }, void, undefined> {
+    let pageState: string | undefined;
+    do {
+      const rs = await this.db.execute(LIVE_POSTS, [], {
+        prepare: true,
+        consistency: this.consistency.commit,
+        isIdempotent: true,
+        fetchSize: pageSize,
+        ...(pageState ? { pageState } : {}),
+      });
+      for (const row of rs.rows) {
+        if (row.get('removed_at')) continue;
+        yield { postId: row.get('post_id') as bigint, authorId: row.get('author_id') as bigint };
+      }
+      pageState = rs.pageState ?? undefined;
+    } while (pageState);
   }
 
   /**

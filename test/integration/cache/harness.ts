@@ -13,6 +13,7 @@ import type { IdGenerator } from '../../../src/domain/ids.js';
 import type { GridEntry } from '../../../src/domain/merge.js';
 import { consistencyOf, cqlOf } from '../../../src/store/cassandra.js';
 import { GridStore } from '../../../src/store/grid-store.js';
+import { MembershipStore } from '../../../src/store/membership-store.js';
 import { PostsStore } from '../../../src/store/posts-store.js';
 import { CassandraGridReader } from '../../../src/service/grid-reader.js';
 import { GridWriter, writerSettingsOf } from '../../../src/service/grid-writer.js';
@@ -39,15 +40,16 @@ export async function openStores(env: Record<string, string> = {}): Promise<Stor
   const consistency = consistencyOf(config);
   const grid = new GridStore(cql, consistency);
   const posts = new PostsStore(cql, consistency);
+  const membership = new MembershipStore(cql, consistency);
   return {
     config,
     client,
     grid,
     posts,
-    reader: new CassandraGridReader(grid, posts, consistency),
+    reader: new CassandraGridReader(grid, posts, membership, consistency),
     // Worker numbers far from the service's, so test IDs never collide with theirs.
     ids: idsFromWorkers(8000, 150),
-    writer: (hooks = {}) => new GridWriter(grid, writerSettingsOf(config), hooks),
+    writer: (hooks = {}) => new GridWriter(grid, membership, writerSettingsOf(config), hooks),
     close: () => client.shutdown(),
   };
 }

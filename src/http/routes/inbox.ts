@@ -1,0 +1,67 @@
+/**
+ * What waits on the caller's own profile, off the grid:
+ *   GET  /v1/me/archive?before=&limit=        → {data: [{post, archived_at}], paging: {next_before}}
+ *   GET  /v1/me/invites                       → {data: [{post, author_id}]}
+ *   POST /v1/me/invites/:post_id/accept       → {grid_version}  (the post joins the caller's grid)
+ *   POST /v1/me/invites/:post_id/decline      → {grid_version}
+ * Accept and decline are grid writes of the caller's grid and accept Idempotency-Key. Accepting
+ * an invitation already accepted is a 200 that changes nothing; no invitation is a 404.
+ */
+import { Hono } from 'hono';
+import type { FeatureService } from '../../service/feature-service.js';
+import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
+import type { AppEnv } from '../env.js';
+import { ArchiveQuery } from '../feature-schemas.js';
+import { idempotentWrite } from '../idempotent.js';
+import { readQuery } from '../request.js';
+import { parseIdParam } from '../schemas.js';
+import { postView, versionView } from '../views.js';
+
+const versionOnly = (_r: unknown, v: bigint): StoredResponse => ({
+  status: 200,
+  body: { grid_version: versionView(v) },
+});
+
+export function inboxRoutes(features: FeatureService, idem?: IdempotencyService) {
+  const app = new Hono<AppEnv>();
+
+  app.get('/me/archive', async (c) => {
+    const q = readQuery(c, ArchiveQuery);
+    const page = await features.listArchive(c.get('profileId'), q.limit, q.before);
+    return c.json({
+      data: page.items.map((i) => ({
+        post: postView(i.post),
+        archived_at: i.archivedAt.toISOString(),
+      })),
+      paging: { next_before: page.nextBefore === null ? null : page.nextBefore.toString() },
+    });
+  });
+
+  app.get('/me/invites', async (c) => {
+    const invites = await features.listInvites(c.get('profileId'));
+    return c.json({
+      data: invites.map((i) => ({ post: postView(i.post), author_id: i.authorId.toString() })),
+    });
+  });
+
+  for (const answer of ['accept', 'decline'] as const) {
+    app.post(`/me/invites/:post_id/${answer}`, async (c) => {
+      const profileId = c.get('profileId');
+      const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+      return idempotentWrite(
+        c,
+        idem,
+        { scope: profileId, gridProfileId: profileId, render: versionOnly },
+        async (opts) => {
+          const out =
+            answer === 'accept'
+              ? await features.acceptInvite(profileId, postId, opts())
+              : await features.declineInvite(profileId, postId, opts());
+          return versionOnly(out.result, out.version);
+        },
+      );
+    });
+  }
+
+  return app;
+}
