@@ -19,7 +19,6 @@ import { idToDate } from '../domain/ids.js';
 import type { MembershipOp } from '../domain/membership.js';
 import type { PostRecord } from '../store/posts-store.js';
 import type { WriteOptions } from './grid-writer.js';
-import { rollForward } from './grid-writer.js';
 import type { PostsServiceDeps } from './posts-service.js';
 import { restoreKey } from './restore-key.js';
 
@@ -142,8 +141,7 @@ export async function listArchive(
   limit: number,
   before?: bigint,
 ): Promise<ArchivePage> {
-  const head = await deps.store.readHead(profileId);
-  await rollForward(deps.membership, profileId, head);
+  await deps.reader.readHead(profileId); // rolls the grid forward
   const rows = await deps.archive.list(profileId, limit + 1, before);
   const page = rows.slice(0, limit);
   const bodies = await deps.posts.getPosts(page.map((r) => r.postId));

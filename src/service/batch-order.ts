@@ -26,10 +26,10 @@ export interface GridOrder {
 const ALL = Number.MAX_SAFE_INTEGER;
 
 export async function readOrder(deps: PostsServiceDeps, profileId: bigint): Promise<GridOrder> {
-  // Head and overrides from one query (the version is read before the time-ordered rows).
-  const snap = await deps.store.readOverrides(profileId);
-  const { head } = snap;
-  const entries = await deps.reader.entries(profileId, snap.overrides, {
+  // Head and overrides from one query (the version is read before the time-ordered rows),
+  // rolled forward by the reader if the last membership write's effects are not applied yet.
+  const { head, rows } = await deps.reader.readOverrides(profileId);
+  const entries = await deps.reader.entries(profileId, rows, {
     limit: ALL,
     exclude: head.pins,
   });

@@ -19,7 +19,6 @@ import type { MembershipOp } from '../domain/membership.js';
 import type { PostRecord } from '../store/posts-store.js';
 import type { ProfilesStore } from '../store/profiles-store.js';
 import type { GridPlanner, WriteOptions } from './grid-writer.js';
-import { rollForward } from './grid-writer.js';
 import { removalPlanner } from './post-removal.js';
 import {
   dropUncommittedBody,
@@ -97,7 +96,7 @@ export async function createCollabPost(
 
 /** Pending invitations on a grid (rolled forward first, so the count is that version's). */
 async function pendingInvites(deps: PostsServiceDeps, profileId: bigint): Promise<number> {
-  await rollForward(deps.membership, profileId, await deps.store.readHead(profileId));
+  await deps.reader.readHead(profileId); // rolls the grid forward
   return (await deps.invites.list(profileId, MAX_PENDING_INVITES + 1)).length;
 }
 
@@ -202,7 +201,7 @@ export async function listInvites(
   deps: PostsServiceDeps,
   profileId: bigint,
 ): Promise<PendingInvite[]> {
-  await rollForward(deps.membership, profileId, await deps.store.readHead(profileId));
+  await deps.reader.readHead(profileId); // rolls the grid forward
   const invites = await deps.invites.list(profileId, MAX_PENDING_INVITES);
   const bodies = new Map(
     (await deps.posts.getPosts(invites.map((i) => i.postId))).map((p) => [p.postId, p]),

@@ -130,9 +130,12 @@ describe('archive and unarchive', () => {
     expect((await order(p)).ids).toEqual([c, a, b]);
     expect(await duplicates(p)).toEqual([]);
 
+    // Unarchiving a post that is on the grid is an idempotent 200 that bumps nothing.
+    const before = (await order(p)).etag;
     expect((await call('POST', `/v1/me/posts/${c}/unarchive`, { as: p, body: {} })).status).toBe(
-      404,
+      200,
     );
+    expect((await order(p)).etag).toBe(before);
     const [, [foreign]] = await grid(1);
     expect((await call('POST', `/v1/me/posts/${foreign}/archive`, { as: p })).status).toBe(404);
   });
@@ -166,7 +169,7 @@ describe('reset', () => {
 });
 
 describe('collaborative posts', () => {
-  it('shows the post on each grid, ordered independently, until a collaborator leaves', async () => {
+  it('shows the post on each grid once accepted, ordered independently, until a collaborator leaves', async () => {
     const [p, [p1]] = await grid(1);
     const [q, [q1, q2]] = await grid(2);
     const created = await call('POST', '/v1/me/posts', {
@@ -176,6 +179,15 @@ describe('collaborative posts', () => {
     expect(created.status).toBe(201);
     const x = created.json.post.id as string;
     expect(created.json.post.collaborators).toEqual([q.toString()]);
+    // An invitation, not a grid row: nothing shows on q's grid until q accepts.
+    expect((await order(q)).ids).toEqual([q2, q1]);
+    const invites = await call('GET', '/v1/me/invites', { as: q });
+    expect(invites.json.data.map((i: { post: { id: string } }) => i.post.id)).toEqual([x]);
+    const stranger0 = freshProfile(f);
+    expect((await call('POST', `/v1/me/invites/${x}/accept`, { as: stranger0 })).status).toBe(404);
+    expect((await call('POST', `/v1/me/invites/${x}/accept`, { as: q })).status).toBe(200);
+    expect((await call('POST', `/v1/me/invites/${x}/accept`, { as: q })).status).toBe(200);
+    expect((await call('GET', '/v1/me/invites', { as: q })).json.data).toEqual([]);
     expect((await order(q)).ids).toEqual([x, q2, q1]);
 
     const pBefore = await order(p);
@@ -198,6 +210,7 @@ describe('collaborative posts', () => {
     const y = (
       await call('POST', '/v1/me/posts', { as: p, body: { collaborators: [q.toString()] } })
     ).json.post.id;
+    expect((await call('POST', `/v1/me/invites/${y}/accept`, { as: q })).status).toBe(200);
     expect((await order(q)).ids[0]).toBe(y);
     expect((await call('DELETE', `/v1/me/posts/${y}/collaborators/${q}`, { as: q })).status).toBe(
       200,
@@ -210,6 +223,8 @@ describe('collaborative posts', () => {
     ).json.post.id;
     expect((await call('DELETE', `/v1/me/posts/${z}`, { as: p })).status).toBe(200);
     expect((await order(q)).ids).toEqual([q2, q1]);
+    expect((await call('GET', '/v1/me/invites', { as: q })).json.data).toEqual([]);
+    expect((await call('POST', `/v1/me/invites/${z}/accept`, { as: q })).status).toBe(404);
 
     const self = await call('POST', '/v1/me/posts', {
       as: p,

@@ -1,0 +1,188 @@
+/**
+ * Every grid write against every other, concurrently, on one post of a small grid (real
+ * Cassandra), then random bursts of mixed writes. After each trial the invariants of a grid:
+ *   - every post that was not deleted is on the grid exactly once or archived exactly once;
+ *   - no deleted post is shown or archived;
+ *   - post_count equals the posts the grid holds;
+ *   - the audit is clean (run once over every profile at the end, with its orphan scan).
+ * Outcomes may be any documented 4xx (DomainError); anything else fails the test.
+ */
+import { describe, expect, it } from 'vitest';
+import { isDomainError } from '../../../src/domain/errors.js';
+import { FeatureService } from '../../../src/service/feature-service.js';
+import { cqlOf } from '../../../src/store/cassandra.js';
+import { createRng, type Rng } from '../../../src/loadtest/rng.js';
+import { freshProfile, httpApi, openFeatures, type Features } from './harness.js';
+import { openPerFile } from '../support/per-file.js';
+
+let f: Features;
+let features: FeatureService;
+openPerFile(openFeatures, (opened) => {
+  f = opened;
+  features = new FeatureService(f.service, cqlOf(f.client), f.config);
+});
+
+interface Trial {
+  readonly profile: bigint;
+  readonly posts: bigint[];
+  /** Posts whose delete answered 2xx. */
+  readonly deleted: Set<bigint>;
+  readonly collaborator: bigint;
+  readonly moveIds: string[];
+}
+
+type Op = (t: Trial, target: bigint) => Promise<unknown>;
+
+let moveSeq = 0;
+const newMoveId = () => `00000000-0000-4000-8000-${String(++moveSeq).padStart(12, '0')}`;
+
+const OPS: Record<string, Op> = {
+  moveTop: (t, p) => features.move(t.profile, p, null, newMoveId()),
+  moveBelow: (t, p) => features.move(t.profile, t.posts[0]!, p, newMoveId()),
+  pin: (t, p) => features.setPins(t.profile, [p]),
+  unpin: (t) => features.setPins(t.profile, []),
+  archive: (t, p) => features.archivePost(t.profile, p),
+  unarchive: (t, p) => features.unarchivePost(t.profile, p, 'previous'),
+  delete: async (t, p) => {
+    await features.deletePost(t.profile, p);
+    t.deleted.add(p);
+  },
+  create: async (t) => {
+    const out = await features.createPost(t.profile, { caption: 'new', collaborators: [] });
+    t.posts.push(out.post.postId);
+  },
+  reset: (t) => features.reset(t.profile),
+  batchOrder: async (t) => {
+    const o = await features.readOrder(t.profile);
+    await features.patchOrder(t.profile, o.etag, { postIds: [...o.postIds].reverse() });
+  },
+  undo: (t) => features.undoMove(t.profile, t.moveIds[0]!),
+  accept: (t, p) => features.acceptInvite(t.collaborator, p),
+};
+
+/** A grid of four posts, the target archived half of the time, one move recorded for undo. */
+async function setup(rng: Rng): Promise<{ t: Trial; target: bigint }> {
+  const profile = freshProfile(f);
+  const collaborator = freshProfile(f);
+  const t: Trial = { profile, posts: [], deleted: new Set(), collaborator, moveIds: [] };
+  for (let i = 0; i < 3; i++) {
+    t.posts.push(
+      (await features.createPost(profile, { caption: `p${i}`, collaborators: [] })).post.postId,
+    );
+  }
+  const collab = await features.createPost(profile, {
+    caption: 'c',
+    collaborators: [collaborator],
+  });
+  t.posts.push(collab.post.postId);
+  const target = collab.post.postId;
+  const moveId = newMoveId();
+  await features.move(profile, t.posts[1]!, null, moveId);
+  t.moveIds.push(moveId);
+  if (rng.next() < 0.5) await features.archivePost(profile, target);
+  return { t, target };
+}
+
+async function attempt(op: Op, t: Trial, target: bigint): Promise<void> {
+  try {
+    await op(t, target);
+  } catch (err) {
+    if (!isDomainError(err)) throw err;
+    if (err.code === 'contention' || err.code === 'unavailable') throw err;
+  }
+}
+
+async function checkInvariants(t: Trial, label: string): Promise<void> {
+  const order = await features.readOrder(t.profile);
+  const shown = [...order.pinned, ...order.postIds];
+  const archived: bigint[] = [];
+  for (let before: bigint | undefined, more = true; more;) {
+    const page = await features.listArchive(t.profile, 100, before);
+    archived.push(...page.items.map((i) => i.post.postId));
+    more = page.nextBefore !== null;
+    before = page.nextBefore ?? undefined;
+  }
+  const head = await f.service.reader.readHead(t.profile);
+  const where = `${label} (profile ${t.profile})`;
+  expect(new Set(shown).size, `${where}: a post shown twice`).toBe(shown.length);
+  expect(new Set(archived).size, `${where}: archived twice`).toBe(archived.length);
+  for (const p of t.posts) {
+    const places = Number(shown.includes(p)) + Number(archived.includes(p));
+    if (t.deleted.has(p)) expect(places, `${where}: deleted ${p} still held`).toBe(0);
+    else
+      expect(
+        places,
+        `${where}: post ${p} on grid ${shown.includes(p)}, archived ${archived.includes(p)}`,
+      ).toBe(1);
+  }
+  expect(head.postCount, `${where}: post_count`).toBe(BigInt(shown.length));
+  // The collaborator's grid holds the collab post only if it was accepted and not deleted.
+  const collabGrid = await features.readOrder(t.collaborator);
+  for (const p of collabGrid.postIds)
+    expect(t.deleted.has(p), `${where}: deleted ${p} on collaborator grid`).toBe(false);
+  const collabHead = await f.service.reader.readHead(t.collaborator);
+  expect(collabHead.postCount ?? 0n).toBe(BigInt(collabGrid.postIds.length));
+}
+
+const profilesSeen: bigint[] = [];
+
+describe('concurrent grid writes', () => {
+  const names = Object.keys(OPS);
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i < names.length; i++)
+    for (let j = i; j < names.length; j++) pairs.push([names[i]!, names[j]!]);
+
+  it(`every pair of ${names.length} operations on one post keeps the grid whole`, async () => {
+    const rng = createRng(9);
+    const trialsPerPair = 4;
+    for (const [a, b] of pairs) {
+      for (let k = 0; k < trialsPerPair; k++) {
+        const { t, target } = await setup(rng);
+        profilesSeen.push(t.profile, t.collaborator);
+        await Promise.all([attempt(OPS[a]!, t, target), attempt(OPS[b]!, t, target)]);
+        await checkInvariants(t, `${a} ‖ ${b} #${k}`);
+      }
+    }
+  }, 600_000);
+
+  it('random bursts of mixed writes keep the grid whole', async () => {
+    const rng = createRng(17);
+    for (let burst = 0; burst < 30; burst++) {
+      const { t, target } = await setup(rng);
+      profilesSeen.push(t.profile, t.collaborator);
+      const ops = Array.from({ length: 8 }, () => names[rng.int(names.length)]!);
+      const targets = ops.map(() =>
+        rng.next() < 0.6 ? target : t.posts[rng.int(t.posts.length)]!,
+      );
+      await Promise.all(ops.map((name, i) => attempt(OPS[name]!, t, targets[i]!)));
+      await checkInvariants(t, `burst ${burst}: ${ops.join(', ')}`);
+    }
+  }, 600_000);
+
+  it('over HTTP: unarchive ‖ archive of an archived post never loses it (35 tries)', async () => {
+    const { call } = httpApi(f);
+    for (let i = 0; i < 35; i++) {
+      const p = freshProfile(f);
+      const created = await call('POST', '/v1/me/posts', { as: p, body: { caption: 'x' } });
+      const id = created.json.post.id as string;
+      expect((await call('POST', `/v1/me/posts/${id}/archive`, { as: p })).status).toBe(200);
+      const [u, a] = await Promise.all([
+        call('POST', `/v1/me/posts/${id}/unarchive`, { as: p, body: {} }),
+        call('POST', `/v1/me/posts/${id}/archive`, { as: p }),
+      ]);
+      expect([u.status, a.status]).toEqual([200, 200]);
+      const onGrid = (await call('GET', '/v1/me/grid/order', { as: p })).json.post_ids as string[];
+      const archived = (await call('GET', '/v1/me/archive', { as: p })).json.data as unknown[];
+      expect(onGrid.length + archived.length, `try ${i}`).toBe(1);
+      const summary = await call('GET', `/v1/profiles/${p}/grid`);
+      expect(summary.json.post_count).toBe(String(onGrid.length));
+      profilesSeen.push(p);
+    }
+  }, 600_000);
+
+  it('the audit finds nothing on the grids the races left', async () => {
+    const findings = [];
+    for await (const a of features.auditAll(profilesSeen)) findings.push(a);
+    expect(findings).toEqual([]);
+  }, 600_000);
+});
