@@ -17,7 +17,7 @@ export interface SeedOptions {
 
 /**
  * Writes `posts` posts with IDs composed from past timestamps (newest first, gaps of 1 s to
- * 1 day), then bumps the grid version once: rows first, bump after, like any new post.
+ * 1 day) straight into the tables (seeding only), then bumps the grid version once, counting them.
  */
 export async function seedDemoGrid(
   service: GridService,

@@ -134,7 +134,7 @@ export class GridStore {
 
   /**
    * Counts the grid's time-ordered rows (a whole-partition scan): only for a grid whose
-   * `post_count` is absent or uncertain (see service/post-count.ts), never on a read path.
+   * `post_count` is absent (a grid that predates the column), never on a read path.
    */
   async countGridRows(profileId: bigint): Promise<bigint> {
     const rs = await this.db.execute(COUNT_GRID_ROWS, [profileId], this.readOpts());
