@@ -97,6 +97,26 @@ describe('pins', () => {
 });
 
 describe('archive and unarchive', () => {
+  it('lists the archive newest archived first, paged, for the owner only', async () => {
+    const [p, [a, b, c]] = await grid(3);
+    for (const id of [b, a, c]) await call('POST', `/v1/me/posts/${id}/archive`, { as: p });
+    const first = await call('GET', '/v1/me/archive?limit=2', { as: p });
+    expect(first.status).toBe(200);
+    expect(first.json.data.map((i: { post: { id: string } }) => i.post.id)).toEqual([c, a]);
+    expect(typeof first.json.data[0].archived_at).toBe('string');
+    const before = first.json.paging.next_before as string;
+    const second = await call('GET', `/v1/me/archive?limit=2&before=${before}`, { as: p });
+    expect(second.json.data.map((i: { post: { id: string } }) => i.post.id)).toEqual([b]);
+    expect(second.json.paging.next_before).toBeNull();
+    await call('POST', `/v1/me/posts/${a}/unarchive`, { as: p, body: {} });
+    const after = await call('GET', '/v1/me/archive', { as: p });
+    expect(after.json.data.map((i: { post: { id: string } }) => i.post.id)).toEqual([c, b]);
+    expect((await call('GET', '/v1/me/archive')).status).toBe(401);
+    const bad = await call('GET', '/v1/me/archive?limit=0', { as: p });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toContain('application/problem+json');
+  });
+
   it('restores the previous position, or the chronological one', async () => {
     const [p, [a, b, c, d]] = await grid(4);
     await move(p, a!, null); // a: top
@@ -225,6 +245,18 @@ describe('collaborative posts', () => {
     expect((await order(q)).ids).toEqual([q2, q1]);
     expect((await call('GET', '/v1/me/invites', { as: q })).json.data).toEqual([]);
     expect((await call('POST', `/v1/me/invites/${z}/accept`, { as: q })).status).toBe(404);
+
+    // Declining drops the invitation and the collaborator from the post; the grid is untouched.
+    const w = (
+      await call('POST', '/v1/me/posts', { as: p, body: { collaborators: [q.toString()] } })
+    ).json.post.id;
+    const vq = (await order(q)).etag;
+    expect((await call('POST', `/v1/me/invites/${w}/decline`, { as: q })).status).toBe(200);
+    expect((await call('POST', `/v1/me/invites/${w}/decline`, { as: q })).status).toBe(404);
+    expect((await call('POST', `/v1/me/invites/${w}/accept`, { as: q })).status).toBe(404);
+    expect((await order(q)).ids).toEqual([q2, q1]);
+    expect((await order(q)).etag).not.toBe(vq); // the invitation left: one bump of q's grid
+    expect((await call('GET', `/v1/posts/${w}`)).json.collaborators).toBeUndefined();
 
     const self = await call('POST', '/v1/me/posts', {
       as: p,
@@ -417,5 +449,29 @@ describe('cursor after a relabel', () => {
     const page2 = await tight.readPage({ profileId: p, limit: 10, cursor: page1.nextCursor! });
     expect(page2.gridChanged).toBe(true);
     expect(page2.entries.map((e) => e.postId)).toEqual(top.slice(3));
+  });
+});
+
+describe('collaborator invitation limits', () => {
+  it('refuses a post naming a profile with 50 pending invitations, writing nothing', async () => {
+    const [q] = await grid(0);
+    const authors = await Promise.all([0, 1].map(() => grid(0)));
+    for (let i = 0; i < 50; i++) {
+      const r = await call('POST', '/v1/me/posts', {
+        as: authors[i % 2]![0],
+        body: { collaborators: [q.toString()] },
+      });
+      expect(r.status).toBe(201);
+    }
+    const [p] = await grid(0);
+    const vp = (await order(p)).etag;
+    const full = await call('POST', '/v1/me/posts', {
+      as: p,
+      body: { caption: 'one too many', collaborators: [q.toString()] },
+    });
+    expect(full.status).toBe(409);
+    expect(full.headers.get('content-type')).toContain('application/problem+json');
+    expect((await order(p)).etag).toBe(vp);
+    expect((await call('GET', '/v1/me/invites', { as: q })).json.data).toHaveLength(50);
   });
 });

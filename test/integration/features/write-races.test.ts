@@ -58,6 +58,12 @@ const OPS: Record<string, Op> = {
   },
   undo: (t) => features.undoMove(t.profile, t.moveIds[0]!),
   accept: (t, p) => features.acceptInvite(t.collaborator, p),
+  decline: (t, p) => features.declineInvite(t.collaborator, p),
+  leave: (t, p) => features.removeCollaborator(t.collaborator, p, t.collaborator),
+  takedown: async (t, p) => {
+    await features.takedown(p);
+    t.deleted.add(p);
+  },
 };
 
 /** A grid of four posts, the target archived half of the time, one move recorded for undo. */
@@ -156,6 +162,24 @@ describe('concurrent grid writes', () => {
       );
       await Promise.all(ops.map((name, i) => attempt(OPS[name]!, t, targets[i]!)));
       await checkInvariants(t, `burst ${burst}: ${ops.join(', ')}`);
+    }
+  }, 600_000);
+
+  it('four concurrent archives of one post bump the version once; post_count stays exact', async () => {
+    for (let i = 0; i < 10; i++) {
+      const p = freshProfile(f);
+      const posts: Array<{ postId: bigint }> = [];
+      for (let k = 0; k < 3; k++)
+        posts.push((await features.createPost(p, { caption: `${k}`, collaborators: [] })).post);
+      const before = (await f.service.reader.readHead(p)).version;
+      const outs = await Promise.all(
+        [0, 1, 2, 3].map(() => features.archivePost(p, posts[1]!.postId)),
+      );
+      expect(outs.filter((o) => o.committed)).toHaveLength(1);
+      const head = await f.service.reader.readHead(p);
+      expect(head.version).toBe(before + 1n);
+      expect(head.postCount).toBe(2n);
+      profilesSeen.push(p);
     }
   }, 600_000);
 

@@ -79,3 +79,16 @@ describe('audit: orphans and the chronological check', () => {
     expect(lines[0]).toContain('6, 5');
   });
 });
+
+describe('audit: post count', () => {
+  it('flags a stored count that differs from the rows, and only then', () => {
+    const grid = { postIds: [3n, 2n, 1n], overrides: [], pins: [] };
+    expect(auditGrid({ ...grid, postCount: 3n })).toEqual([]);
+    expect(auditGrid({ ...grid, postCount: undefined })).toEqual([]);
+    expect(auditGrid({ ...grid, postCount: 6n })).toEqual([
+      { kind: 'wrong_post_count', stored: 6n, actual: 3n },
+    ]);
+    expect(describeFinding({ kind: 'wrong_post_count', stored: 6n, actual: 3n })).toContain('6');
+    expect(describeFinding({ kind: 'orphan_post', postId: 5n, authorId: 9n })).toContain('5');
+  });
+});
