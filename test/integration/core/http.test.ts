@@ -184,6 +184,41 @@ describe('status codes', () => {
     expect(after.json.items).toEqual(before.json.items);
   });
 
+  it('400: IDs that are not canonical decimal, in paths and bodies; nothing written', async () => {
+    const me = randomProfile();
+    const token = await tokenFor(me);
+    const [p, q] = (await seedGrid(core, me, 2)).map(String);
+    const before = await call(core, 'GET', `/v1/profiles/${me}/grid`);
+    // Each spelling denotes a real ID; only the canonical one may be accepted.
+    const spellings = (id: string) => [`0${id}`, `%2B${id}`, `%20${id}`, `${id}%20`, `${id}%0A`];
+    for (const s of spellings(me.toString())) {
+      expectProblem(await call(core, 'GET', `/v1/profiles/${s}/grid`), 400, 'invalid_request');
+    }
+    for (const s of spellings(p!)) {
+      expectProblem(await call(core, 'GET', `/v1/posts/${s}`), 400, 'invalid_request');
+      expectProblem(
+        await call(core, 'DELETE', `/v1/me/posts/${s}`, { token }),
+        400,
+        'invalid_request',
+      );
+    }
+    for (const bad of [`0${p}`, `+${p}`, ` ${p}`, `${p} `, `${p}\n`, '00']) {
+      for (const body of [
+        { post_id: bad, after: null },
+        { post_id: q, after: bad },
+      ]) {
+        expectProblem(
+          await call(core, 'POST', '/v1/me/grid/moves', { token, body }),
+          400,
+          'invalid_request',
+        );
+      }
+    }
+    const after = await call(core, 'GET', `/v1/profiles/${me}/grid`);
+    expect(after.json.grid_version).toBe(before.json.grid_version);
+    expect(after.json.items).toEqual(before.json.items);
+  });
+
   it('400: a tampered or foreign cursor is bad_cursor', async () => {
     const me = randomProfile();
     await seedGrid(core, me, 3);
