@@ -10,6 +10,7 @@ import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency.js';
 import { requireProfile } from './auth.js';
 import type { AppEnv } from './env.js';
+import type { TokenPolicy } from './jwt.js';
 import { onError, problemResponse } from './problem.js';
 import { gridRoutes } from './routes/grid.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
@@ -22,6 +23,8 @@ import { postFeatureRoutes } from './routes/post-features.js';
 export interface AppDeps {
   readonly service: GridService;
   readonly jwtSecret: string;
+  /** Token lifetime and clock-skew rules (config AUTH_*); the configuration's defaults if unset. */
+  readonly tokenPolicy?: TokenPolicy;
   readonly bodyLimitBytes: number;
   readonly readiness: () => Promise<Readiness>;
   readonly log?: (msg: string, err: unknown) => void;
@@ -50,7 +53,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         }),
     }),
   );
-  app.use('/v1/me/*', requireProfile(deps.jwtSecret));
+  app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
 
   app.route('/', healthRoutes(deps.readiness));
   const extras = { features: deps.features, idempotency: deps.idempotency };
