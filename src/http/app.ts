@@ -1,14 +1,14 @@
 /**
  * Builds the Hono app: one sub-app per resource mounted with `app.route()`, auth on /v1/me/*,
- * a body size limit on /v1/*, and the single problem+json error mapping. No I/O happens here;
+ * a body size limit on every route, and the single problem+json error mapping. No I/O happens here;
  * the caller passes the wired service (src/main.ts, or a test).
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { FeatureService } from '../service/feature-service.js';
 import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency.js';
 import { requireProfile } from './auth.js';
+import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
 import type { TokenPolicy } from './jwt.js';
 import { onError, problemResponse } from './problem.js';
@@ -41,18 +41,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.onError(onError(deps.log));
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
-  app.use(
-    '/v1/*',
-    bodyLimit({
-      maxSize: deps.bodyLimitBytes,
-      onError: () =>
-        problemResponse({
-          status: 413,
-          code: 'payload_too_large',
-          detail: `bodies are limited to ${deps.bodyLimitBytes} bytes`,
-        }),
-    }),
-  );
+  app.use('*', bodyLimit(deps.bodyLimitBytes));
   app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
 
   app.route('/', healthRoutes(deps.readiness));
