@@ -90,6 +90,10 @@ export const ConfigSchema = z.object({
   AUTH_JWT_SECRET: z.string().min(16).optional(),
   ADMIN_TOKEN: z.string().min(16).optional(),
   CURSOR_SECRET: z.string().min(16).optional(),
+  /** Longest accepted user-token lifetime (`exp - iat`); tokens must carry both claims. */
+  AUTH_MAX_TOKEN_LIFETIME_S: intFrom(24 * 3600, 60),
+  /** Leeway for clocks that differ between the token issuer and this process (iat, exp, nbf). */
+  AUTH_CLOCK_SKEW_S: intFrom(30, 0, 600),
 
   // IDs: a fixed worker number, or leased from Cassandra when unset.
   WORKER_ID: z.coerce.number().int().min(0).max(8191).optional(),

@@ -9,6 +9,7 @@ import { createRedisGuard } from './cache/redis.js';
 import { loadConfig } from './config.js';
 import { issueToken } from './http/auth.js';
 import { createApp } from './http/app.js';
+import { tokenPolicyOf } from './http/jwt.js';
 import { ensureRedis } from './infra/redis-local.js';
 import { DEMO_PROFILE_ID } from './service/demo.js';
 import { FeatureService } from './service/feature-service.js';
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
     idempotency,
     ...(config.ADMIN_TOKEN ? { adminToken: config.ADMIN_TOKEN } : {}),
     jwtSecret: secrets.jwtSecret,
+    tokenPolicy: tokenPolicyOf(config),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     readiness: makeReadiness({ cql: cassandra.cql, redis }),
     log: (m, e) => console.error(`[http] ${m}`, e),
@@ -64,7 +66,9 @@ async function main(): Promise<void> {
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = `http://${config.HOST}:${info.port}`;
     log(`regrid listening on ${base} (${config.NODE_ENV})`);
-    if (secrets.generated) void printDevBanner(base, secrets.jwtSecret);
+    if (secrets.generated) {
+      void printDevBanner(base, secrets.jwtSecret, config.AUTH_MAX_TOKEN_LIFETIME_S);
+    }
   });
 
   async function shutdown(code: number): Promise<void> {
@@ -82,14 +86,14 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown(0));
 }
 
-async function printDevBanner(base: string, secret: string): Promise<void> {
-  const token = await issueToken(secret, DEMO_PROFILE_ID);
+async function printDevBanner(base: string, secret: string, ttlS: number): Promise<void> {
+  const token = await issueToken(secret, DEMO_PROFILE_ID, ttlS);
   console.log(
     [
       '',
       'Development mode: no AUTH_JWT_SECRET was configured, so one was generated for this run.',
       `  AUTH_JWT_SECRET=${secret}`,
-      `  token for demo profile ${DEMO_PROFILE_ID}:`,
+      `  token for demo profile ${DEMO_PROFILE_ID} (valid ${ttlS} s):`,
       `  TOKEN=${token}`,
       '',
       'Try:',

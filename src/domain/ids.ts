@@ -87,10 +87,16 @@ export class IdGenerator {
   }
 }
 
+/**
+ * The one spelling of an ID from the outside world: canonical decimal, no sign, no leading zero,
+ * no whitespace, so one ID has exactly one spelling (and one idempotency fingerprint). Shared by
+ * `parseId` and the request schema `IdString`.
+ */
+export const CANONICAL_ID = /^[1-9][0-9]{0,18}$/;
+
 /** Parses a decimal-string ID from the outside world. IDs are positive signed 64-bit values. */
 export function parseId(text: string, what = 'id'): bigint {
-  if (!/^[1-9][0-9]{0,18}$/.test(text)) {
-    // Canonical decimal only: no sign, no leading zeros, so one ID has exactly one spelling.
+  if (!CANONICAL_ID.test(text)) {
     throw new DomainError(
       'invalid_request',
       `${what} must be a positive decimal string without leading zeros`,

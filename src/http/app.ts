@@ -1,15 +1,16 @@
 /**
  * Builds the Hono app: one sub-app per resource mounted with `app.route()`, auth on /v1/me/*,
- * a body size limit on /v1/*, and the single problem+json error mapping. No I/O happens here;
+ * a body size limit on every route, and the single problem+json error mapping. No I/O happens here;
  * the caller passes the wired service (src/main.ts, or a test).
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { FeatureService } from '../service/feature-service.js';
 import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency.js';
 import { requireProfile } from './auth.js';
+import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
+import type { TokenPolicy } from './jwt.js';
 import { onError, problemResponse } from './problem.js';
 import { gridRoutes } from './routes/grid.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
@@ -23,6 +24,8 @@ import { postFeatureRoutes } from './routes/post-features.js';
 export interface AppDeps {
   readonly service: GridService;
   readonly jwtSecret: string;
+  /** Token lifetime and clock-skew rules (config AUTH_*); the configuration's defaults if unset. */
+  readonly tokenPolicy?: TokenPolicy;
   readonly bodyLimitBytes: number;
   readonly readiness: () => Promise<Readiness>;
   readonly log?: (msg: string, err: unknown) => void;
@@ -39,19 +42,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.onError(onError(deps.log));
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
-  app.use(
-    '/v1/*',
-    bodyLimit({
-      maxSize: deps.bodyLimitBytes,
-      onError: () =>
-        problemResponse({
-          status: 413,
-          code: 'payload_too_large',
-          detail: `bodies are limited to ${deps.bodyLimitBytes} bytes`,
-        }),
-    }),
-  );
-  app.use('/v1/me/*', requireProfile(deps.jwtSecret));
+  app.use('*', bodyLimit(deps.bodyLimitBytes));
+  app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
 
   app.route('/', healthRoutes(deps.readiness));
   const extras = { features: deps.features, idempotency: deps.idempotency };

@@ -1,23 +1,32 @@
 /**
- * Bearer JWT authentication (HS256, `AUTH_JWT_SECRET`). The `sub` claim is the caller's profile
- * ID as a decimal string; `/v1/me/...` routes act on that profile. Anything else is a 401.
+ * Bearer JWT authentication (HS256, `AUTH_JWT_SECRET`, rules in ./jwt.ts). The `sub` claim is the
+ * caller's profile ID as a canonical decimal string; `/v1/me/...` routes act on that profile.
+ * Anything else is a 401.
  */
 import type { MiddlewareHandler } from 'hono';
-import { sign, verify } from 'hono/jwt';
 import { DomainError } from '../domain/errors.js';
 import { parseId } from '../domain/ids.js';
 import type { AppEnv } from './env.js';
+import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifyHs256 } from './jwt.js';
+import type { TokenPolicy } from './jwt.js';
 
-export function requireProfile(secret: string): MiddlewareHandler<AppEnv> {
+const nowSeconds = () => Date.now() / 1000;
+
+export function requireProfile(
+  secret: string,
+  policy: TokenPolicy = DEFAULT_TOKEN_POLICY,
+  now: () => number = nowSeconds,
+): MiddlewareHandler<AppEnv> {
   return async function authenticate(c, next) {
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)\s*$/i.exec(header);
     if (!match) throw new DomainError('unauthorized', 'missing or malformed bearer token');
     let sub: unknown;
     try {
-      sub = (await verify(match[1]!, secret, 'HS256')).sub;
-    } catch {
-      throw new DomainError('unauthorized', 'invalid or expired token');
+      sub = verifyHs256(match[1]!, secret, policy, now())['sub'];
+    } catch (err) {
+      if (err instanceof TokenRejected) throw new DomainError('unauthorized', err.message);
+      throw err;
     }
     if (typeof sub !== 'string')
       throw new DomainError('unauthorized', 'token has no profile subject');
@@ -30,12 +39,13 @@ export function requireProfile(secret: string): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Issues a token for a profile (development helper, tests, seed script). */
-export function issueToken(
-  secret: string,
-  profileId: bigint,
-  ttlSeconds = 30 * 24 * 3600,
-): Promise<string> {
+/**
+ * Issues a token for a profile (development banner, tests, load tester). The lifetime must fit
+ * the server's AUTH_MAX_TOKEN_LIFETIME_S, or the server refuses the token.
+ */
+export function issueToken(secret: string, profileId: bigint, ttlSeconds = 3600): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return sign({ sub: profileId.toString(), iat: now, exp: now + ttlSeconds }, secret, 'HS256');
+  return Promise.resolve(
+    signHs256({ sub: profileId.toString(), iat: now, exp: now + ttlSeconds }, secret),
+  );
 }

@@ -3,6 +3,7 @@
  * like schemas.ts: strict objects, IDs as decimal strings turned into bigint once.
  */
 import { z } from 'zod';
+import { MAX_TIMESTAMP_MS, REGRID_EPOCH_MS } from '../domain/ids.js';
 import { IdString } from './schemas.js';
 
 export const PinsBody = z.strictObject({
@@ -29,9 +30,35 @@ export const OrderPatchBody = z
     message: 'give both `above` and `below` (a range) or neither (the whole order)',
   });
 
-/** Unix time in seconds (fractions allowed: milliseconds). */
-const UnixSeconds = z.coerce.number().min(0).max(1e11);
+const FIRST_MS = REGRID_EPOCH_MS;
+const LAST_MS = REGRID_EPOCH_MS + Number(MAX_TIMESTAMP_MS);
+const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * Unix time in seconds, up to 3 decimals (milliseconds), parsed to integer milliseconds. Only the
+ * instants a post ID can encode are accepted: a bound becomes the lowest ID of its millisecond.
+ */
+const UnixSeconds = z
+  .string()
+  .regex(/^(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,3})?$/, 'must be Unix seconds such as 1700000000.5')
+  .transform((s, ctx) => {
+    const [whole = '', frac = ''] = s.split('.');
+    const ms = Number(whole) * 1000 + Number(frac.padEnd(3, '0'));
+    if (ms < FIRST_MS || ms > LAST_MS) {
+      ctx.addIssue({ code: 'custom', message: `must be within ${iso(FIRST_MS)}..${iso(LAST_MS)}` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/** Integer milliseconds as the Unix seconds UnixSeconds accepts (for `paging.next`). */
+export const formatUnixSeconds = (ms: number): string => {
+  const rest = ms % 1000;
+  const whole = (ms - rest) / 1000;
+  return rest === 0 ? String(whole) : `${whole}.${String(rest).padStart(3, '0')}`;
+};
+
+/** `since`/`until` come out in milliseconds. */
 export const MediaQuery = z.strictObject({
   since: UnixSeconds.optional(),
   until: UnixSeconds.optional(),

@@ -5,18 +5,21 @@
  */
 import { z } from 'zod';
 import { DomainError } from '../domain/errors.js';
-import { MAX_ID } from '../domain/ids.js';
+import { CANONICAL_ID, MAX_ID } from '../domain/ids.js';
 import { zodIssues } from './problem.js';
 import type { MinVersion } from '../cache/order-reader.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../service/read-page.js';
 
-/** A positive signed 64-bit ID as a decimal string. */
+/**
+ * A positive signed 64-bit ID as a canonical decimal string: the one ID schema of paths, query
+ * strings and bodies (same grammar as `parseId`, which token subjects go through).
+ */
 export const IdString = z
   .string()
-  .regex(/^[0-9]{1,19}$/, 'must be a decimal string of 1-19 digits')
+  .regex(CANONICAL_ID, 'must be a decimal string without sign, spaces or leading zeros')
   .transform((s, ctx) => {
     const v = BigInt(s);
-    if (v <= 0n || v > MAX_ID) {
+    if (v > MAX_ID) {
       ctx.addIssue({ code: 'custom', message: 'out of range (1..2^63-1)' });
       return z.NEVER;
     }

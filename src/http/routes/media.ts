@@ -3,14 +3,13 @@
  *   GET /v1/profiles/:profile_id/media?since=&until=&before=&limit=
  *       → {data: [post...], paging: {next: "<query for the next page>" | null}}
  * Newest first. `since` (inclusive) / `until` (exclusive) are Unix times in seconds (fractions =
- * milliseconds); `before` is the last post ID of the previous page. Display order is a separate
- * resource (/grid).
+ * milliseconds) within the range IDs encode (400 outside); `before` is the last post ID of the
+ * previous page. Display order is a separate resource (/grid).
  */
 import { Hono } from 'hono';
-import { REGRID_EPOCH_MS } from '../../domain/ids.js';
 import type { FeatureService } from '../../service/feature-service.js';
 import type { AppEnv } from '../env.js';
-import { MediaQuery } from '../feature-schemas.js';
+import { MediaQuery, formatUnixSeconds } from '../feature-schemas.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';
 import { postView } from '../views.js';
@@ -21,13 +20,10 @@ export function mediaRoutes(features: FeatureService) {
   app.get('/profiles/:profile_id/media', async (c) => {
     const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
     const q = readQuery(c, MediaQuery);
-    // IDs only encode times from the epoch on: clamp, so any instant is a valid bound.
-    const ms = (s: number | undefined) =>
-      s === undefined ? undefined : Math.max(Math.round(s * 1000), REGRID_EPOCH_MS);
     const page = await features.listMedia({
       profileId,
-      sinceMs: ms(q.since),
-      untilMs: ms(q.until),
+      sinceMs: q.since,
+      untilMs: q.until,
       before: q.before,
       limit: q.limit,
     });
@@ -37,7 +33,7 @@ export function mediaRoutes(features: FeatureService) {
         before: page.nextBefore.toString(),
         limit: String(q.limit),
       });
-      if (q.since !== undefined) qs.set('since', String(q.since));
+      if (q.since !== undefined) qs.set('since', formatUnixSeconds(q.since));
       next = `/v1/profiles/${profileId}/media?${qs}`;
     }
     return c.json({ data: page.items.map(postView), paging: { next } });

@@ -184,6 +184,41 @@ describe('status codes', () => {
     expect(after.json.items).toEqual(before.json.items);
   });
 
+  it('400: IDs that are not canonical decimal, in paths and bodies; nothing written', async () => {
+    const me = randomProfile();
+    const token = await tokenFor(me);
+    const [p, q] = (await seedGrid(core, me, 2)).map(String);
+    const before = await call(core, 'GET', `/v1/profiles/${me}/grid`);
+    // Each spelling denotes a real ID; only the canonical one may be accepted.
+    const spellings = (id: string) => [`0${id}`, `%2B${id}`, `%20${id}`, `${id}%20`, `${id}%0A`];
+    for (const s of spellings(me.toString())) {
+      expectProblem(await call(core, 'GET', `/v1/profiles/${s}/grid`), 400, 'invalid_request');
+    }
+    for (const s of spellings(p!)) {
+      expectProblem(await call(core, 'GET', `/v1/posts/${s}`), 400, 'invalid_request');
+      expectProblem(
+        await call(core, 'DELETE', `/v1/me/posts/${s}`, { token }),
+        400,
+        'invalid_request',
+      );
+    }
+    for (const bad of [`0${p}`, `+${p}`, ` ${p}`, `${p} `, `${p}\n`, '00']) {
+      for (const body of [
+        { post_id: bad, after: null },
+        { post_id: q, after: bad },
+      ]) {
+        expectProblem(
+          await call(core, 'POST', '/v1/me/grid/moves', { token, body }),
+          400,
+          'invalid_request',
+        );
+      }
+    }
+    const after = await call(core, 'GET', `/v1/profiles/${me}/grid`);
+    expect(after.json.grid_version).toBe(before.json.grid_version);
+    expect(after.json.items).toEqual(before.json.items);
+  });
+
   it('400: a tampered or foreign cursor is bad_cursor', async () => {
     const me = randomProfile();
     await seedGrid(core, me, 3);
@@ -202,7 +237,7 @@ describe('status codes', () => {
     );
   });
 
-  it('401: missing, malformed, wrongly signed or subject-less tokens', async () => {
+  it('401: missing, malformed, wrongly signed, subject-less, exp-less, too long-lived or re-spelled tokens', async () => {
     const body = { post_id: '1', after: null };
     const r1 = await call(core, 'POST', '/v1/me/grid/moves', { body });
     expectProblem(r1, 401, 'unauthorized');
@@ -231,6 +266,27 @@ describe('status codes', () => {
       401,
       'unauthorized',
     );
+    // A valid subject is not enough: exp is required and the lifetime is bounded.
+    const sub = randomProfile().toString();
+    const now = Math.floor(Date.now() / 1000);
+    const refused = [
+      await sign({ sub, iat: now }, JWT_SECRET, 'HS256'),
+      await sign({ sub, iat: now, exp: now + 30 * 24 * 3600 }, JWT_SECRET, 'HS256'),
+      await sign({ sub, iat: now + 3600, exp: now + 7200 }, JWT_SECRET, 'HS256'),
+    ];
+    // The same signature bytes spelled with different unused low bits in the last character.
+    const good = await tokenFor(BigInt(sub));
+    const last = good.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    refused.push(good.slice(0, -1) + alphabet[alphabet.indexOf(last) ^ 1]);
+    for (const token of refused) {
+      expectProblem(
+        await call(core, 'POST', '/v1/me/posts', { body: {}, token }),
+        401,
+        'unauthorized',
+      );
+    }
+    expect((await call(core, 'GET', `/v1/profiles/${sub}/grid`)).json.items).toEqual([]);
   });
 
   it('404: moving a post that is not on my grid; 403: deleting another author’s post', async () => {

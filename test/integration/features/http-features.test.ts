@@ -378,6 +378,49 @@ describe('chronological media', () => {
   });
 });
 
+describe('media query bounds', () => {
+  it('400 problem+json for times IDs cannot encode and non-canonical IDs; in-range bounds work', async () => {
+    const [p, ids] = await grid(3);
+    const bad = [
+      'since=2393351628', // one second past the last millisecond an ID can hold
+      'until=2393351628',
+      'since=2393351627.776',
+      'until=99999999999',
+      'since=1293839999.999', // before the ID epoch
+      'since=0',
+      'since=1e9',
+      'until=%201700000000',
+      `before=0${ids[2]}`,
+      'before=0',
+      'before=9223372036854775808',
+    ];
+    for (const q of bad) {
+      const r = await call('GET', `/v1/profiles/${p}/media?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(r.headers.get('content-type'), q).toContain('application/problem+json');
+      expect(r.json.code, q).toBe('invalid_request');
+    }
+    expect((await call('GET', `/v1/profiles/0${p}/media`)).status).toBe(400);
+
+    const edges = await call(
+      'GET',
+      `/v1/profiles/${p}/media?since=1293840000&until=2393351627.775`,
+    );
+    expect(edges.status).toBe(200);
+    expect(edges.json.data.map((x: { id: string }) => x.id)).toEqual([...ids].reverse());
+
+    // A fractional `since` survives into the next page's link.
+    const t0 = Date.parse((await call('GET', `/v1/posts/${ids[0]}`)).json.created_at) / 1000;
+    const since = (t0 - 0.001).toFixed(3);
+    const first = await call('GET', `/v1/profiles/${p}/media?since=${since}&limit=2`);
+    const nextSince = new URL(first.json.paging.next, 'http://x').searchParams.get('since');
+    expect(Number(nextSince)).toBe(Number(since));
+    const rest = await call('GET', first.json.paging.next);
+    expect(rest.status).toBe(200);
+    expect(rest.json.data.map((x: { id: string }) => x.id)).toEqual([ids[0]]);
+  });
+});
+
 describe('reads that notice change', () => {
   it('flags grid_changed on the next page after a write', async () => {
     const [p, ids] = await grid(5);
