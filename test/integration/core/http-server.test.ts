@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/http/app.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
-import { openCore, randomProfile, tokenFor, type Core } from './harness.js';
+import { JWT_SECRET, openCore, randomProfile, tokenFor, type Core } from './harness.js';
 
 const TWO_MB = 2 * 1024 * 1024;
 const logged: Array<{ msg: string; err: unknown }> = [];
@@ -25,7 +25,7 @@ beforeAll(async () => {
   core = await openCore();
   const app = createApp({
     service: core.service,
-    jwtSecret: 'core-tests-jwt-secret-0123456789',
+    jwtSecret: JWT_SECRET,
     bodyLimitBytes: core.config.BODY_LIMIT_BYTES,
     readiness: makeReadiness({ cql: cqlOf(core.client), redis: core.redis }),
     log: (msg, err) => logged.push({ msg, err }),
@@ -104,7 +104,7 @@ async function answeredSince(n: number, timeoutMs = 10_000): Promise<number> {
 }
 
 describe('request bodies over a real socket', () => {
-  it('2 MB with Content-Length, then 2 MB chunked, on one keep-alive connection: both 413 problem+json, then the connection still serves', async () => {
+  it('2 MB with Content-Length, then 2 MB chunked, on one keep-alive connection: both 413 problem+json, then the connection still serves bodies within the limit', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const big = Buffer.alloc(TWO_MB, 'a');
@@ -118,6 +118,12 @@ describe('request bodies over a real socket', () => {
       });
       expect(ok.status).toBe(201);
       expect(JSON.parse(ok.body).post.caption).toHaveLength(2200);
+      const declared = await send(agent, 'POST', '/v1/me/posts', {
+        body: Buffer.from(JSON.stringify({ caption: 'declared' })),
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(declared.status).toBe(201);
+      expect(JSON.parse(declared.body).post.caption).toBe('declared');
       expect((await send(agent, 'GET', '/healthz')).status).toBe(200);
     } finally {
       agent.destroy();
