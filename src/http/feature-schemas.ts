@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_TIMESTAMP_MS, REGRID_EPOCH_MS } from '../domain/ids.js';
-import { IdString } from './schemas.js';
+import { IdString, pageLimit } from './schemas.js';
 
 export const PinsBody = z.strictObject({
   /** 0–3 post IDs on the caller's grid, in pin order (the service checks the count too). */
@@ -63,11 +63,11 @@ export const MediaQuery = z.strictObject({
   since: UnixSeconds.optional(),
   until: UnixSeconds.optional(),
   before: IdString.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
+  limit: pageLimit(100, 25),
 });
 
 /** GET /v1/me/archive: newest archived first; `before` = the previous page's `next_before`. */
 export const ArchiveQuery = z.strictObject({
   before: IdString.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(24),
+  limit: pageLimit(100, 24),
 });

@@ -66,8 +66,21 @@ export const MinVersionString = z
     return generation === undefined ? { version } : { generation, version };
   });
 
+/**
+ * A page size in a query string: plain decimal digits only (no `0x10`, ` 5`, `1e1`, `+5`), in
+ * 1..max, `dflt` when absent.
+ */
+export const pageLimit = (max: number, dflt: number) =>
+  z
+    .string()
+    .regex(/^[1-9][0-9]{0,5}$/, 'a positive whole number in plain decimal')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(max))
+    .optional()
+    .transform((v) => v ?? dflt);
+
 export const GridQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
+  limit: pageLimit(MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT),
   cursor: z.string().min(1).max(512).optional(),
   min_version: MinVersionString.optional(),
 });
