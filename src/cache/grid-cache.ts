@@ -243,6 +243,8 @@ export function createGridCache(
       }
     }
     await invalidate(profileId);
+    // A direct read that started before this commit must not answer readers that start after it.
+    reader.forgetInFlight(profileId);
   }
 
   return { readFirstOrder, afterGridWrite, invalidate, stats, repairs: pending.stats };
