@@ -83,7 +83,13 @@ describe('Redis stopped for 3 s mid-run', () => {
     const moveOn = () => (Date.now() < contAt ? grids : busy);
     const work = [
       ...[1, 2].map((n) =>
-        runMover(a, log, { name: `m${n}`, seed: n, grids: moveOn, until: end, resolveBy: end }),
+        runMover(a, log, {
+          name: `m${n}`,
+          seed: n,
+          grids: moveOn,
+          until: () => end,
+          resolveBy: () => end,
+        }),
       ),
       ...grids.flatMap((g) => [
         runReader(a, servedA, log, 'A', g.profileId, end),

@@ -31,6 +31,8 @@ export interface Instance {
   readonly truth: GridService;
   readonly app: Hono<AppEnv>;
   readonly ids: IdGenerator;
+  /** Errors the app mapped to a 500, by message (how often each), for the tests' reports. */
+  readonly internalErrors: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function openInstance(config: Config): Promise<Instance> {
     ttlS: config.IDEMPOTENCY_TTL_S,
     leaseMs: config.IDEMPOTENCY_LEASE_MS,
   });
+  const internalErrors = new Map<string, number>();
   const app = createApp({
     service,
     features,
@@ -67,6 +70,10 @@ export async function openInstance(config: Config): Promise<Instance> {
     jwtSecret: JWT_SECRET,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     readiness: makeReadiness({ cql, redis: guard }),
+    log: (_msg, err) => {
+      const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      internalErrors.set(what, (internalErrors.get(what) ?? 0) + 1);
+    },
   });
   return {
     config,
@@ -76,6 +83,7 @@ export async function openInstance(config: Config): Promise<Instance> {
     truth,
     app,
     ids,
+    internalErrors,
     close: async () => {
       await guard.close();
       await client.shutdown();

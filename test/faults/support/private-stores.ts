@@ -7,7 +7,7 @@
  */
 import { loadConfig, type Config } from '../../../src/config.js';
 import { nodeLayout } from '../../../src/infra/cassandra-files.js';
-import { liveNodePid } from '../../../src/infra/embedded-cassandra.js';
+import { ensureCassandra, liveNodePid } from '../../../src/infra/embedded-cassandra.js';
 import { commandLineOf, isAlive, sleep } from '../../../src/infra/process-utils.js';
 
 export const FAULTS_KEYSPACE = 'regrid_faults';
@@ -70,4 +70,13 @@ export function signalRedis(pid: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
     throw new Error(`pid ${pid} is not the private redis-server on ${FAULTS_REDIS_PORT}`);
   }
   process.kill(pid, signal);
+}
+
+/** Starts the private node again on its data (commit log replay included); its new PID. */
+export async function restartNode(log: (line: string) => void): Promise<number> {
+  const target = await ensureCassandra(faultsConfig(), { log });
+  if (target.origin !== 'started' || target.pid === undefined) {
+    throw new Error(`expected to start the private node, got '${target.origin}'`);
+  }
+  return target.pid;
 }

@@ -105,10 +105,10 @@ export interface MoverOptions {
   readonly seed: number;
   /** Grids to move on; asked before every move, so a test can narrow it as the run goes on. */
   readonly grids: () => readonly Grid[];
-  /** No new move starts after this. */
-  readonly until: number;
-  /** Retries of a move with an unknown outcome stop here (the move stays unresolved). */
-  readonly resolveBy: number;
+  /** No new move starts after this time (asked before every move). */
+  readonly until: () => number;
+  /** Retries of a move with an unknown outcome stop at this time (the move stays unresolved). */
+  readonly resolveBy: () => number;
 }
 
 const RETRY_PAUSE_MS = 150;
@@ -116,7 +116,7 @@ const RETRY_PAUSE_MS = 150;
 /** Moves one post after a random anchor (a fifth of them to the top) until `until`. */
 export async function runMover(inst: Instance, log: RunLog, o: MoverOptions): Promise<void> {
   const rng = createRng(o.seed);
-  for (let n = 0; Date.now() < o.until; n++) {
+  for (let n = 0; Date.now() < o.until(); n++) {
     const grids = o.grids();
     if (grids.length === 0) return;
     const grid = grids[rng.int(grids.length)]!;
@@ -139,7 +139,7 @@ async function settleMove(
   postId: bigint,
   after: bigint | null,
   key: string,
-  resolveBy: number,
+  resolveBy: () => number,
 ): Promise<void> {
   const body = { post_id: postId.toString(), after: after === null ? null : after.toString() };
   for (;;) {
@@ -158,7 +158,7 @@ async function settleMove(
     const unknown = r.status >= 500 || code === 'idempotency_in_flight';
     if (!unknown) throw new Error(`move answered ${r.status}: ${JSON.stringify(r.json)}`);
     // The ring no longer tells whether it committed: nobody can know any more.
-    if (r.json?.outcome === 'unknown' || Date.now() >= resolveBy) {
+    if (r.json?.outcome === 'unknown' || Date.now() >= resolveBy()) {
       log.unresolvedMove(profileId);
       return;
     }
