@@ -48,6 +48,8 @@ export class RunLog {
   readonly reads: ReadSample[] = [];
   private readonly acks = new Map<bigint, Array<AckedMove & { at: number }>>();
   private readonly unresolved = new Map<bigint, number>();
+  /** Keys of the unresolved moves, for messages. */
+  readonly unresolvedKeys: string[] = [];
   private seq = 0;
 
   ack(profileId: bigint, move: Omit<AckedMove, 'seq'>, at: number): void {
@@ -56,8 +58,19 @@ export class RunLog {
     this.acks.set(profileId, list);
   }
 
-  unresolvedMove(profileId: bigint): void {
+  unresolvedMove(profileId: bigint, key: string): void {
     this.unresolved.set(profileId, (this.unresolved.get(profileId) ?? 0) + 1);
+    this.unresolvedKeys.push(key);
+  }
+
+  /** What happened to the unresolved moves, attempt by attempt, relative to `t0`. */
+  describeUnresolved(t0: number): string {
+    return this.unresolvedKeys
+      .map((key) => {
+        const tries = this.attempts.filter((a) => a.key === key);
+        return `${key}: ${tries.map((a) => `${a.status} ${a.code ?? ''} @${a.startedAt - t0}–${a.endedAt - t0}`).join(', ')}`;
+      })
+      .join('; ');
   }
 
   acked(profileId?: bigint): Array<AckedMove & { at: number }> {
@@ -159,7 +172,7 @@ async function settleMove(
     if (!unknown) throw new Error(`move answered ${r.status}: ${JSON.stringify(r.json)}`);
     // The ring no longer tells whether it committed: nobody can know any more.
     if (r.json?.outcome === 'unknown' || Date.now() >= resolveBy()) {
-      log.unresolvedMove(profileId);
+      log.unresolvedMove(profileId, key);
       return;
     }
     await sleep(RETRY_PAUSE_MS);
