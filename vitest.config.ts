@@ -1,9 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: fast pure tests, and integration tests against the real Cassandra and Redis.
-// The integration project's global setup provisions (or reuses) one Cassandra node per run.
+// Three projects: fast pure tests; integration tests against the real Cassandra and Redis (its
+// global setup provisions or reuses one node per run); and fault tests, which stop, pause and
+// kill a private Cassandra node and a private redis-server of their own. `npm test` runs the
+// first two (`--project '!faults'`); `npm run test:faults` runs the third.
 export default defineConfig({
   test: {
+    // The fault suite's teardown stops its private Cassandra node (SIGTERM, then SIGKILL after
+    // 20 s); vitest would otherwise exit after 10 s, leaving the node running.
+    teardownTimeout: 60_000,
     projects: [
       {
         test: {
@@ -20,6 +25,17 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          globalSetup: ['test/faults/global-setup.ts'],
+          // One private node for the whole suite, and tests that kill it: one file at a time.
+          fileParallelism: false,
+          testTimeout: 240_000,
+          hookTimeout: 600_000,
         },
       },
     ],

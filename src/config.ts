@@ -118,6 +118,13 @@ export const ConfigSchema = z.object({
   /** After this many consecutive Redis failures, skip Redis for REDIS_BREAKER_COOLDOWN_MS. */
   REDIS_BREAKER_FAILURES: intFrom(3, 1),
   REDIS_BREAKER_COOLDOWN_MS: intFrom(1000, 10),
+  /**
+   * While invalidations Redis missed are owed, how often to PING it; the first answer runs them
+   * before anything else reads through Redis (the staleness bound after a Redis stall).
+   */
+  REDIS_REPAIR_PROBE_MS: intFrom(100, 10, 60_000),
+  /** Profiles whose missed invalidation is remembered; past that, every summary is swept. */
+  CACHE_REPAIR_MAX_PROFILES: intFrom(10_000, 1),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

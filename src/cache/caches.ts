@@ -28,6 +28,7 @@ export const gridCacheSettingsOf = (config: Config): GridCacheSettings => ({
   summaryTtlS: config.CACHE_SUMMARY_TTL_S,
   leaseMs: config.CACHE_LEASE_MS,
   leaseWaitMs: config.CACHE_LEASE_WAIT_MS,
+  repairMaxProfiles: config.CACHE_REPAIR_MAX_PROFILES,
 });
 
 export function createServiceCaches(

@@ -4,6 +4,7 @@
  */
 import type { FirstOrder, Summary } from './codec.js';
 import type { MinVersion } from './order-reader.js';
+import type { PendingInvalidationStats } from './pending-invalidations.js';
 import type { GridHead, PostBody } from './source.js';
 
 /** `previous`: a lease waiter whose wait ran out got the state before the last change. */
@@ -28,6 +29,11 @@ export interface GridCacheSettings {
   readonly summaryTtlS: number;
   readonly leaseMs: number;
   readonly leaseWaitMs: number;
+  /**
+   * Profiles whose failed invalidation is remembered for repair; beyond that, every summary is
+   * swept. Default 10,000 (as CACHE_REPAIR_MAX_PROFILES).
+   */
+  readonly repairMaxProfiles?: number;
   /** First poll interval of lease waiters (doubling, capped at 100 ms). */
   readonly pollMs?: number;
   /**
@@ -60,7 +66,12 @@ export interface GridCache {
   readFirstOrder(profileId: bigint, opts?: ReadFirstOptions): Promise<FirstOrderRead>;
   /** Write-path hook, after a successful compare-and-set: store the new order, then invalidate. */
   afterGridWrite(profileId: bigint): Promise<void>;
-  /** Invalidation only (summary + lease); idempotent, safe in any order. */
+  /**
+   * Invalidation only (summary + lease); idempotent, safe in any order. When Redis does not
+   * confirm it, the profile is remembered and repaired before this process reads Redis again.
+   */
   invalidate(profileId: bigint): Promise<void>;
   readonly stats: GridCacheStats;
+  /** Failed invalidations remembered, repaired, and sweeps after an overflow. */
+  readonly repairs: PendingInvalidationStats;
 }

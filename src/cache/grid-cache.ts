@@ -20,6 +20,8 @@
  * and, if still older, at LOCAL_SERIAL (which completes an in-flight Paxos round).
  *
  * Redis failures are never errors here: every path has a Cassandra fallback (served: 'direct').
+ * An invalidation Redis did not confirm is remembered and applied before this process reads
+ * through Redis again (pending-invalidations.ts), so a stall cannot leave an old summary behind.
  */
 import { randomBytes } from 'node:crypto';
 import { compareGridVersions } from '../domain/grid-version.js';
@@ -35,6 +37,7 @@ import type {
 } from './grid-cache-types.js';
 import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
 import { createOrderReader, meetsMin } from './order-reader.js';
+import { createPendingInvalidations } from './pending-invalidations.js';
 import type { MinVersion } from './order-reader.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
@@ -63,8 +66,11 @@ export function createGridCache(
     staleSetsRejected: 0,
     notCachedVersionMoved: 0,
   };
+  const reader = createOrderReader(guard, source, settings, stats);
   const { read, readHead, readOrder, summaryOf, cachedOrder, storeOrder, direct, readAtLeast } =
-    createOrderReader(guard, source, settings, stats);
+    reader;
+  const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);
+  const owe = guard.addRepair(pending);
 
   /**
    * Fill under a lease (`token`), or without one when leases are off (kept for the benchmark's
@@ -207,7 +213,7 @@ export function createGridCache(
   }
 
   async function invalidate(profileId: bigint): Promise<void> {
-    await guard.run((c) =>
+    const done = await guard.run((c) =>
       withCacheCommands(c).regridInvalidate(
         cacheKeys.summary(profileId),
         cacheKeys.lease(profileId),
@@ -215,6 +221,11 @@ export function createGridCache(
         settings.summaryTtlS * 1000,
       ),
     );
+    // Not confirmed: it may or may not run later. Remember it before the write is acknowledged.
+    if (done === undefined) {
+      pending.add(profileId);
+      owe();
+    }
   }
 
   async function afterGridWrite(profileId: bigint): Promise<void> {
@@ -232,7 +243,9 @@ export function createGridCache(
       }
     }
     await invalidate(profileId);
+    // A direct read that started before this commit must not answer readers that start after it.
+    reader.forgetInFlight(profileId);
   }
 
-  return { readFirstOrder, afterGridWrite, invalidate, stats };
+  return { readFirstOrder, afterGridWrite, invalidate, stats, repairs: pending.stats };
 }

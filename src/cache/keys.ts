@@ -33,3 +33,10 @@ export const cacheKeys = {
   /** Move rate-limit window of a profile. */
   moveRate: (profileId: bigint) => `rl:move:{${profileId}}`,
 } as const;
+
+/**
+ * SCAN patterns that cover every profile's summary, previous summary and lease: what a process
+ * deletes when it has lost track of which profiles' invalidations Redis missed
+ * (pending-invalidations.ts). Orders and override lists are keyed by state and need no sweep.
+ */
+export const SUMMARY_SWEEP_PATTERNS = ['profile:{*', 'lease:{*'] as const;

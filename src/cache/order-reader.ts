@@ -58,8 +58,6 @@ export function createOrderReader(
     served,
   });
 
-  /** Straight from Cassandra, nothing written: Redis down, or a lease wait that ran out. */
-
   /** Reads the head at LOCAL_QUORUM, escalating to LOCAL_SERIAL when below the floor. */
   async function readHead(profileId: bigint, min?: MinVersion): Promise<GridHead> {
     const head = await source.readHead(profileId, 'quorum');
@@ -150,10 +148,16 @@ export function createOrderReader(
     })();
     if (coalesce && !shared) {
       inFlight.set(profileId, mine);
-      void mine.finally(() => inFlight.delete(profileId)).catch(() => {});
+      const done = () => {
+        if (inFlight.get(profileId) === mine) inFlight.delete(profileId);
+      };
+      void mine.finally(done).catch(() => {});
     }
     return mine;
   }
+
+  /** After a local write: later direct reads of the profile start their own read. */
+  const forgetInFlight = (profileId: bigint) => void inFlight.delete(profileId);
 
   /**
    * The cached summary is below the caller's floor: read the head from Cassandra, and reuse the
@@ -190,6 +194,7 @@ export function createOrderReader(
     cachedOrder,
     storeOrder,
     direct,
+    forgetInFlight,
     readAtLeast,
   };
 }

@@ -11,7 +11,16 @@
  * - a small circuit breaker: after a few consecutive failures the guard stops calling Redis for a
  *   cool-down, so a slow (not dead) Redis costs one timeout per cool-down instead of one per call.
  *
- * `health()` feeds /readyz: "degraded" while disconnected or while the breaker is open.
+ * Repairs: work that Redis missed while it did not answer (invalidations a stall swallowed) and
+ * that must land before anyone reads through this process again. While a registered repair is
+ * pending, `run()` answers "unavailable" (callers read Cassandra), and every
+ * REDIS_REPAIR_PROBE_MS the guard PINGs; as soon as Redis answers it runs the repairs, and only
+ * once they are all done does it let other calls through. Readers in this process therefore never
+ * see what the repair is about to delete. The breaker does not delay a repair: its cool-down
+ * keeps ordinary calls away, the probe is one PING.
+ *
+ * `health()` feeds /readyz: "degraded" while disconnected, the breaker is open or a repair is
+ * pending.
  */
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
@@ -27,9 +36,24 @@ export interface RedisGuard {
    */
   run<T>(op: (client: Redis) => Promise<T>): Promise<T | undefined>;
   health(): RedisHealth;
+  /**
+   * Registers work Redis owes (see above). Returns `owe`: call it whenever the repair has become
+   * pending; it closes this guard to other calls at once and starts probing.
+   */
+  addRepair(repair: RedisRepair): () => void;
   /** Waits (bounded) until the connection is ready; true when it is. For start-up and tests. */
   waitReady(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** A call bounded by REDIS_TIMEOUT_MS that ignores the breaker and pending repairs. */
+export type RepairCall = <T>(op: (client: Redis) => Promise<T>) => Promise<T | undefined>;
+
+export interface RedisRepair {
+  /** True while Redis owes this repair's work. */
+  pending(): boolean;
+  /** Does the work with `call`; resolves true when nothing is left. Never rejects. */
+  settle(call: RepairCall): Promise<boolean>;
 }
 
 export interface RedisGuardOptions {
@@ -38,13 +62,18 @@ export interface RedisGuardOptions {
 
 type Settings = Pick<
   Config,
-  'REDIS_URL' | 'REDIS_TIMEOUT_MS' | 'REDIS_BREAKER_FAILURES' | 'REDIS_BREAKER_COOLDOWN_MS'
+  | 'REDIS_URL'
+  | 'REDIS_TIMEOUT_MS'
+  | 'REDIS_BREAKER_FAILURES'
+  | 'REDIS_BREAKER_COOLDOWN_MS'
+  | 'REDIS_REPAIR_PROBE_MS'
 >;
 
 export function createRedisGuard(config: Settings, options: RedisGuardOptions = {}): RedisGuard {
   const timeoutMs = config.REDIS_TIMEOUT_MS;
   const failureThreshold = config.REDIS_BREAKER_FAILURES;
   const coolDownMs = config.REDIS_BREAKER_COOLDOWN_MS;
+  const probeMs = config.REDIS_REPAIR_PROBE_MS;
   const log = options.log ?? ((msg: string) => console.warn(msg));
 
   const client = new Redis(config.REDIS_URL, {
@@ -60,6 +89,10 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   let consecutiveFailures = 0;
   let openUntil = 0;
   let reported: RedisHealth = 'ok';
+  const repairs: RedisRepair[] = [];
+  const owed = () => repairs.some((r) => r.pending());
+  let probe: NodeJS.Timeout | undefined;
+  let repairing = false;
 
   // Without a listener ioredis prints every connection error; log state changes only.
   client.on('error', () => {});
@@ -74,7 +107,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   client.on('close', report);
 
   function health(): RedisHealth {
-    if (client.status !== 'ready') return 'degraded';
+    if (client.status !== 'ready' || owed()) return 'degraded';
     return Date.now() < openUntil ? 'degraded' : 'ok';
   }
 
@@ -84,8 +117,8 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     report();
   }
 
-  async function run<T>(op: (c: Redis) => Promise<T>): Promise<T | undefined> {
-    if (client.status !== 'ready' || Date.now() < openUntil) return undefined;
+  const call: RepairCall = async <T>(op: (c: Redis) => Promise<T>) => {
+    if (client.status !== 'ready') return undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
       const deadline = new Promise<never>((_, reject) => {
@@ -104,6 +137,51 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     } finally {
       clearTimeout(timer);
     }
+  };
+
+  async function run<T>(op: (c: Redis) => Promise<T>): Promise<T | undefined> {
+    if (owed()) {
+      scheduleRepair();
+      return undefined;
+    }
+    if (Date.now() < openUntil) return undefined;
+    return call(op);
+  }
+
+  function scheduleRepair(): void {
+    if (probe || repairing || closing) return;
+    probe = setTimeout(() => {
+      probe = undefined;
+      void repair();
+    }, probeMs);
+    probe.unref();
+  }
+
+  async function repair(): Promise<void> {
+    repairing = true;
+    try {
+      // The PING is the probe: a stalled Redis costs one queued PING per round, not a batch of
+      // deletes it will run late anyway.
+      if ((await call((c) => c.ping())) !== undefined) {
+        for (const r of repairs) {
+          if (r.pending() && !(await r.settle(call))) break;
+        }
+      }
+    } catch (err) {
+      log(`redis: repair failed, will retry: ${(err as Error).message}`);
+    } finally {
+      repairing = false;
+    }
+    if (owed()) scheduleRepair();
+    else report();
+  }
+
+  function addRepair(r: RedisRepair): () => void {
+    repairs.push(r);
+    return () => {
+      report();
+      scheduleRepair();
+    };
   }
 
   async function waitReady(ms: number): Promise<boolean> {
@@ -122,6 +200,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
 
   async function close(): Promise<void> {
     closing = true;
+    clearTimeout(probe);
     try {
       await client.quit();
     } catch {
@@ -129,5 +208,5 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     }
   }
 
-  return { client, run, health, waitReady, close };
+  return { client, run, health, addRepair, waitReady, close };
 }

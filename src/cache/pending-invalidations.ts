@@ -1,0 +1,125 @@
+/**
+ * Invalidations Redis did not confirm, kept until it answers again.
+ *
+ * A grid write deletes its profile's summary after the commit (grid-cache.ts). When Redis is
+ * stalled, slow or the breaker is open, that delete never happens, and the summary of an older
+ * version would be served again as soon as Redis answers (until its TTL, CACHE_SUMMARY_TTL_S).
+ * So the profile is remembered here, and the guard (redis.ts) runs `settle` before it lets any
+ * other call of this process through again: per profile, the summary, the previous summary and
+ * the lease are deleted (the lease too, so a filler that read the grid before the write cannot
+ * publish afterwards; the previous summary too, as it may be many versions old by now).
+ *
+ * Bounded: at most `maxProfiles` are remembered. Past that the set stops naming profiles and
+ * remembers only that it overflowed; `settle` then deletes every summary, previous summary and
+ * lease in Redis (SCAN + UNLINK). Order entries and override lists survive (they are keyed by
+ * state), so the cost is one head read per profile on its next read.
+ *
+ * An entry is dropped only if it was not owed again while its delete was in flight: a write that
+ * commits after the delete ran needs a delete of its own.
+ */
+import type { Redis } from 'ioredis';
+import { cacheKeys, SUMMARY_SWEEP_PATTERNS } from './keys.js';
+import type { RedisRepair, RepairCall } from './redis.js';
+
+/** Profiles per pipelined round trip when settling. */
+const CHUNK = 500;
+/** SCAN batch size of a sweep. */
+const SCAN_COUNT = 1000;
+
+export interface PendingInvalidationStats {
+  /** Profiles remembered right now (plus 1 while an overflow sweep is owed). */
+  owed: number;
+  /** Invalidations that failed and were remembered (or folded into an overflow). */
+  deferred: number;
+  /** Profiles whose remembered invalidation has since been applied. */
+  repaired: number;
+  /** Sweeps of every summary after an overflow. */
+  sweeps: number;
+}
+
+export interface PendingInvalidations extends RedisRepair {
+  add(profileId: bigint): void;
+  /** Profiles currently remembered. */
+  readonly size: number;
+  readonly stats: PendingInvalidationStats;
+}
+
+export function createPendingInvalidations(maxProfiles: number): PendingInvalidations {
+  const owed = new Map<bigint, number>(); // profile → sequence number of its latest failure
+  let seq = 0;
+  let overflowAt = 0; // sequence number of the latest failure that found the set full; 0 = none
+  const stats: PendingInvalidationStats = { owed: 0, deferred: 0, repaired: 0, sweeps: 0 };
+  const recount = () => (stats.owed = owed.size + (overflowAt > 0 ? 1 : 0));
+
+  function add(profileId: bigint): void {
+    seq += 1;
+    stats.deferred += 1;
+    if (owed.has(profileId) || owed.size < maxProfiles) owed.set(profileId, seq);
+    else overflowAt = seq;
+    recount();
+  }
+
+  const pending = () => owed.size > 0 || overflowAt > 0;
+
+  async function sweep(call: RepairCall): Promise<boolean> {
+    for (const pattern of SUMMARY_SWEEP_PATTERNS) {
+      let cursor = '0';
+      do {
+        const page = await call((c) => c.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
+        if (page === undefined) return false;
+        const [next, keys] = page;
+        if (keys.length > 0 && (await call((c) => c.unlink(...keys))) === undefined) return false;
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    stats.sweeps += 1;
+    return true;
+  }
+
+  async function deleteChunk(call: RepairCall, chunk: Array<[bigint, number]>): Promise<boolean> {
+    const replies = await call((c: Redis) => {
+      const batch = c.pipeline();
+      for (const [profileId] of chunk) {
+        batch.del(
+          cacheKeys.summary(profileId),
+          cacheKeys.lease(profileId),
+          cacheKeys.previous(profileId),
+        );
+      }
+      return batch.exec();
+    });
+    if (!replies || replies.some(([err]) => err)) return false;
+    for (const [profileId, at] of chunk) {
+      if (owed.get(profileId) === at) {
+        owed.delete(profileId);
+        stats.repaired += 1;
+      }
+    }
+    recount();
+    return true;
+  }
+
+  async function settle(call: RepairCall): Promise<boolean> {
+    if (overflowAt > 0) {
+      const at = overflowAt;
+      if (!(await sweep(call))) return false;
+      if (overflowAt === at) overflowAt = 0;
+      recount();
+    }
+    const snapshot = [...owed];
+    for (let i = 0; i < snapshot.length; i += CHUNK) {
+      if (!(await deleteChunk(call, snapshot.slice(i, i + CHUNK)))) return false;
+    }
+    return !pending();
+  }
+
+  return {
+    add,
+    pending,
+    settle,
+    stats,
+    get size() {
+      return owed.size;
+    },
+  };
+}
