@@ -14,7 +14,6 @@ import { IdGenerator } from '../src/domain/ids.js';
 import { createCassandraClient, cqlOf, type Cql } from '../src/store/cassandra.js';
 import { applyMigrations } from '../src/store/migrations.js';
 import { fetchReadTally } from '../src/store/trace.js';
-import { FeatureService } from '../src/service/feature-service.js';
 import { GridService } from '../src/service/grid-service.js';
 import {
   IdempotencyService,
@@ -73,8 +72,8 @@ const grid = new GridService({
   ids,
   cursorSecret: 'bench-cursor-secret-0123456789',
 });
-const features = new FeatureService(grid, counting, config);
 const idem = new IdempotencyService(new IdempotencyStore(counting, config.IDEMPOTENCY_TTL_S), {
+  heads: (p) => grid.readHead(p),
   ttlS: config.IDEMPOTENCY_TTL_S,
   leaseMs: 30_000,
 });
@@ -116,16 +115,13 @@ const [p, posts] = await seeded(30);
 const [a, b, c, d, e] = posts as [bigint, bigint, bigint, bigint, bigint];
 await measure('create post', p, () => grid.createPost(p, {}));
 await measure('create post, 2 collaborators', p, () =>
-  features.createPost(p, { collaborators: [ids.next(), ids.next()] }),
+  grid.createPost(p, { collaborators: [ids.next(), ids.next()] }),
 );
-await measure('move (midpoint)', p, () => grid.move(p, a, d));
-await measure('move + undo record (what the route does)', p, () =>
-  features.move(p, c, a, randomUUID()),
+await measure('move (midpoint; every move writes its undo record)', p, () =>
+  grid.move(p, c, a, { moveId: randomUUID() }),
 );
-const undoable = await features.move(p, d, b, randomUUID());
-await measure('undo, exact (nothing changed since)', p, () =>
-  features.undoMove(p, undoable.moveId),
-);
+const undoable = await grid.move(p, d, b, { moveId: randomUUID() });
+await measure('undo, exact (nothing changed since)', p, () => grid.undoMove(p, undoable.moveId));
 // One keyed request, sent twice: the second run must be a replay of the first.
 const keyedMove: IdempotentCall = {
   scope: p,
@@ -145,24 +141,24 @@ await measure('move with Idempotency-Key', p, () =>
 await measure('replay of that key', p, () =>
   idem.run(keyedMove, async () => ({ status: 200, body: {} })),
 );
-await measure('pin 2 posts', p, () => features.setPins(p, [c, posts[10]!]));
-await measure('unpin them', p, () => features.setPins(p, []));
-const o = await features.readOrder(p);
+await measure('pin 2 posts', p, () => grid.setPins(p, [c, posts[10]!]));
+await measure('unpin them', p, () => grid.setPins(p, []));
+const o = await grid.readOrder(p);
 const reordered = [...o.postIds];
 reordered.splice(5, 0, ...reordered.splice(20, 3));
 await measure('batch reorder (3 posts to another gap)', p, () =>
-  features.patchOrder(p, o.etag, { postIds: reordered }),
+  grid.patchOrder(p, o.etag, { postIds: reordered }),
 );
-await measure('archive (post with override)', p, () => features.archivePost(p, a));
-await measure('unarchive previous', p, () => features.unarchivePost(p, a, 'previous'));
+await measure('archive (post with override)', p, () => grid.archivePost(p, a));
+await measure('unarchive previous', p, () => grid.unarchivePost(p, a, 'previous'));
 await measure('delete post (with override)', p, () => grid.deletePost(p, a));
-await measure('reset (all overrides)', p, () => features.reset(p));
+await measure('reset (all overrides)', p, () => grid.reset(p));
 const [q, qposts] = await seeded(3);
-const collab = await features.createPost(q, { collaborators: [p] });
+const collab = await grid.createPost(q, { collaborators: [p] });
 await measure('remove collaborator (its grid)', p, () =>
-  features.removeCollaborator(q, collab.post.postId, p),
+  grid.removeCollaborator(q, collab.value.postId, p),
 );
-await measure('takedown (1 grid)', q, () => features.takedown(qposts[0]!));
+await measure('takedown (1 grid)', q, () => grid.takedown(qposts[0]!));
 
 console.log(
   '| write path | reads | plain writes | batches | LWT rounds | new tombstones (overrides / grid_posts) |',

@@ -12,7 +12,6 @@ import { createApp } from './http/app.js';
 import { tokenPolicyOf } from './http/jwt.js';
 import { ensureRedis } from './infra/redis-local.js';
 import { DEMO_PROFILE_ID } from './service/demo.js';
-import { FeatureService } from './service/feature-service.js';
 import { GridService } from './service/grid-service.js';
 import { IdempotencyService } from './service/idempotency.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
@@ -46,14 +45,16 @@ async function main(): Promise<void> {
     // Read cache, post-commit refill/invalidation and the move rate limit (src/cache/).
     redis,
   });
-  const features = new FeatureService(service, cassandra.cql, config);
   const idempotency = new IdempotencyService(
     new IdempotencyStore(cassandra.cql, config.IDEMPOTENCY_TTL_S),
-    { ttlS: config.IDEMPOTENCY_TTL_S, leaseMs: config.IDEMPOTENCY_LEASE_MS },
+    {
+      heads: (p) => service.readHead(p),
+      ttlS: config.IDEMPOTENCY_TTL_S,
+      leaseMs: config.IDEMPOTENCY_LEASE_MS,
+    },
   );
   const app = createApp({
     service,
-    features,
     idempotency,
     ...(config.ADMIN_TOKEN ? { adminToken: config.ADMIN_TOKEN } : {}),
     jwtSecret: secrets.jwtSecret,

@@ -3,20 +3,9 @@
  * Cassandra adapter lives beside the store (src/service wires the real one); keeping the port
  * here lets the cache be read, and tested, on its own terms.
  */
+import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import type { Post } from '../domain/post.js';
 import type { GridEntry } from '../domain/merge.js';
-
-/** The static head of a profile's override partition. */
-export interface GridHead {
-  readonly version: bigint; // absent = 0
-  readonly generation: bigint; // absent = 1
-  readonly pins: readonly bigint[];
-  /**
-   * Posts on the grid (static `post_count`, exact: kept in the grid's compare-and-set); absent
-   * for a grid that predates the column and has not changed membership since.
-   */
-  readonly postCount?: bigint | undefined;
-}
 
 /**
  * `quorum` = the configured LOCAL_QUORUM read, which overlaps the LOCAL_QUORUM commit of every
@@ -25,12 +14,7 @@ export interface GridHead {
  */
 export type ReadConsistency = 'quorum' | 'serial';
 
-export interface OverrideRow {
-  readonly postId: bigint;
-  readonly key: bigint;
-  readonly movedVersion: bigint | undefined;
-}
-
+export type { GridHead, OverrideRow };
 export type PostBody = Post;
 
 export interface GridSource {

@@ -7,7 +7,7 @@
 import { describeFinding } from '../domain/audit.js';
 import { isDomainError } from '../domain/errors.js';
 import { parseId } from '../domain/ids.js';
-import type { FeatureService } from '../service/feature-service.js';
+import type { GridService } from '../service/grid-service.js';
 
 export interface Io {
   out(line: string): void;
@@ -18,13 +18,13 @@ export const USAGE = 'usage: regrid takedown <post_id> | regrid audit [--profile
 
 export async function runRegrid(
   argv: readonly string[],
-  features: FeatureService,
+  service: GridService,
   io: Io,
 ): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === 'takedown' && rest.length === 1) return await takedown(rest[0]!, features, io);
-    if (command === 'audit') return await audit(rest, features, io);
+    if (command === 'takedown' && rest.length === 1) return await takedown(rest[0]!, service, io);
+    if (command === 'audit') return await audit(rest, service, io);
   } catch (e) {
     if (isDomainError(e)) {
       io.err(`${e.code}: ${e.message}`);
@@ -36,15 +36,15 @@ export async function runRegrid(
   return 64; // EX_USAGE
 }
 
-async function takedown(arg: string, features: FeatureService, io: Io): Promise<number> {
+async function takedown(arg: string, service: GridService, io: Io): Promise<number> {
   const postId = parseId(arg, 'post_id');
-  const out = await features.takedown(postId);
+  const out = await service.takedown(postId);
   io.out(`post ${postId} taken down from ${out.grids.length} grid(s)`);
   for (const g of out.grids) io.out(`  profile ${g.profileId}: grid version ${g.version}`);
   return 0;
 }
 
-async function audit(args: readonly string[], features: FeatureService, io: Io): Promise<number> {
+async function audit(args: readonly string[], service: GridService, io: Io): Promise<number> {
   const only: bigint[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--profile' && args[i + 1] !== undefined)
@@ -54,7 +54,7 @@ async function audit(args: readonly string[], features: FeatureService, io: Io):
       return 64;
     }
   }
-  const it = features.auditAll(only.length > 0 ? only : undefined);
+  const it = service.auditAll(only.length > 0 ? only : undefined);
   let dirty = 0;
   let step = await it.next();
   while (!step.done) {

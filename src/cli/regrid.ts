@@ -8,7 +8,6 @@
 import { openCassandra, settleSecrets } from '../bootstrap.js';
 import { createRedisGuard } from '../cache/redis.js';
 import { loadConfig } from '../config.js';
-import { FeatureService } from '../service/feature-service.js';
 import { GridService } from '../service/grid-service.js';
 import { runRegrid, USAGE } from './regrid-commands.js';
 
@@ -34,8 +33,7 @@ try {
     cursorSecret: settleSecrets(config).cursorSecret,
     redis,
   });
-  const features = new FeatureService(grid, session.cql, config);
-  code = await runRegrid(argv, features, {
+  code = await runRegrid(argv, grid, {
     out: (l) => console.log(l),
     err: (l) => console.error(l),
   });

@@ -4,7 +4,6 @@
  * the caller passes the wired service (src/main.ts, or a test).
  */
 import { Hono } from 'hono';
-import type { FeatureService } from '../service/feature-service.js';
 import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency.js';
 import { requireProfile } from './auth.js';
@@ -29,8 +28,6 @@ export interface AppDeps {
   readonly bodyLimitBytes: number;
   readonly readiness: () => Promise<Readiness>;
   readonly log?: (msg: string, err: unknown) => void;
-  /** Issue-3 features (pins, archive, order, media, takedown…); their routes mount when given. */
-  readonly features?: FeatureService;
   /** Idempotency-Key support on every write route (docs/idempotency.md). */
   readonly idempotency?: IdempotencyService;
   /** Bearer token of the moderation API (/v1/admin/*); unset = admin API disabled. */
@@ -46,15 +43,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
 
   app.route('/', healthRoutes(deps.readiness));
-  const extras = { features: deps.features, idempotency: deps.idempotency };
-  app.route('/v1', postsRoutes(deps.service, extras));
-  app.route('/v1', gridRoutes(deps.service, extras));
-  if (deps.features) {
-    app.route('/v1', gridFeatureRoutes(deps.features, deps.idempotency));
-    app.route('/v1', postFeatureRoutes(deps.features, deps.idempotency));
-    app.route('/v1', inboxRoutes(deps.features, deps.idempotency));
-    app.route('/v1', mediaRoutes(deps.features));
-    app.route('/v1', adminRoutes(deps.features, deps.adminToken, deps.idempotency));
-  }
+  const { service, idempotency } = deps;
+  app.route('/v1', postsRoutes(service, idempotency));
+  app.route('/v1', gridRoutes(service, idempotency));
+  app.route('/v1', gridFeatureRoutes(service, idempotency));
+  app.route('/v1', postFeatureRoutes(service, idempotency));
+  app.route('/v1', inboxRoutes(service, idempotency));
+  app.route('/v1', mediaRoutes(service));
+  app.route('/v1', adminRoutes(service, deps.adminToken, idempotency));
   return app;
 }

@@ -14,17 +14,15 @@
  * holds it now, else a fresh key next to the holder; "chronological" = its own ID. moved_version
  * is set either way (the post changed position; cursors must not re-look it up).
  */
+import type { ServiceDeps } from './deps.js';
 import { DomainError } from '../domain/errors.js';
 import { idToDate } from '../domain/ids.js';
 import type { MembershipOp } from '../domain/membership.js';
 import type { PostRecord } from '../store/posts-store.js';
 import type { WriteOptions } from './grid-writer.js';
-import type { PostsServiceDeps } from './posts-service.js';
 import { restoreKey } from './restore-key.js';
 
 export type UnarchivePosition = 'previous' | 'chronological';
-
-export type ArchiveDeps = PostsServiceDeps;
 
 export interface ArchiveChange {
   /** False when the post already was in the state asked for (nothing written). */
@@ -37,7 +35,7 @@ const notOnGrid = (postId: bigint) =>
   });
 
 export function archivePost(
-  deps: ArchiveDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   postId: bigint,
   options: WriteOptions = {},
@@ -81,7 +79,7 @@ export function archivePost(
 }
 
 export function unarchivePost(
-  deps: ArchiveDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   postId: bigint,
   position: UnarchivePosition,
@@ -136,7 +134,7 @@ export interface ArchivePage {
 
 /** The owner's archive, newest archived first (Instagram's Archive view). */
 export async function listArchive(
-  deps: ArchiveDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   limit: number,
   before?: bigint,

@@ -5,6 +5,7 @@
  * and, for profiles without overrides or pins, any difference between the real merged read path
  * (the page reader) and the plain chronological list.
  */
+import type { ServiceDeps } from './deps.js';
 import {
   auditGrid,
   compareWithChronological,
@@ -12,24 +13,17 @@ import {
   type AuditFinding,
 } from '../domain/audit.js';
 import type { ProfilesStore } from '../store/profiles-store.js';
-import type { PostsServiceDeps } from './posts-service.js';
 import type { GridPage, PageQuery } from './read-page.js';
 
 /** How many posts of a chronological grid the merged read is compared on. */
 export const MERGED_CHECK_LIMIT = 100;
-
-export interface AuditDeps extends PostsServiceDeps {
-  readonly profiles: ProfilesStore;
-  /** The real page read (GridService.readPage), so the check covers the code that serves users. */
-  readonly readPage: (q: PageQuery) => Promise<GridPage>;
-}
 
 export interface ProfileAudit {
   readonly profileId: bigint;
   readonly findings: readonly AuditFinding[];
 }
 
-export async function auditProfile(deps: AuditDeps, profileId: bigint): Promise<ProfileAudit> {
+export async function auditProfile(deps: ServiceDeps, profileId: bigint): Promise<ProfileAudit> {
   // Through the reader: a grid whose last membership effects were not applied is rolled forward.
   const snap = await deps.reader.readOverrides(profileId);
   const postIds: bigint[] = [];
@@ -60,7 +54,7 @@ export async function auditProfile(deps: AuditDeps, profileId: bigint): Promise<
  * archive keeps: the one loss a per-grid check cannot see.
  */
 export async function* auditAll(
-  deps: AuditDeps,
+  deps: ServiceDeps,
   only?: readonly bigint[],
 ): AsyncGenerator<ProfileAudit, { profiles: number }, undefined> {
   let profiles = 0;
@@ -84,7 +78,7 @@ export async function* auditAll(
 }
 
 /** On the author's grid or in its archive (read after rolling the grid forward). */
-async function isHeld(deps: AuditDeps, profileId: bigint, postId: bigint): Promise<boolean> {
+async function isHeld(deps: ServiceDeps, profileId: bigint, postId: bigint): Promise<boolean> {
   await deps.reader.readHead(profileId);
   const [onGrid, archived] = await Promise.all([
     deps.store.hasGridRow(profileId, postId),

@@ -7,12 +7,12 @@
  * (domain/batch-order.ts) rewrites only posts outside a longest increasing subsequence and
  * divides each gap evenly, so rows_written = n − LIS unless a gap had to be relabelled.
  */
+import type { ServiceDeps } from './deps.js';
 import { planBatchOrder, type BatchOrderRequest } from '../domain/batch-order.js';
 import { DomainError } from '../domain/errors.js';
 import { formatEtag, ifMatchSatisfied } from '../domain/etag.js';
 import type { OverrideWrite } from '../store/grid-mutation.js';
 import type { WriteOptions } from './grid-writer.js';
-import type { PostsServiceDeps } from './posts-service.js';
 
 export interface GridOrder {
   readonly postIds: readonly bigint[];
@@ -25,7 +25,7 @@ export interface GridOrder {
 /** Upper bound on the posts one order read returns (the whole grid, in practice). */
 const ALL = Number.MAX_SAFE_INTEGER;
 
-export async function readOrder(deps: PostsServiceDeps, profileId: bigint): Promise<GridOrder> {
+export async function readOrder(deps: ServiceDeps, profileId: bigint): Promise<GridOrder> {
   // Head and overrides from one query (the version is read before the time-ordered rows),
   // rolled forward by the reader if the last membership write's effects are not applied yet.
   const { head, rows } = await deps.reader.readOverrides(profileId);
@@ -48,7 +48,7 @@ export interface BatchOrderResult {
 }
 
 export async function patchOrder(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   ifMatch: string | undefined,
   request: BatchOrderRequest,

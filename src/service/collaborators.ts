@@ -13,19 +13,14 @@
  * profile (checked before anything is written, and again inside each invited grid's CAS, where
  * an invitation that no longer fits is left out).
  */
+import type { ServiceDeps } from './deps.js';
 import { DomainError } from '../domain/errors.js';
 import { idToDate } from '../domain/ids.js';
 import type { MembershipOp } from '../domain/membership.js';
 import type { PostRecord } from '../store/posts-store.js';
-import type { ProfilesStore } from '../store/profiles-store.js';
 import type { GridPlanner, WriteOptions } from './grid-writer.js';
 import { removalPlanner } from './post-removal.js';
-import {
-  dropUncommittedBody,
-  newPostPlanner,
-  type NewPost,
-  type PostsServiceDeps,
-} from './posts-service.js';
+import { dropUncommittedBody, newPostPlanner, withPostId, type NewPost } from './posts-service.js';
 
 export const MAX_COLLABORATORS = 5;
 export const MAX_PENDING_INVITES = 50;
@@ -52,7 +47,7 @@ export function assertCollaborators(authorId: bigint, collaborators: readonly bi
 
 /** Creates a post on the author's grid and invites each collaborator. */
 export async function createCollabPost(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   authorId: bigint,
   input: NewPost & { readonly collaborators: readonly bigint[] },
   options: WriteOptions = {},
@@ -95,13 +90,13 @@ export async function createCollabPost(
 }
 
 /** Pending invitations on a grid (rolled forward first, so the count is that version's). */
-async function pendingInvites(deps: PostsServiceDeps, profileId: bigint): Promise<number> {
+async function pendingInvites(deps: ServiceDeps, profileId: bigint): Promise<number> {
   await deps.reader.readHead(profileId); // rolls the grid forward
   return (await deps.invites.list(profileId, MAX_PENDING_INVITES + 1)).length;
 }
 
 function invitePlanner(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   postId: bigint,
   authorId: bigint,
 ): GridPlanner<{ invited: boolean }> {
@@ -120,17 +115,6 @@ function invitePlanner(
   };
 }
 
-/** Adds `postId` to a planner's result (for the response a replay renders). */
-function withPostId<R extends object>(
-  planner: GridPlanner<R>,
-  postId: bigint,
-): GridPlanner<R & { postId: bigint }> {
-  return async (ctx) => {
-    const d = await planner(ctx);
-    return { ...d, result: { ...d.result, postId } };
-  };
-}
-
 export interface InviteAnswer {
   /** False when it was already accepted (accept) — nothing written. */
   readonly changed: boolean;
@@ -138,7 +122,7 @@ export interface InviteAnswer {
 
 /** Accepts an invitation: the post joins the collaborator's grid (its chronological place). */
 export function acceptInvite(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   postId: bigint,
   options: WriteOptions = {},
@@ -168,7 +152,7 @@ export function acceptInvite(
 
 /** Declines an invitation; the post's collaborator list no longer names this profile. */
 export async function declineInvite(
-  deps: PostsServiceDeps & { readonly profiles: ProfilesStore },
+  deps: ServiceDeps,
   profileId: bigint,
   postId: bigint,
   options: WriteOptions = {},
@@ -197,10 +181,7 @@ export interface PendingInvite {
 }
 
 /** The profile's pending invitations, newest post first. */
-export async function listInvites(
-  deps: PostsServiceDeps,
-  profileId: bigint,
-): Promise<PendingInvite[]> {
+export async function listInvites(deps: ServiceDeps, profileId: bigint): Promise<PendingInvite[]> {
   await deps.reader.readHead(profileId); // rolls the grid forward
   const invites = await deps.invites.list(profileId, MAX_PENDING_INVITES);
   const bodies = new Map(
@@ -217,7 +198,7 @@ export async function listInvites(
  * collaborator's grid changes (row, invitation or archive record: post-removal.ts).
  */
 export async function removeCollaborator(
-  deps: PostsServiceDeps & { readonly profiles: ProfilesStore },
+  deps: ServiceDeps,
   actorId: bigint,
   postId: bigint,
   collaboratorId: bigint,
@@ -244,11 +225,7 @@ export async function removeCollaborator(
   return out;
 }
 
-async function dropFromCollaborators(
-  deps: PostsServiceDeps & { readonly profiles: ProfilesStore },
-  postId: bigint,
-  collaboratorId: bigint,
-) {
+async function dropFromCollaborators(deps: ServiceDeps, postId: bigint, collaboratorId: bigint) {
   const post = await deps.posts.getPost(postId);
   if (!post || !post.collaborators.includes(collaboratorId)) return;
   await deps.profiles.setCollaborators(
@@ -258,6 +235,6 @@ async function dropFromCollaborators(
 }
 
 /** Takes `postId` off one grid in every form it has there (used by takedown). */
-export function removeFromGrid(deps: PostsServiceDeps, profileId: bigint, postId: bigint) {
+export function removeFromGrid(deps: ServiceDeps, profileId: bigint, postId: bigint) {
   return deps.writer.writeGrid(profileId, removalPlanner(deps, postId));
 }

@@ -1,24 +1,35 @@
 /**
- * The grid service: what the HTTP layer (and CLIs) call. It wires the stores, the single write
- * path (GridWriter.writeGrid) and the read path (CassandraGridReader) together; each operation's
- * logic lives in its own module (move.ts, posts-service.ts, read-page.ts).
+ * The service: the one surface the HTTP layer, the CLIs, the load tester and the benchmarks call.
+ * Built once (src/main.ts, or a test harness): it constructs every store once, the single write
+ * path (GridWriter.writeGrid), the reader, and the Redis caches when given, and hands the same
+ * dependencies (deps.ts) to every operation. Each operation's logic lives in its own module; this
+ * class only names them.
  *
- * Other features extend this by adding planners that run through `writer.writeGrid` (pins,
- * archive, reset, batch order, collaborators, takedown) and hooks on `writer.hooks` (cache).
+ * Writes: move (move-post.ts), posts (posts-service.ts), pins, archive, reset, batch order,
+ * invitations and collaborators, undo, takedown. Reads: pages (read-page.ts), the order resource,
+ * media, archive and invitation listings, the audit.
  */
 import { createServiceCaches } from '../cache/caches.js';
 import type { ServiceCaches } from '../cache/caches.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
 import type { RedisGuard } from '../cache/redis.js';
 import type { Config } from '../config.js';
+import type { BatchOrderRequest } from '../domain/batch-order.js';
 import type { RelabelPolicy } from '../domain/keys.js';
+import { ArchiveStore } from '../store/archive-store.js';
 import type { Cql } from '../store/cassandra.js';
 import { consistencyOf } from '../store/cassandra.js';
-import { ArchiveStore } from '../store/archive-store.js';
-import { GridStore } from '../store/grid-store.js';
+import { GridStore, type GridHead } from '../store/grid-store.js';
 import { InvitesStore } from '../store/invites-store.js';
 import { MembershipStore } from '../store/membership-store.js';
+import { MovesStore } from '../store/moves-store.js';
 import { PostsStore, type PostRecord } from '../store/posts-store.js';
+import { ProfilesStore } from '../store/profiles-store.js';
+import * as archive from './archive.js';
+import { auditAll, auditProfile } from './audit.js';
+import { patchOrder, readOrder } from './batch-order.js';
+import * as collab from './collaborators.js';
+import type { ServiceDeps } from './deps.js';
 import { CassandraGridReader } from './grid-reader.js';
 import {
   GridWriter,
@@ -26,11 +37,16 @@ import {
   type WriteOptions,
   type WriterHooks,
 } from './grid-writer.js';
-import { assertMoveRequest, movePlanner, type MovePlanHook } from './move.js';
+import { listMedia, type MediaQuery } from './media.js';
+import { movePost, type MoveOptions, type MoveOutcome } from './move-post.js';
+import { createPageCache, type PageCache } from './page-cache.js';
+import { setPins } from './pins.js';
 import * as postsOps from './posts-service.js';
 import type { NewPost, PostWriteResult } from './posts-service.js';
-import { createPageCache, type PageCache } from './page-cache.js';
 import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
+import { resetGrid } from './reset.js';
+import { takedownPost } from './takedown.js';
+import { undoMove } from './undo.js';
 
 export interface IdSource {
   next(): bigint;
@@ -49,36 +65,29 @@ export interface GridServiceOptions {
   readonly cacheTuning?: Partial<GridCacheSettings>;
 }
 
-export interface MoveOutcome {
-  readonly version: bigint;
-  readonly generation: bigint;
-  readonly relabelled: number;
-}
+export type { MoveOutcome } from './move-post.js';
 
 export class GridService {
+  /** The stores and seams tests and benchmarks inspect; operations get them through `deps`. */
   readonly store: GridStore;
   readonly posts: PostsStore;
-  readonly archive: ArchiveStore;
-  readonly invites: InvitesStore;
   readonly membership: MembershipStore;
   readonly reader: CassandraGridReader;
   readonly writer: GridWriter;
   readonly caches: ServiceCaches | undefined;
   private readonly pageCache: PageCache | undefined;
   private readonly cursorSecret: string;
-  private readonly policy: RelabelPolicy;
-  private readonly ids: IdSource;
+  private readonly deps: ServiceDeps;
 
   constructor(opts: GridServiceOptions) {
-    const consistency = consistencyOf(opts.config);
-    this.store = new GridStore(opts.cql, consistency);
-    this.posts = new PostsStore(opts.cql, consistency);
-    this.archive = new ArchiveStore(opts.cql, consistency);
-    this.invites = new InvitesStore(opts.cql, consistency);
-    this.membership = new MembershipStore(opts.cql, consistency);
+    const { cql, config } = opts;
+    const consistency = consistencyOf(config);
+    this.store = new GridStore(cql, consistency);
+    this.posts = new PostsStore(cql, consistency);
+    this.membership = new MembershipStore(cql, consistency);
     this.reader = new CassandraGridReader(this.store, this.posts, this.membership, consistency);
     this.caches = opts.redis
-      ? createServiceCaches(opts.config, opts.redis, this.reader, opts.cacheTuning)
+      ? createServiceCaches(config, opts.redis, this.reader, opts.cacheTuning)
       : undefined;
     this.pageCache = this.caches && createPageCache(this.caches);
     const grid = this.caches?.grid;
@@ -92,68 +101,155 @@ export class GridService {
           ],
         }
       : (opts.hooks ?? {});
-    this.writer = new GridWriter(this.store, this.membership, writerSettingsOf(opts.config), hooks);
+    this.writer = new GridWriter(this.store, this.membership, writerSettingsOf(config), hooks);
     this.cursorSecret = opts.cursorSecret;
-    this.policy = opts.policy ?? opts.config.RELABEL_POLICY;
-    this.ids = opts.ids;
-  }
-
-  /** Dependencies the operation modules share. */
-  get deps(): postsOps.PostsServiceDeps {
-    return {
+    const policy = opts.policy ?? config.RELABEL_POLICY;
+    this.deps = {
       store: this.store,
       reader: this.reader,
       posts: this.posts,
       writer: this.writer,
-      archive: this.archive,
-      invites: this.invites,
+      archive: new ArchiveStore(cql, consistency),
+      invites: new InvitesStore(cql, consistency),
       membership: this.membership,
-      nextId: () => this.ids.next(),
-      policy: this.policy,
+      // Undo stays possible as long as the move's Idempotency-Key would be remembered.
+      moves: new MovesStore(cql, consistency, config.IDEMPOTENCY_TTL_S),
+      profiles: new ProfilesStore(cql, consistency),
+      nextId: () => opts.ids.next(),
+      policy,
+      readPage: (q) => this.readPage(q),
     };
   }
 
-  createPost(
-    profileId: bigint,
-    input: NewPost,
-    options?: WriteOptions,
-  ): Promise<PostWriteResult<PostRecord>> {
-    return postsOps.createPost(this.deps, profileId, input, options);
-  }
+  // --- writes ------------------------------------------------------------------------------
 
-  async deletePost(
+  move(
     profileId: bigint,
     postId: bigint,
+    after: bigint | null,
+    options?: MoveOptions,
+  ): Promise<MoveOutcome> {
+    return movePost(
+      { ...this.deps, moveRate: this.caches?.moveRate },
+      profileId,
+      postId,
+      after,
+      options,
+    );
+  }
+
+  undoMove(profileId: bigint, moveId: string, options?: WriteOptions) {
+    return undoMove(this.deps, profileId, moveId, options);
+  }
+
+  /** A post on the author's grid; named collaborators are invited (collaborators.ts). */
+  createPost(
+    authorId: bigint,
+    input: NewPost & { readonly collaborators?: readonly bigint[] },
     options?: WriteOptions,
-  ): Promise<PostWriteResult<null>> {
+  ): Promise<PostWriteResult<PostRecord>> {
+    const collaborators = input.collaborators ?? [];
+    if (collaborators.length === 0) return postsOps.createPost(this.deps, authorId, input, options);
+    return collab
+      .createCollabPost(this.deps, authorId, { ...input, collaborators }, options)
+      .then((r) => ({ value: r.post, version: r.version, generation: r.generation }));
+  }
+
+  async deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
     const out = await postsOps.deletePost(this.deps, profileId, postId, options);
     await this.caches?.posts.forget([postId]);
     return out;
   }
 
+  setPins(profileId: bigint, postIds: readonly bigint[], options?: WriteOptions) {
+    return setPins(this.deps, profileId, postIds, options);
+  }
+
+  archivePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
+    return archive.archivePost(this.deps, profileId, postId, options);
+  }
+
+  unarchivePost(
+    profileId: bigint,
+    postId: bigint,
+    position: archive.UnarchivePosition,
+    options?: WriteOptions,
+  ) {
+    return archive.unarchivePost(this.deps, profileId, postId, position, options);
+  }
+
+  reset(profileId: bigint, options?: WriteOptions) {
+    return resetGrid(this.deps, profileId, options);
+  }
+
+  patchOrder(
+    profileId: bigint,
+    ifMatch: string | undefined,
+    request: BatchOrderRequest,
+    options?: WriteOptions,
+  ) {
+    return patchOrder(this.deps, profileId, ifMatch, request, options);
+  }
+
+  acceptInvite(profileId: bigint, postId: bigint, options?: WriteOptions) {
+    return collab.acceptInvite(this.deps, profileId, postId, options);
+  }
+
+  declineInvite(profileId: bigint, postId: bigint, options?: WriteOptions) {
+    return collab.declineInvite(this.deps, profileId, postId, options);
+  }
+
+  removeCollaborator(
+    actorId: bigint,
+    postId: bigint,
+    collaboratorId: bigint,
+    options?: WriteOptions,
+  ) {
+    return collab.removeCollaborator(this.deps, actorId, postId, collaboratorId, options);
+  }
+
+  async takedown(postId: bigint) {
+    const out = await takedownPost(this.deps, postId);
+    await this.caches?.posts.forget([postId]);
+    return out;
+  }
+
+  // --- reads -------------------------------------------------------------------------------
+
   getPost(postId: bigint): Promise<PostRecord> {
     return postsOps.getPost(this.deps, postId);
   }
 
-  async move(
-    profileId: bigint,
-    postId: bigint,
-    after: bigint | null,
-    options?: WriteOptions,
-    onPlanned?: MovePlanHook,
-  ): Promise<MoveOutcome> {
-    assertMoveRequest(postId, after);
-    // Over the limit → DomainError('rate_limited') (429 + Retry-After); fails open without Redis.
-    await this.caches?.moveRate.consume(profileId);
-    const out = await this.writer.writeGrid(
-      profileId,
-      movePlanner(this.deps, postId, after, onPlanned),
-      options,
-    );
-    return { version: out.version, generation: out.generation, relabelled: out.result.relabelled };
-  }
-
   readPage(q: PageQuery): Promise<GridPage> {
     return readGridPage(this.reader, this.cursorSecret, q, this.pageCache);
+  }
+
+  /** The grid's head (version, generation, pins, count), rolled forward, from Cassandra. */
+  readHead(profileId: bigint): Promise<GridHead> {
+    return this.reader.readHead(profileId);
+  }
+
+  readOrder(profileId: bigint) {
+    return readOrder(this.deps, profileId);
+  }
+
+  listMedia(q: MediaQuery) {
+    return listMedia(this.deps, q);
+  }
+
+  listArchive(profileId: bigint, limit: number, before?: bigint) {
+    return archive.listArchive(this.deps, profileId, limit, before);
+  }
+
+  listInvites(profileId: bigint) {
+    return collab.listInvites(this.deps, profileId);
+  }
+
+  auditProfile(profileId: bigint) {
+    return auditProfile(this.deps, profileId);
+  }
+
+  auditAll(only?: readonly bigint[]) {
+    return auditAll(this.deps, only);
   }
 }

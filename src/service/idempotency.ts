@@ -84,7 +84,14 @@ export interface IdempotentCall {
   readonly render?: ResponseRenderer;
 }
 
+/** Reads a grid's head with its request ring (GridService.readHead). */
+export type HeadReader = (
+  profileId: bigint,
+) => Promise<{ readonly version: bigint; readonly recentRequests?: readonly RingEntry[] }>;
+
 export interface IdempotencyOptions {
+  /** The grid head the ring is read from: the same query the writer's snapshot makes. */
+  readonly heads: HeadReader;
   readonly ttlS: number;
   /** How long an in-flight claim blocks duplicates (409) before it may be taken over. */
   readonly leaseMs: number;
@@ -112,7 +119,7 @@ export class IdempotencyService {
     const grid = call.gridProfileId;
 
     // 1. Committed recently? The ring answers without touching the record table.
-    const head = grid === undefined ? undefined : await this.store.readRing(grid);
+    const head = grid === undefined ? undefined : await this.readRing(grid);
     if (head) {
       const found = head.ring.find((e) => e.keyHash === keyHash);
       if (found && found.fingerprint !== fp16) throw mismatch();
@@ -190,16 +197,11 @@ export class IdempotencyService {
   interceptor(ticket: IdempotencyTicket, profileId: bigint): WriteInterceptor {
     let ring: readonly RingEntry[] = [];
     return {
-      onSnapshot: async (snapshot) => {
-        let read = await this.store.readRing(profileId);
-        if (read.version < snapshot.head.version) read = await this.store.readRing(profileId);
-        if (read.version < snapshot.head.version) {
-          // A lagging replica: writing this ring could drop entries. Never expected at QUORUM.
-          throw new DomainError('contention', 'grid head read went backwards; retry', {});
-        }
-        ticket.check(read.ring);
-        // If read.version > snapshot's, the CAS on the snapshot's version fails anyway.
-        ring = read.ring;
+      // The ring came with the snapshot (one query): checked and extended on exactly the
+      // version the compare-and-set is conditioned on.
+      onSnapshot: (snapshot) => {
+        ring = snapshot.head.recentRequests ?? [];
+        ticket.check(ring);
       },
       extraStatics: (snapshot, nextVersion, result) => ({
         recentRequests: ticket.nextRing(ring, {
@@ -209,6 +211,11 @@ export class IdempotencyService {
         }),
       }),
     };
+  }
+
+  private async readRing(profileId: bigint): Promise<{ version: bigint; ring: RingEntry[] }> {
+    const head = await this.opts.heads(profileId);
+    return { version: head.version, ring: [...(head.recentRequests ?? [])] };
   }
 
   /** Records a replayed outcome as done (so later retries skip the ring) and returns it. */

@@ -7,9 +7,9 @@
  * Bounds: `since` (inclusive) and `until` (exclusive) are instants; `before` is the last post ID of
  * the previous page (exclusive), which pages without losing posts created in the same millisecond.
  */
+import type { ServiceDeps } from './deps.js';
 import { lowestIdAt } from '../domain/ids.js';
 import type { PostRecord } from '../store/posts-store.js';
-import type { PostsServiceDeps } from './posts-service.js';
 
 export interface MediaQuery {
   readonly profileId: bigint;
@@ -25,7 +25,7 @@ export interface MediaPage {
   readonly nextBefore: bigint | null;
 }
 
-export async function listMedia(deps: PostsServiceDeps, q: MediaQuery): Promise<MediaPage> {
+export async function listMedia(deps: ServiceDeps, q: MediaQuery): Promise<MediaPage> {
   let upper: bigint | undefined = q.before; // exclusive
   if (q.untilMs !== undefined) {
     const u = lowestIdAt(q.untilMs);

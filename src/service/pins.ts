@@ -6,12 +6,12 @@
  * Unpinning puts a post back at its effective key; if another row took that key meanwhile
  * (relabels skip pinned rows), it gets a fresh key next to that row (restore-key.ts).
  */
+import type { ServiceDeps } from './deps.js';
 import { DomainError } from '../domain/errors.js';
 import { compareDisplay } from '../domain/merge.js';
 import type { OverrideWrite } from '../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
 import type { WriteOptions } from './grid-writer.js';
-import type { PostsServiceDeps } from './posts-service.js';
 import { restoreKey } from './restore-key.js';
 
 export const MAX_PINS = 3;
@@ -34,7 +34,7 @@ export function assertPinsRequest(postIds: readonly bigint[]): void {
 }
 
 export async function setPins(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   postIds: readonly bigint[],
   options: WriteOptions = {},
@@ -67,7 +67,7 @@ export async function setPins(
 
 /** Keys for the posts leaving the pins, one after the other (each sees the previous writes). */
 async function unpinWrites(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   snapshot: OverridesSnapshot,
   newPins: readonly bigint[],

@@ -9,16 +9,16 @@
  * grid read the fence after their snapshot, so either they commit before the removal's CAS on
  * that grid (and the removal sees and drops what they added) or they see the fence.
  */
+import type { ServiceDeps } from './deps.js';
 import type { MembershipOp } from '../domain/membership.js';
 import type { GridPlanner } from './grid-writer.js';
-import type { PostsServiceDeps } from './posts-service.js';
 
 export interface RemovalResult {
   /** Something of the post was on this grid and is gone now. */
   readonly removed: boolean;
 }
 
-export function removalPlanner(deps: PostsServiceDeps, postId: bigint): GridPlanner<RemovalResult> {
+export function removalPlanner(deps: ServiceDeps, postId: bigint): GridPlanner<RemovalResult> {
   return async ({ profileId, snapshot }) => {
     const [onGrid, archived, invited] = await Promise.all([
       deps.store.hasGridRow(profileId, postId),

@@ -11,6 +11,7 @@
  * grid and then the author's, each in its own compare-and-set (post-removal.ts), and drop the
  * body last. A retry after a failure midway finds the fence and the remaining grids and finishes.
  */
+import type { ServiceDeps } from './deps.js';
 import { DomainError } from '../domain/errors.js';
 import { idToDate } from '../domain/ids.js';
 import type { ArchiveStore } from '../store/archive-store.js';
@@ -18,7 +19,7 @@ import type { OverridesSnapshot } from '../store/grid-store.js';
 import type { InvitesStore } from '../store/invites-store.js';
 import type { MembershipStore } from '../store/membership-store.js';
 import type { PostRecord, PostsStore } from '../store/posts-store.js';
-import type { GridWriter, GridPlanner, WriteOptions } from './grid-writer.js';
+import type { GridPlanner, WriteOptions } from './grid-writer.js';
 import type { MoveDeps } from './move.js';
 import { placeAfter } from './move.js';
 import { removalPlanner } from './post-removal.js';
@@ -28,14 +29,6 @@ export interface NewPost {
   readonly mediaUrl?: string | undefined;
 }
 
-export interface PostsServiceDeps extends MoveDeps {
-  readonly posts: PostsStore;
-  readonly writer: GridWriter;
-  readonly archive: ArchiveStore;
-  readonly invites: InvitesStore;
-  readonly membership: MembershipStore;
-}
-
 export interface PostWriteResult<T> {
   readonly value: T;
   readonly version: bigint;
@@ -43,7 +36,7 @@ export interface PostWriteResult<T> {
 }
 
 export async function createPost(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   input: NewPost,
   options: WriteOptions = {},
@@ -59,9 +52,10 @@ export async function createPost(
   };
   await deps.posts.insertPost(post);
   try {
+    // The planner result names the post, so an idempotent replay can answer with it.
     const out = await deps.writer.writeGrid(
       profileId,
-      newPostPlanner(deps, postId, profileId),
+      withPostId(newPostPlanner(deps, postId, profileId), postId),
       options,
     );
     return { value: post, version: out.version, generation: out.generation };
@@ -78,7 +72,7 @@ export async function createPost(
  * body stays if the post did reach the grid after all.
  */
 export async function dropUncommittedBody(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   postId: bigint,
   err: unknown,
@@ -120,6 +114,17 @@ export function newPostPlanner(
   };
 }
 
+/** Adds `postId` to a planner's result (for the response a replay renders). */
+export function withPostId<R extends object>(
+  planner: GridPlanner<R>,
+  postId: bigint,
+): GridPlanner<R & { postId: bigint }> {
+  return async (ctx) => {
+    const d = await planner(ctx);
+    return { ...d, result: { ...d.result, postId } };
+  };
+}
+
 /** Highest override key among unpinned posts other than `except` (overrides are key DESC). */
 function topUnpinnedOverride(snapshot: OverridesSnapshot, except: bigint): bigint | undefined {
   const pins = new Set(snapshot.head.pins);
@@ -127,7 +132,7 @@ function topUnpinnedOverride(snapshot: OverridesSnapshot, except: bigint): bigin
 }
 
 export async function deletePost(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   postId: bigint,
   options: WriteOptions = {},
@@ -159,7 +164,7 @@ export async function deletePost(
   return { value: null, version: out.version, generation: out.generation };
 }
 
-export async function getPost(deps: Pick<PostsServiceDeps, 'posts'>, postId: bigint) {
+export async function getPost(deps: Pick<ServiceDeps, 'posts'>, postId: bigint) {
   const post = await deps.posts.getPost(postId);
   if (!post || post.removedAt)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });

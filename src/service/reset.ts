@@ -8,10 +8,10 @@
  * partition, whatever the number of overrides (see docs/write-paths.md for the measurement).
  * A grid with no overrides is still bumped (the request is a write; it costs no tombstone then).
  */
+import type { ServiceDeps } from './deps.js';
 import type { WriteOptions } from './grid-writer.js';
-import type { PostsServiceDeps } from './posts-service.js';
 
-export function resetGrid(deps: PostsServiceDeps, profileId: bigint, options: WriteOptions = {}) {
+export function resetGrid(deps: ServiceDeps, profileId: bigint, options: WriteOptions = {}) {
   return deps.writer.writeGrid(
     profileId,
     async ({ snapshot }) => {

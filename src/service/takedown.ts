@@ -9,8 +9,8 @@
  * body, so running the takedown again finds the same grids and finishes; grids already clean are
  * skipped without a bump.
  */
+import type { ServiceDeps } from './deps.js';
 import { DomainError } from '../domain/errors.js';
-import type { ArchiveDeps } from './archive.js';
 import { removeFromGrid } from './collaborators.js';
 
 export interface TakedownResult {
@@ -19,7 +19,7 @@ export interface TakedownResult {
   readonly grids: ReadonlyArray<{ readonly profileId: bigint; readonly version: bigint }>;
 }
 
-export async function takedownPost(deps: ArchiveDeps, postId: bigint): Promise<TakedownResult> {
+export async function takedownPost(deps: ServiceDeps, postId: bigint): Promise<TakedownResult> {
   const post = await deps.posts.getPost(postId);
   if (!post)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });

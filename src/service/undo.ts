@@ -1,6 +1,5 @@
 /**
- * Undo of a move (issue 3, design §5.1). A move made through `moveWithUndo` gets a `move_id` and
- * an undo record: the post's previous override key, the post that was right above it, the
+ * Undo of a move (design §5.1). Every move (move-post.ts) gets a `move_id` and an undo record: the post's previous override key, the post that was right above it, the
  * version the move commits and how many other rows it rewrote.
  *
  * `undoMove` goes through writeGrid like every write:
@@ -26,42 +25,16 @@
  *     So from then on the record keeps the position read before the timeout and gives up the
  *     exact restore (`UNKNOWN_RELABELS`): undo moves back by anchor.
  */
-import { randomUUID } from 'node:crypto';
+import type { ServiceDeps } from './deps.js';
 import { DomainError } from '../domain/errors.js';
 import { compareDisplay, type GridEntry } from '../domain/merge.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
-import { UNKNOWN_RELABELS, type MovesStore } from '../store/moves-store.js';
-import type { GridService } from './grid-service.js';
+import { UNKNOWN_RELABELS } from '../store/moves-store.js';
 import type { WriteOptions } from './grid-writer.js';
 import { effectiveEntry, movePlanner, type MovePlanHook } from './move.js';
-import type { PostsServiceDeps } from './posts-service.js';
-
-export interface UndoDeps extends PostsServiceDeps {
-  readonly moves: MovesStore;
-}
-
-/** A move that can be undone. `moveId` is chosen by the caller (it is in the response). */
-export async function moveWithUndo(
-  deps: UndoDeps,
-  grid: GridService,
-  profileId: bigint,
-  postId: bigint,
-  after: bigint | null,
-  moveId: string = randomUUID(),
-  options: WriteOptions = {},
-) {
-  const out = await grid.move(
-    profileId,
-    postId,
-    after,
-    options,
-    undoRecorder(deps, postId, moveId),
-  );
-  return { ...out, moveId };
-}
 
 /** Writes the undo record from each attempt's plan (see the header for why before the CAS). */
-export function undoRecorder(deps: UndoDeps, postId: bigint, moveId: string): MovePlanHook {
+export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string): MovePlanHook {
   let prev: { prevKey: bigint | undefined; prevAfter: bigint | undefined } | undefined;
   return async (ctx, plan) => {
     const { profileId, snapshot } = ctx;
@@ -84,7 +57,7 @@ export function undoRecorder(deps: UndoDeps, postId: bigint, moveId: string): Mo
 }
 
 export async function undoMove(
-  deps: UndoDeps,
+  deps: ServiceDeps,
   profileId: bigint,
   moveId: string,
   options: WriteOptions = {},
@@ -114,7 +87,7 @@ export async function undoMove(
 
 /** The unpinned entry right above `postId` in display order (null = it is at the top). */
 async function entryAbove(
-  deps: PostsServiceDeps,
+  deps: ServiceDeps,
   snap: OverridesSnapshot,
   profileId: bigint,
   postId: bigint,

@@ -17,7 +17,7 @@
  */
 import { encodeEffects, type Effects, type MembershipOp } from '../domain/membership.js';
 import type { RingEntry } from '../domain/request-ring.js';
-import { encodeRing } from './idempotency-store.js';
+import { encodeRing } from './request-ring-codec.js';
 
 export interface OverrideWrite {
   readonly postId: bigint;

@@ -7,31 +7,14 @@
  * read whole (it holds only moved/relabelled posts) and sorted into display order in memory.
  */
 import type { QueryOptions, types } from 'cassandra-driver';
-import type { GridEntry } from '../domain/merge.js';
-import { decodeEffects, type Effects } from '../domain/membership.js';
+import type { GridHead, OverrideRow } from '../domain/grid-head.js';
+import { decodeEffects } from '../domain/membership.js';
 import { compareDisplay } from '../domain/merge.js';
 import type { Consistency, Cql } from './cassandra.js';
 import { isCasTimeout } from './cassandra.js';
 import type { GridMutation } from './grid-mutation.js';
 import { buildCasStatements, decodePins } from './grid-mutation.js';
-
-/** The static part of the override partition. Absent version = 0, absent generation = 1. */
-export interface GridHead {
-  readonly version: bigint;
-  readonly generation: bigint;
-  readonly pins: readonly bigint[];
-  /** Posts on the grid (static `post_count`); undefined for a grid that predates the column. */
-  readonly postCount: bigint | undefined;
-  /** The last membership write's recorded effects (domain/membership.ts); undefined = none yet. */
-  readonly effects?: Effects | undefined;
-  /** Version whose effects are known applied to the side tables (0 = none). */
-  readonly appliedVersion?: bigint;
-}
-
-export interface OverrideRow extends GridEntry {
-  /** Version of the last user-requested position change (not set by relabels). */
-  readonly movedVersion: bigint | undefined;
-}
+import { decodeRing } from './request-ring-codec.js';
 
 export interface OverridesSnapshot {
   /** The statics as seen by the same query that read the overrides. */
@@ -54,9 +37,12 @@ export interface StreamOptions {
   readonly pageSize?: number;
 }
 
+export type { GridHead, OverrideRow };
+
 export const EMPTY_HEAD: GridHead = { version: 0n, generation: 1n, pins: [], postCount: undefined };
 
-const HEAD_COLUMNS = 'version, generation, pins, post_count, effects, applied_version';
+const HEAD_COLUMNS =
+  'version, generation, pins, post_count, effects, applied_version, recent_requests';
 const SELECT_HEAD = `SELECT ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
 const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ?`;
 const COUNT_GRID_ROWS = 'SELECT COUNT(*) FROM grid_posts WHERE profile_id = ?';
@@ -199,5 +185,6 @@ function headOf(row: types.Row | undefined | null): GridHead {
     postCount: (row.get('post_count') as bigint | null) ?? undefined,
     effects: decodeEffects(row.get('effects') as string | null),
     appliedVersion: (row.get('applied_version') as bigint | null) ?? 0n,
+    recentRequests: decodeRing(row.get('recent_requests')),
   };
 }

@@ -95,20 +95,6 @@ export class IdempotencyStore {
     );
     return decodeRecord(rs.first());
   }
-
-  /** The grid's version and committed-request ring, from its static row. */
-  async readRing(profileId: bigint): Promise<{ version: bigint; ring: RingEntry[] }> {
-    const rs = await this.cql.execute(
-      'SELECT version, recent_requests FROM grid_overrides WHERE profile_id = ? LIMIT 1',
-      [profileId],
-      { prepare: true, isIdempotent: true },
-    );
-    const row = rs.first();
-    return {
-      version: (row?.['version'] as bigint | null) ?? 0n,
-      ring: decodeRing(row?.['recent_requests']),
-    };
-  }
 }
 
 function bindRecord(r: IdempotencyRecord): unknown[] {
@@ -143,26 +129,3 @@ const expiredClaim = (like: IdempotencyRecord): IdempotencyRecord => ({
   owner: types.Uuid.random().toString(),
   leaseUntil: new Date(0),
 });
-
-/** UDT rows (`committed_request`) → domain entries. Tolerates a missing cell (empty ring). */
-export function decodeRing(value: unknown): RingEntry[] {
-  if (!Array.isArray(value)) return [];
-  return value.map((u: Record<string, unknown>) => ({
-    keyHash: (u['key_hash'] as Buffer).toString('hex'),
-    fingerprint: (u['fingerprint'] as Buffer).toString('hex'),
-    version: u['version'] as bigint,
-    at: (u['at'] as Date).getTime(),
-    outcome: u['outcome'] as string,
-  }));
-}
-
-/** Domain entries → the value bound to `recent_requests` in the grid's CAS batch. */
-export function encodeRing(ring: readonly RingEntry[]): Record<string, unknown>[] {
-  return ring.map((e) => ({
-    key_hash: Buffer.from(e.keyHash, 'hex'),
-    fingerprint: Buffer.from(e.fingerprint, 'hex'),
-    version: e.version,
-    at: new Date(e.at),
-    outcome: e.outcome,
-  }));
-}

@@ -15,7 +15,6 @@ import { createRedisGuard, type RedisGuard } from '../../src/cache/redis.js';
 import { issueToken } from '../../src/http/auth.js';
 import { createApp } from '../../src/http/app.js';
 import { tokenPolicyOf } from '../../src/http/jwt.js';
-import { FeatureService } from '../../src/service/feature-service.js';
 import { GridService } from '../../src/service/grid-service.js';
 import { IdempotencyService } from '../../src/service/idempotency.js';
 import { makeReadiness } from '../../src/service/readiness.js';
@@ -34,7 +33,7 @@ let client: Client;
 let redis: RedisGuard;
 let app: ReturnType<typeof createApp>;
 let service: GridService;
-let features: FeatureService;
+let features: GridService;
 let world: FuzzWorld;
 const logged: Array<{ msg: string; err: unknown }> = [];
 
@@ -99,14 +98,14 @@ beforeAll(async () => {
   await redis.waitReady(5000);
   const ids = idsFromWorkers(8190, 1);
   service = new GridService({ cql, config, ids, cursorSecret: 'fuzz-tests-cursor-secret', redis });
-  features = new FeatureService(service, cql, config);
+  features = service;
   const idempotency = new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
+    heads: (p) => service.readHead(p),
     ttlS: config.IDEMPOTENCY_TTL_S,
     leaseMs: config.IDEMPOTENCY_LEASE_MS,
   });
   app = createApp({
     service,
-    features,
     idempotency,
     adminToken: ADMIN,
     jwtSecret: JWT,

@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/errors.js';
-import type { FeatureService } from '../../service/feature-service.js';
+import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService } from '../../service/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
@@ -28,7 +28,7 @@ export function requireAdmin(token: string | undefined): MiddlewareHandler<AppEn
 }
 
 export function adminRoutes(
-  features: FeatureService,
+  features: GridService,
   adminToken: string | undefined,
   idem?: IdempotencyService,
 ) {

@@ -12,7 +12,7 @@
 import { Hono } from 'hono';
 import { DomainError } from '../../domain/errors.js';
 import { formatEtag, ifNoneMatchMatches } from '../../domain/etag.js';
-import type { FeatureService } from '../../service/feature-service.js';
+import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { OrderPatchBody, PinsBody } from '../feature-schemas.js';
@@ -20,7 +20,7 @@ import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
 import { versionView } from '../views.js';
 
-export function gridFeatureRoutes(features: FeatureService, idem?: IdempotencyService) {
+export function gridFeatureRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new Hono<AppEnv>();
 
   app.put('/me/grid/pins', async (c) => {

@@ -1,12 +1,11 @@
 /**
  * The grid: move one post, read a page.
- *   POST /v1/me/grid/moves                 {post_id, after} → {grid_version, move_id?}
+ *   POST /v1/me/grid/moves                 {post_id, after} → {grid_version, move_id}
  *   GET  /v1/profiles/:profile_id/grid     ?limit&cursor&min_version
  *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed,
  *           post_count?}
  */
 import { Hono } from 'hono';
-import type { FeatureService } from '../../service/feature-service.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
 import type { AppEnv } from '../env.js';
@@ -15,29 +14,21 @@ import { readBody, readQuery } from '../request.js';
 import { GridQuery, MoveBody, parseIdParam } from '../schemas.js';
 import { gridItemView, versionView } from '../views.js';
 
-export interface RouteExtras {
-  readonly features?: FeatureService | undefined;
-  readonly idempotency?: IdempotencyService | undefined;
-}
-
-export function gridRoutes(service: GridService, extras: RouteExtras = {}) {
+export function gridRoutes(service: GridService, idempotency?: IdempotencyService) {
   const app = new Hono<AppEnv>();
 
   app.post('/me/grid/moves', async (c) => {
     const profileId = c.get('profileId');
     const body = await readBody(c, MoveBody);
-    // With features, a move can be undone: its move_id is part of the (replayable) response.
-    const moveId = extras.features ? requestScopedUuid(c, profileId, 'move') : undefined;
+    // Every move can be undone: its move_id comes from the request (so a replay repeats it).
+    const moveId = requestScopedUuid(c, profileId, 'move');
     const render = (_r: unknown, v: bigint): StoredResponse => ({
       status: 200,
-      body: { grid_version: versionView(v), ...(moveId ? { move_id: moveId } : {}) },
+      body: { grid_version: versionView(v), move_id: moveId },
     });
     const spec = { scope: profileId, gridProfileId: profileId, render };
-    return idempotentWrite(c, extras.idempotency, spec, async (opts) => {
-      const out =
-        extras.features && moveId
-          ? await extras.features.move(profileId, body.post_id, body.after, moveId, opts())
-          : await service.move(profileId, body.post_id, body.after, opts());
+    return idempotentWrite(c, idempotency, spec, async (opts) => {
+      const out = await service.move(profileId, body.post_id, body.after, { ...opts(), moveId });
       return render(null, out.version);
     });
   });

@@ -8,7 +8,7 @@
  * an invitation already accepted is a 200 that changes nothing; no invitation is a 404.
  */
 import { Hono } from 'hono';
-import type { FeatureService } from '../../service/feature-service.js';
+import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { ArchiveQuery } from '../feature-schemas.js';
@@ -22,7 +22,7 @@ const versionOnly = (_r: unknown, v: bigint): StoredResponse => ({
   body: { grid_version: versionView(v) },
 });
 
-export function inboxRoutes(features: FeatureService, idem?: IdempotencyService) {
+export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new Hono<AppEnv>();
 
   app.get('/me/archive', async (c) => {

@@ -7,14 +7,14 @@
  * previous page. Display order is a separate resource (/grid).
  */
 import { Hono } from 'hono';
-import type { FeatureService } from '../../service/feature-service.js';
+import type { GridService } from '../../service/grid-service.js';
 import type { AppEnv } from '../env.js';
 import { MediaQuery, formatUnixSeconds } from '../feature-schemas.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';
 import { postView } from '../views.js';
 
-export function mediaRoutes(features: FeatureService) {
+export function mediaRoutes(features: GridService) {
   const app = new Hono<AppEnv>();
 
   app.get('/profiles/:profile_id/media', async (c) => {

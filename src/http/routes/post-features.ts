@@ -7,7 +7,7 @@
  * write accepts Idempotency-Key.
  */
 import { Hono } from 'hono';
-import type { FeatureService } from '../../service/feature-service.js';
+import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { UnarchiveBody } from '../feature-schemas.js';
@@ -21,7 +21,7 @@ const versionOnly = (_r: unknown, v: bigint): StoredResponse => ({
   body: { grid_version: versionView(v) },
 });
 
-export function postFeatureRoutes(features: FeatureService, idem?: IdempotencyService) {
+export function postFeatureRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new Hono<AppEnv>();
 
   app.post('/me/posts/:post_id/archive', async (c) => {

@@ -5,19 +5,16 @@
  *   DELETE /v1/me/posts/:post_id   → {grid_version}
  */
 import { Hono } from 'hono';
-import { DomainError } from '../../domain/errors.js';
 import { idToDate } from '../../domain/ids.js';
 import type { GridService } from '../../service/grid-service.js';
-import type { StoredResponse } from '../../service/idempotency.js';
+import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
-import type { RouteExtras } from './grid.js';
 import { CreatePostBody, parseIdParam } from '../schemas.js';
 import { postView, versionView } from '../views.js';
 
-export function postsRoutes(service: GridService, extras: RouteExtras = {}) {
-  const { features, idempotency } = extras;
+export function postsRoutes(service: GridService, idempotency?: IdempotencyService) {
   const app = new Hono<AppEnv>();
 
   app.post('/me/posts', async (c) => {
@@ -39,15 +36,7 @@ export function postsRoutes(service: GridService, extras: RouteExtras = {}) {
     };
     const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
-      if (features) {
-        // Collaborative posts and keyed creates: the post ID rides in the planner result.
-        const out = await features.createPost(profileId, { ...input, collaborators }, opts());
-        return render({ postId: out.post.postId }, out.version);
-      }
-      if (collaborators.length > 0) {
-        throw new DomainError('invalid_request', 'collaborators are not supported here');
-      }
-      const out = await service.createPost(profileId, input);
+      const out = await service.createPost(profileId, { ...input, collaborators }, opts());
       return render({ postId: out.value.postId }, out.version);
     });
   });
@@ -66,10 +55,8 @@ export function postsRoutes(service: GridService, extras: RouteExtras = {}) {
     });
     const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
-      // With features: a collaborative post also leaves every collaborator's grid.
-      const out = features
-        ? await features.deletePost(profileId, postId, opts())
-        : await service.deletePost(profileId, postId, opts());
+      // A collaborative post also leaves every collaborator's grid (posts-service.ts).
+      const out = await service.deletePost(profileId, postId, opts());
       return render(null, out.version);
     });
   });

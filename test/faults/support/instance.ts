@@ -12,7 +12,6 @@ import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
-import { FeatureService } from '../../../src/service/feature-service.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { IdempotencyService } from '../../../src/service/idempotency.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
@@ -57,15 +56,15 @@ export async function openInstance(config: Config): Promise<Instance> {
   const ids = workerIds();
   const service = new GridService({ cql, config, ids, cursorSecret: CURSOR_SECRET, redis: guard });
   const truth = new GridService({ cql, config, ids, cursorSecret: CURSOR_SECRET });
-  const features = new FeatureService(service, cql, config);
+  const features = service;
   const idempotency = new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
+    heads: (p) => service.readHead(p),
     ttlS: config.IDEMPOTENCY_TTL_S,
     leaseMs: config.IDEMPOTENCY_LEASE_MS,
   });
   const internalErrors = new Map<string, number>();
   const app = createApp({
     service,
-    features,
     idempotency,
     jwtSecret: JWT_SECRET,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,

@@ -39,6 +39,7 @@ function api(limit: number) {
     redis: guard,
   });
   const idempotency = new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
+    heads: (p) => service.readHead(p),
     ttlS: config.IDEMPOTENCY_TTL_S,
     leaseMs: 30_000,
   });

@@ -11,7 +11,6 @@ import { IdempotencyStore } from '../../../src/store/idempotency-store.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import type { WriterHooks } from '../../../src/service/grid-writer.js';
 import { IdempotencyService } from '../../../src/service/idempotency.js';
-import { FeatureService } from '../../../src/service/feature-service.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
 import { requestJson, type JsonReply } from '../support/http.js';
@@ -52,6 +51,7 @@ export async function openFeatures(env: Record<string, string> = {}): Promise<Fe
     idemStore,
     idempotency: (opts = {}) =>
       new IdempotencyService(idemStore, {
+        heads: (p) => service.readHead(p),
         ttlS: config.IDEMPOTENCY_TTL_S,
         leaseMs: opts.leaseMs ?? 30_000,
       }),
@@ -96,11 +96,10 @@ export type Call = (
 ) => Promise<CallResult>;
 
 /** The real Hono app (no port) over the harness's service, features and idempotency. */
-export function httpApi(f: Features): { call: Call; features: FeatureService } {
-  const features = new FeatureService(f.service, cqlOf(f.client), f.config);
+export function httpApi(f: Features): { call: Call; features: GridService } {
+  const features = f.service;
   const app = createApp({
     service: f.service,
-    features,
     idempotency: f.idempotency(),
     adminToken: ADMIN,
     jwtSecret: JWT,

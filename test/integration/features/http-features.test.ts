@@ -11,11 +11,10 @@ import { cqlOf } from '../../../src/store/cassandra.js';
 import { fetchReadTally } from '../../../src/store/trace.js';
 import { freshProfile, httpApi, openFeatures, type Call, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
-import type { FeatureService } from '../../../src/service/feature-service.js';
 
 let f: Features;
 let call: Call;
-let features: FeatureService;
+let features: GridService;
 openPerFile(openFeatures, (opened) => {
   f = opened;
   ({ call, features } = httpApi(f));

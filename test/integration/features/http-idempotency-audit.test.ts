@@ -6,13 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { runRegrid } from '../../../src/cli/regrid-commands.js';
 import { SimulatedCrash, fingerprintRequest } from '../../../src/service/idempotency.js';
-import type { FeatureService } from '../../../src/service/feature-service.js';
+import type { GridService } from '../../../src/service/grid-service.js';
 import { freshProfile, httpApi, openFeatures, type Call, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 
 let f: Features;
 let call: Call;
-let features: FeatureService;
+let features: GridService;
 openPerFile(openFeatures, (opened) => {
   f = opened;
   ({ call, features } = httpApi(f));

@@ -9,7 +9,6 @@ import { createGridCache } from '../../../src/cache/grid-cache.js';
 import { cacheKeys } from '../../../src/cache/keys.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { CommitEvent } from '../../../src/service/grid-writer.js';
-import { FeatureService } from '../../../src/service/feature-service.js';
 import { SimulatedCrash } from '../../../src/service/idempotency.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { freshProfile, httpApi, openFeatures, seed, type Features } from './harness.js';
@@ -18,7 +17,7 @@ import { openPerFile } from '../support/per-file.js';
 let f: Features;
 openPerFile(openFeatures, (opened) => (f = opened));
 
-const features = () => new FeatureService(f.service, cqlOf(f.client), f.config);
+const features = () => f.service;
 const countOf = async (p: bigint) => (await f.service.store.readHead(p)).postCount;
 
 /** Commits seen while `run` executes (the mutations each batch wrote). */
@@ -103,16 +102,16 @@ describe('post count', () => {
       2n,
       undefined,
     ]);
-    await fs.acceptInvite(c1, a.post.postId);
-    await fs.acceptInvite(c1, b.post.postId);
-    await fs.acceptInvite(c2, a.post.postId);
+    await fs.acceptInvite(c1, a.value.postId);
+    await fs.acceptInvite(c1, b.value.postId);
+    await fs.acceptInvite(c2, a.value.postId);
     expect([await countOf(author), await countOf(c1), await countOf(c2)]).toEqual([2n, 4n, 1n]);
 
-    await fs.removeCollaborator(c2, a.post.postId, c2); // c2 leaves
+    await fs.removeCollaborator(c2, a.value.postId, c2); // c2 leaves
     expect(await countOf(c2)).toBe(0n);
-    await fs.removeCollaborator(author, b.post.postId, c1); // the author removes c1
+    await fs.removeCollaborator(author, b.value.postId, c1); // the author removes c1
     expect(await countOf(c1)).toBe(3n);
-    await fs.takedown(a.post.postId);
+    await fs.takedown(a.value.postId);
     expect([await countOf(author), await countOf(c1), await countOf(c2)]).toEqual([1n, 2n, 0n]);
   });
 

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SimulatedCrash } from '../../../src/service/idempotency.js';
-import { moveWithUndo, undoMove, type UndoDeps } from '../../../src/service/undo.js';
 import { consistencyOf, cqlOf } from '../../../src/store/cassandra.js';
 import { MovesStore } from '../../../src/store/moves-store.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
@@ -14,8 +13,8 @@ import { openPerFile } from '../support/per-file.js';
 let f: Features;
 openPerFile(openFeatures, (opened) => (f = opened));
 
-const undoDeps = (): UndoDeps => ({
-  ...f.service.deps,
+// The test's own view of the undo records (the service writes them through its own store).
+const undoDeps = () => ({
   moves: new MovesStore(cqlOf(f.client), consistencyOf(f.config), f.config.IDEMPOTENCY_TTL_S),
 });
 const moveId = () => crypto.randomUUID();
@@ -30,7 +29,7 @@ describe('undo record', () => {
       throw new SimulatedCrash('after CAS, before response');
     };
     try {
-      await expect(moveWithUndo(deps, f.service, p, a!, null, id)).rejects.toThrow(SimulatedCrash);
+      await expect(f.service.move(p, a!, null, { moveId: id })).rejects.toThrow(SimulatedCrash);
     } finally {
       delete f.hooks.afterCas;
     }
@@ -38,7 +37,7 @@ describe('undo record', () => {
     const rec = await deps.moves.get(p, id);
     expect(rec?.version).toBe((await f.service.store.readHead(p)).version);
     expect(rec?.prevAfter).toBe(b);
-    const out = await undoMove(deps, p, id);
+    const out = await f.service.undoMove(p, id);
     expect(out.result.exact).toBe(true);
     expect(await order(f, p)).toEqual([c, b, a]);
   });
@@ -50,10 +49,10 @@ describe('undo record', () => {
     const posts = await seed(f, p, 40);
     const [oldest, second] = posts as [bigint, bigint];
     const id = moveId();
-    await moveWithUndo(deps, f.service, p, oldest, null, id);
+    await f.service.move(p, oldest, null, { moveId: id });
     expect((await deps.moves.get(p, id))?.prevAfter).toBe(second);
     await f.service.move(p, posts[20]!, null); // not exact any more: undo moves back by anchor
-    const out = await undoMove(deps, p, id);
+    const out = await f.service.undoMove(p, id);
     expect(out.result.exact).toBe(false);
     const got = await order(f, p);
     expect(got.at(-1)).toBe(oldest);

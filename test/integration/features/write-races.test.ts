@@ -9,17 +9,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../src/domain/errors.js';
-import { FeatureService } from '../../../src/service/feature-service.js';
-import { cqlOf } from '../../../src/store/cassandra.js';
+import type { GridService } from '../../../src/service/grid-service.js';
 import { createRng, type Rng } from '../../../src/loadtest/rng.js';
 import { freshProfile, httpApi, openFeatures, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 
 let f: Features;
-let features: FeatureService;
+let features: GridService;
 openPerFile(openFeatures, (opened) => {
   f = opened;
-  features = new FeatureService(f.service, cqlOf(f.client), f.config);
+  features = f.service;
 });
 
 interface Trial {
@@ -37,8 +36,8 @@ let moveSeq = 0;
 const newMoveId = () => `00000000-0000-4000-8000-${String(++moveSeq).padStart(12, '0')}`;
 
 const OPS: Record<string, Op> = {
-  moveTop: (t, p) => features.move(t.profile, p, null, newMoveId()),
-  moveBelow: (t, p) => features.move(t.profile, t.posts[0]!, p, newMoveId()),
+  moveTop: (t, p) => features.move(t.profile, p, null, { moveId: newMoveId() }),
+  moveBelow: (t, p) => features.move(t.profile, t.posts[0]!, p, { moveId: newMoveId() }),
   pin: (t, p) => features.setPins(t.profile, [p]),
   unpin: (t) => features.setPins(t.profile, []),
   archive: (t, p) => features.archivePost(t.profile, p),
@@ -49,7 +48,7 @@ const OPS: Record<string, Op> = {
   },
   create: async (t) => {
     const out = await features.createPost(t.profile, { caption: 'new', collaborators: [] });
-    t.posts.push(out.post.postId);
+    t.posts.push(out.value.postId);
   },
   reset: (t) => features.reset(t.profile),
   batchOrder: async (t) => {
@@ -73,17 +72,17 @@ async function setup(rng: Rng): Promise<{ t: Trial; target: bigint }> {
   const t: Trial = { profile, posts: [], deleted: new Set(), collaborator, moveIds: [] };
   for (let i = 0; i < 3; i++) {
     t.posts.push(
-      (await features.createPost(profile, { caption: `p${i}`, collaborators: [] })).post.postId,
+      (await features.createPost(profile, { caption: `p${i}`, collaborators: [] })).value.postId,
     );
   }
   const collab = await features.createPost(profile, {
     caption: 'c',
     collaborators: [collaborator],
   });
-  t.posts.push(collab.post.postId);
-  const target = collab.post.postId;
+  t.posts.push(collab.value.postId);
+  const target = collab.value.postId;
   const moveId = newMoveId();
-  await features.move(profile, t.posts[1]!, null, moveId);
+  await features.move(profile, t.posts[1]!, null, { moveId: moveId });
   t.moveIds.push(moveId);
   if (rng.next() < 0.5) await features.archivePost(profile, target);
   return { t, target };
@@ -170,7 +169,7 @@ describe('concurrent grid writes', () => {
       const p = freshProfile(f);
       const posts: Array<{ postId: bigint }> = [];
       for (let k = 0; k < 3; k++)
-        posts.push((await features.createPost(p, { caption: `${k}`, collaborators: [] })).post);
+        posts.push((await features.createPost(p, { caption: `${k}`, collaborators: [] })).value);
       const before = (await f.service.reader.readHead(p)).version;
       const outs = await Promise.all(
         [0, 1, 2, 3].map(() => features.archivePost(p, posts[1]!.postId)),

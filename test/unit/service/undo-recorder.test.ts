@@ -1,14 +1,15 @@
 /** The undo record written from each move attempt's plan (service/undo.ts). */
+import type { ServiceDeps } from '../../../src/service/deps.js';
 import { describe, expect, it } from 'vitest';
 import type { PlanContext } from '../../../src/service/grid-writer.js';
-import { undoRecorder, type UndoDeps } from '../../../src/service/undo.js';
+import { undoRecorder } from '../../../src/service/undo.js';
 import { EMPTY_HEAD } from '../../../src/store/grid-store.js';
 import { UNKNOWN_RELABELS, type MoveRecord } from '../../../src/store/moves-store.js';
 
 function fakeDeps() {
   const puts: MoveRecord[] = [];
   const deps = { moves: { put: async (r: MoveRecord) => void puts.push(r) } };
-  return { puts, deps: deps as unknown as UndoDeps };
+  return { puts, deps: deps as unknown as ServiceDeps };
 }
 
 const ctx = (nextVersion: bigint, attempt: number, outcomeUnknown: boolean): PlanContext => ({

@@ -1,0 +1,32 @@
+/**
+ * What every operation module is handed: the stores (each constructed once, in GridService), the
+ * one writer, the reader, the ID source and the relabel policy. Operation modules take this and
+ * nothing else; no code outside the service layer sees these fields.
+ */
+import type { RelabelPolicy } from '../domain/keys.js';
+import type { ArchiveStore } from '../store/archive-store.js';
+import type { GridStore } from '../store/grid-store.js';
+import type { InvitesStore } from '../store/invites-store.js';
+import type { MembershipStore } from '../store/membership-store.js';
+import type { MovesStore } from '../store/moves-store.js';
+import type { PostsStore } from '../store/posts-store.js';
+import type { ProfilesStore } from '../store/profiles-store.js';
+import type { CassandraGridReader } from './grid-reader.js';
+import type { GridWriter } from './grid-writer.js';
+import type { GridPage, PageQuery } from './read-page.js';
+
+export interface ServiceDeps {
+  readonly store: GridStore;
+  readonly reader: CassandraGridReader;
+  readonly posts: PostsStore;
+  readonly writer: GridWriter;
+  readonly archive: ArchiveStore;
+  readonly invites: InvitesStore;
+  readonly membership: MembershipStore;
+  readonly moves: MovesStore;
+  readonly profiles: ProfilesStore;
+  readonly nextId: () => bigint;
+  readonly policy?: RelabelPolicy;
+  /** The real page read (through the cache when there is one): the audit checks what users get. */
+  readonly readPage: (q: PageQuery) => Promise<GridPage>;
+}
