@@ -79,6 +79,8 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^[0-9]+[MG]$/)
     .default('1G'),
+  /** Local node's commit log: `periodic` (fast) or `group` (no acknowledged write lost on a kill). */
+  CASSANDRA_COMMITLOG_SYNC: z.enum(['periodic', 'group']).default('periodic'),
   /** Integration-test stores: 'auto' = testcontainers if a Docker engine answers, else local. */
   REGRID_TEST_STORES: z.enum(['auto', 'containers', 'local']).default('auto'),
 

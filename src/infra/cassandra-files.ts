@@ -32,6 +32,8 @@ export interface NodeLayout {
   readonly nativePort: number;
   readonly storagePort: number;
   readonly jmxPort: number;
+  /** `periodic` (fast; a killed node loses up to 10 s of acknowledged writes) or `group`. */
+  readonly commitlogSync: 'periodic' | 'group';
 }
 
 /** SimpleSnitch puts every node in this data center. */
@@ -50,7 +52,8 @@ export type LayoutConfig = Pick<
   | 'CASSANDRA_PORT'
   | 'CASSANDRA_STORAGE_PORT'
   | 'CASSANDRA_JMX_PORT'
->;
+> &
+  Partial<Pick<Config, 'CASSANDRA_COMMITLOG_SYNC'>>;
 
 export function nodeLayout(config: LayoutConfig): NodeLayout {
   const home = regridHome(config);
@@ -76,7 +79,20 @@ export function nodeLayout(config: LayoutConfig): NodeLayout {
     nativePort: config.CASSANDRA_PORT,
     storagePort: config.CASSANDRA_STORAGE_PORT,
     jmxPort: config.CASSANDRA_JMX_PORT,
+    commitlogSync: config.CASSANDRA_COMMITLOG_SYNC ?? 'periodic',
   };
+}
+
+/**
+ * Commit log durability. `periodic` acknowledges a write before it is synced: replay after a
+ * crash or a SIGKILL reads only what the last sync marked, so a single node (RF 1) can lose up to
+ * one period of acknowledged writes. `group` syncs every few milliseconds before acknowledging
+ * (slower writes, nothing acknowledged is lost); the fault tests run their node that way.
+ */
+function commitlogSyncYaml(mode: 'periodic' | 'group'): string {
+  return mode === 'group'
+    ? 'commitlog_sync: group\ncommitlog_sync_group_window: 15ms'
+    : 'commitlog_sync: periodic\ncommitlog_sync_period: 10000ms';
 }
 
 /**
@@ -109,8 +125,7 @@ hints_directory: ${q(layout.hintsDir)}
 saved_caches_directory: ${q(layout.savedCachesDir)}
 cdc_raw_directory: ${q(layout.cdcDir)}
 
-commitlog_sync: periodic
-commitlog_sync_period: 10000ms
+${commitlogSyncYaml(layout.commitlogSync)}
 commitlog_segment_size: 16MiB
 
 # Paxos v2: two round trips per LWT write instead of four (not in the shipped yaml).

@@ -20,6 +20,8 @@ const NODE_ENV_VARS = {
   CASSANDRA_STORAGE_PORT: '17100',
   CASSANDRA_JMX_PORT: '17299',
   CASSANDRA_HEAP: '512M',
+  // A killed single node must not lose acknowledged moves: sync before acknowledging.
+  CASSANDRA_COMMITLOG_SYNC: 'group',
   CASSANDRA_CONTACT_POINTS: '', // empty: provision the local node (never an external cluster)
 } as const;
 
