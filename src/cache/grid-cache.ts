@@ -43,7 +43,7 @@ import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
 import type { GridHead, GridSource, PostBody } from './source.js';
 
-export { FIRST_ENTRIES, meetsMin, type MinVersion } from './order-reader.js';
+export { meetsMin } from './order-reader.js';
 export type * from './grid-cache-types.js';
 
 const sameState = (a: GridVersion, b: GridVersion) => compareGridVersions(a, b) === 0;

@@ -22,7 +22,7 @@ import { DomainError } from './errors.js';
 import { MAX_ID } from './ids.js';
 import type { GridVersion } from './grid-version.js';
 
-export { compareGridVersions, compareVersions, type GridVersion } from './grid-version.js';
+export { compareGridVersions, type GridVersion } from './grid-version.js';
 
 export interface Cursor extends GridVersion {
   readonly key: bigint; // effective key of the last row served, in (0, 2^63)

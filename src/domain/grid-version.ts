@@ -20,9 +20,3 @@ export function compareGridVersions(a: GridVersion, b: GridVersion): -1 | 0 | 1 
   if (a.version !== b.version) return a.version < b.version ? -1 : 1;
   return 0;
 }
-
-/** Alias under the name used in PLAN.md's domain contract. */
-export const compareVersions = compareGridVersions;
-
-/** Smallest legal values, per the data model (cql/001_core.cql). */
-export const INITIAL_GRID_VERSION: GridVersion = Object.freeze({ version: 0n, generation: 1n });

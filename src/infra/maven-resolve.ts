@@ -12,7 +12,6 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -135,13 +134,4 @@ export async function resolveCassandraJars(
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   log(`resolved ${jars.length} jars in ${secs}s`);
   return { libDir, jars: listJars(libDir) };
-}
-
-/** The version recorded in a resolved lib folder's cassandra-all jar name (for status output). */
-export function describeLib(libDir: string): string {
-  try {
-    return readFileSync(join(libDir, MARKER), 'utf8').trim().split('\n').join(', ');
-  } catch {
-    return 'not resolved';
-  }
 }

@@ -61,7 +61,7 @@ export class RegridDirectDesign implements GridDesign {
   private readonly tracedService: GridService;
 
   private constructor(
-    private readonly client: Client,
+    client: Client,
     config: Config,
     private readonly lease: WorkerLease,
   ) {

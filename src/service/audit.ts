@@ -12,8 +12,6 @@ import {
   isChronological,
   type AuditFinding,
 } from '../domain/audit.js';
-import type { ProfilesStore } from '../store/profiles-store.js';
-import type { GridPage, PageQuery } from './read-page.js';
 
 /** How many posts of a chronological grid the merged read is compared on. */
 export const MERGED_CHECK_LIMIT = 100;

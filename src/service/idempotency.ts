@@ -33,7 +33,7 @@ import {
   type StoredResponse,
 } from './idempotency-request.js';
 
-export { fingerprintRequest, validateKey, type StoredResponse } from './idempotency-request.js';
+export { fingerprintRequest, type StoredResponse } from './idempotency-request.js';
 
 /** Renders a write's response from its planner result and the version/generation it committed. */
 export type ResponseRenderer = (

@@ -14,11 +14,8 @@
 import type { ServiceDeps } from './deps.js';
 import { DomainError } from '../domain/errors.js';
 import { idToDate } from '../domain/ids.js';
-import type { ArchiveStore } from '../store/archive-store.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
-import type { InvitesStore } from '../store/invites-store.js';
-import type { MembershipStore } from '../store/membership-store.js';
-import type { PostRecord, PostsStore } from '../store/posts-store.js';
+import type { PostRecord } from '../store/posts-store.js';
 import type { GridPlanner, WriteOptions } from './grid-writer.js';
 import type { MoveDeps } from './move.js';
 import { placeAfter } from './move.js';

@@ -14,7 +14,6 @@
  */
 import { types } from 'cassandra-driver';
 import type { Cql } from './cassandra.js';
-import type { RingEntry } from '../domain/request-ring.js';
 
 export type RecordState = 'in_flight' | 'done';
 

@@ -56,7 +56,6 @@ export async function openInstance(config: Config): Promise<Instance> {
   const ids = workerIds();
   const service = new GridService({ cql, config, ids, cursorSecret: CURSOR_SECRET, redis: guard });
   const truth = new GridService({ cql, config, ids, cursorSecret: CURSOR_SECRET });
-  const features = service;
   const idempotency = new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
     heads: (p) => service.readHead(p),
     ttlS: config.IDEMPOTENCY_TTL_S,

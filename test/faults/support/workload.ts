@@ -221,6 +221,3 @@ export async function runReader(
     await sleep(gapMs);
   }
 }
-
-/** Milliseconds since `t0`, for messages. */
-export const since = (t0: number, t: number) => `${t - t0} ms`;

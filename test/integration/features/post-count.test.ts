@@ -10,7 +10,6 @@ import { cacheKeys } from '../../../src/cache/keys.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { CommitEvent } from '../../../src/service/grid-writer.js';
 import { SimulatedCrash } from '../../../src/service/idempotency.js';
-import { cqlOf } from '../../../src/store/cassandra.js';
 import { freshProfile, httpApi, openFeatures, seed, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 
