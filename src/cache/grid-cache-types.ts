@@ -3,7 +3,7 @@
  * and the counters tests and benchmarks read. The protocol lives in grid-cache.ts.
  */
 import type { FirstOrder, Summary } from './codec.js';
-import type { MinVersion } from './order-reader.js';
+import type { MinVersion } from '../domain/grid-version.js';
 import type { PendingInvalidationStats } from './pending-invalidations.js';
 import type { GridHead, PostBody } from './source.js';
 

@@ -36,14 +36,13 @@ import type {
   ReadFirstOptions,
 } from './grid-cache-types.js';
 import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
-import { createOrderReader, meetsMin } from './order-reader.js';
+import { meetsMin, type MinVersion } from '../domain/grid-version.js';
+import { createOrderReader } from './order-reader.js';
 import { createPendingInvalidations } from './pending-invalidations.js';
-import type { MinVersion } from './order-reader.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
 import type { GridHead, GridSource, PostBody } from './source.js';
 
-export { meetsMin } from './order-reader.js';
 export type * from './grid-cache-types.js';
 
 const sameState = (a: GridVersion, b: GridVersion) => compareGridVersions(a, b) === 0;

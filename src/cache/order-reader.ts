@@ -10,8 +10,12 @@
  * Also here: direct reads (Redis unusable: nothing written, one flight per profile) and the
  * read-your-writes path for a summary below the caller's min_version.
  */
-import { compareGridVersions } from '../domain/grid-version.js';
-import type { GridVersion } from '../domain/grid-version.js';
+import {
+  compareGridVersions,
+  meetsMin,
+  sameGridState as sameState,
+  type MinVersion,
+} from '../domain/grid-version.js';
 import { decodeOrder, encodeOrder } from './codec.js';
 import type { FirstOrder, Summary } from './codec.js';
 import type {
@@ -27,20 +31,6 @@ import type { GridHead, GridSource } from './source.js';
 
 /** The design caches the pins and the next two pages of 24. */
 export const FIRST_ENTRIES = 48;
-
-/** A read-your-writes floor; without `generation` only the version numbers are compared. */
-export interface MinVersion {
-  readonly version: bigint;
-  readonly generation?: bigint;
-}
-
-export const meetsMin = (state: GridVersion, min: MinVersion | undefined): boolean =>
-  min === undefined ||
-  (min.generation === undefined
-    ? state.version >= min.version
-    : compareGridVersions(state, { generation: min.generation, version: min.version }) >= 0);
-
-const sameState = (a: GridVersion, b: GridVersion) => compareGridVersions(a, b) === 0;
 
 export function createOrderReader(
   guard: RedisGuard,

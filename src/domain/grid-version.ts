@@ -20,3 +20,20 @@ export function compareGridVersions(a: GridVersion, b: GridVersion): -1 | 0 | 1 
   if (a.version !== b.version) return a.version < b.version ? -1 : 1;
   return 0;
 }
+
+/** A read-your-writes floor; without `generation` only the version numbers are compared. */
+export interface MinVersion {
+  readonly version: bigint;
+  readonly generation?: bigint;
+}
+
+/** Whether `state` is at least the floor `min` (no floor: always). */
+export const meetsMin = (state: GridVersion, min: MinVersion | undefined): boolean =>
+  min === undefined ||
+  (min.generation === undefined
+    ? state.version >= min.version
+    : compareGridVersions(state, { generation: min.generation, version: min.version }) >= 0);
+
+/** The same (generation, version) state. */
+export const sameGridState = (a: GridVersion, b: GridVersion): boolean =>
+  compareGridVersions(a, b) === 0;

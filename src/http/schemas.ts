@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DomainError } from '../domain/errors.js';
 import { CANONICAL_ID, MAX_ID } from '../domain/ids.js';
 import { zodIssues } from './problem.js';
-import type { MinVersion } from '../cache/order-reader.js';
+import type { MinVersion } from '../domain/grid-version.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../service/read-page.js';
 
 /**

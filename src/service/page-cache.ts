@@ -12,7 +12,7 @@
  */
 import type { FirstOrder } from '../cache/codec.js';
 import type { GridCache } from '../cache/grid-cache.js';
-import type { MinVersion } from '../cache/order-reader.js';
+import type { MinVersion } from '../domain/grid-version.js';
 import type { OverrideCache } from '../cache/override-cache.js';
 import type { PostCache } from '../cache/post-cache.js';
 import type { GridHead, OverrideRow, PostBody } from '../cache/source.js';

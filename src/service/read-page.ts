@@ -9,7 +9,7 @@
  * Pins come first on the first page only, in addition to `limit` main-order entries; they never
  * appear in a cursor. Bodies are hydrated afterwards; a post deleted meanwhile is skipped.
  */
-import { meetsMin, type MinVersion } from '../cache/order-reader.js';
+import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import { compareGridVersions, decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { resumePosition } from '../domain/cursor-resume.js';
 import type { GridEntry } from '../domain/merge.js';

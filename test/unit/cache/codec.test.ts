@@ -10,7 +10,7 @@ import {
   encodePost,
   encodeSummary,
 } from '../../../src/cache/codec.js';
-import { meetsMin } from '../../../src/cache/grid-cache.js';
+import { meetsMin } from '../../../src/domain/grid-version.js';
 import { cacheKeys } from '../../../src/cache/keys.js';
 
 const id = fc.bigInt({ min: 1n, max: (1n << 63n) - 1n });
