@@ -7,9 +7,10 @@
  *   keys/relabel-adaptive.ts  the default relabel policy      ┐ import slice.ts
  *   keys/relabel-doubling.ts  the article's baseline policy   ┘
  *   keys/place.ts             placeOne / placeMany: validation, policy dispatch
+ *   keys/gap.ts               slice from the entries read around a gap, ceiling, entry above
  *
  * All of it is pure: no I/O, no clock, no randomness. The reads that feed it are
- * src/service/slice-builder.ts.
+ * src/service/slice-reader.ts.
  *
  * Worked example (adaptive policy; test/unit/domain/keys.test.ts runs it). Posts O, P, Q about a
  * second apart (a second is 1000 · 2^23 ≈ 2^33 ID units) with keys o, p = o + 2^33, p + 2^33:
@@ -22,3 +23,10 @@
  */
 export { keyBetween, type Keyed, type Slice } from './keys/slice.js';
 export { placeMany, placeOne, type Placement, type RelabelPolicy } from './keys/place.js';
+export {
+  ceilingAbove,
+  entryAboveIn,
+  placeInSlice,
+  SKEW_HEADROOM,
+  sliceAround,
+} from './keys/gap.js';

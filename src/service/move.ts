@@ -15,13 +15,13 @@
  * the snapshot and the slice already read it, so it needs no reads of its own in the common case.
  */
 import { DomainError } from '../domain/errors.js';
-import type { RelabelPolicy } from '../domain/keys.js';
+import { entryAboveIn, type RelabelPolicy } from '../domain/keys.js';
 import type { GridEntry } from '../domain/merge.js';
 import type { OverrideWrite } from '../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../store/grid-store.js';
 import type { CassandraGridReader } from './grid-reader.js';
 import type { GridPlanner, PlanContext } from './grid-writer.js';
-import { entryAboveIn, placeInGap } from './slice-builder.js';
+import { placeInGap } from './slice-reader.js';
 
 export interface MoveResult {
   /** Rows written besides the moved post (relabels). */

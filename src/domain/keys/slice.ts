@@ -1,7 +1,7 @@
 /**
  * The bottom of the key engine: the types every other module of src/domain/keys/ shares, the
  * window bounds and the even spacing. It imports nothing, so the unit has no import circle
- * (slice.ts ← relabel-*.ts ← place.ts, and src/domain/keys.ts re-exports).
+ * (slice.ts ← relabel-*.ts ← place.ts ← gap.ts, and src/domain/keys.ts re-exports).
  *
  * A *window* is the run of slice entries [from, to) that a placement rewrites; from <= gap <= to.
  * An empty window (from = to = gap) means the moved posts fit in the gap itself. The window's
