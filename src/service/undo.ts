@@ -28,12 +28,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
-import { compareDisplay, type GridEntry } from '../domain/merge.js';
+import { compareDisplay, effectiveEntry, type GridEntry } from '../domain/merge.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
 import { UNKNOWN_RELABELS, type MovesStore } from '../store/moves-store.js';
 import type { GridService } from './grid-service.js';
 import type { WriteOptions } from './grid-writer.js';
-import { effectiveEntry, movePlanner, type MovePlanHook } from './move.js';
+import { movePlanner, type MovePlanHook } from './move.js';
 import type { PostsServiceDeps } from './posts-service.js';
 
 export interface UndoDeps extends PostsServiceDeps {
@@ -119,7 +119,7 @@ async function entryAbove(
   profileId: bigint,
   postId: bigint,
 ): Promise<GridEntry | null> {
-  const me = effectiveEntry(snap, postId);
+  const me = effectiveEntry(snap.overrides, postId);
   const pins = new Set(snap.head.pins);
   const overridden = new Set(snap.overrides.map((o) => o.postId));
   // Overrides are in display order (DESC): the last one above me is the closest.
