@@ -15,14 +15,16 @@
  * sides. A move to the top (anchor null) reads only the side below.
  */
 import type { GridEntry } from '../domain/merge.js';
-import { compareDisplay } from '../domain/merge.js';
+import { compareDisplay, effectiveEntry } from '../domain/merge.js';
 import {
+  entryAboveIn,
   placeInSlice,
   sliceAround,
   type Keyed,
   type RelabelPolicy,
   type Slice,
 } from '../domain/keys.js';
+import type { OverridesSnapshot } from '../store/grid-store.js';
 import type { CassandraGridReader } from './grid-reader.js';
 
 export interface GapRequest {
@@ -73,12 +75,35 @@ export async function placeInGap(
   }
 }
 
+/**
+ * The unpinned entry right above `postId` in display order (null: it is at the top), for a post
+ * whose old position lies outside the slice a move read (the undo record, undo.ts): grid_posts
+ * streamed upward from its effective key, 16 IDs a page, merged with the snapshot's overrides
+ * until the first entry above it.
+ */
+export async function readEntryAbove(
+  reader: CassandraGridReader,
+  profileId: bigint,
+  snapshot: OverridesSnapshot,
+  postId: bigint,
+): Promise<GridEntry | null> {
+  const { overrides } = snapshot;
+  const me = effectiveEntry(overrides, postId);
+  const exclude = new Set([...snapshot.head.pins, postId]);
+  const above = await entriesUpFrom(reader, { profileId, overrides, exclude }, me, 1, 16);
+  // The run of the order from `me` upward: `me`, then the entry right above it if there is one.
+  // It starts at `me`, so it covers `me`'s position and the answer is never undefined.
+  const run = { entries: [me, ...above], reachesBottom: false, reachesTop: above.length === 0 };
+  return entryAboveIn(run, me) ?? null;
+}
+
 /** Up to `limit` entries from `anchor` (inclusive) upward, ascending by (key, postId). */
 async function entriesUpFrom(
   reader: CassandraGridReader,
-  req: GapRequest,
+  req: Omit<GapRequest, 'anchor'>,
   anchor: GridEntry,
   limit: number,
+  pageSize = Math.min(limit + 1, 500),
 ): Promise<GridEntry[]> {
   const overridden = new Set(req.overrides.map((o) => o.postId));
   // Overrides at or above the anchor, ascending.
@@ -87,7 +112,7 @@ async function entriesUpFrom(
     .reverse();
   const out: GridEntry[] = [];
   let i = 0;
-  const stream = reader.chronologicalUp(req.profileId, anchor.key, Math.min(limit + 1, 500));
+  const stream = reader.chronologicalUp(req.profileId, anchor.key, pageSize);
   try {
     for await (const id of stream) {
       if (out.length >= limit) break;

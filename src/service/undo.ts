@@ -28,13 +28,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
-import { compareDisplay, effectiveEntry, type GridEntry } from '../domain/merge.js';
-import type { OverridesSnapshot } from '../store/grid-store.js';
 import { UNKNOWN_RELABELS, type MovesStore } from '../store/moves-store.js';
 import type { GridService } from './grid-service.js';
 import type { WriteOptions } from './grid-writer.js';
 import { movePlanner, type MovePlanHook } from './move.js';
 import type { PostsServiceDeps } from './posts-service.js';
+import { readEntryAbove } from './slice-reader.js';
 
 export interface UndoDeps extends PostsServiceDeps {
   readonly moves: MovesStore;
@@ -69,7 +68,7 @@ export function undoRecorder(deps: UndoDeps, postId: bigint, moveId: string): Mo
       const above =
         plan.previous.above !== undefined
           ? plan.previous.above
-          : await entryAbove(deps, snapshot, profileId, postId); // moved beyond the slice
+          : await readEntryAbove(deps.reader, profileId, snapshot, postId); // moved beyond the slice
       prev = { prevKey: plan.previous.key, prevAfter: above?.postId };
     }
     await deps.moves.put({
@@ -110,36 +109,4 @@ export async function undoMove(
     },
     options,
   );
-}
-
-/** The unpinned entry right above `postId` in display order (null = it is at the top). */
-async function entryAbove(
-  deps: PostsServiceDeps,
-  snap: OverridesSnapshot,
-  profileId: bigint,
-  postId: bigint,
-): Promise<GridEntry | null> {
-  const me = effectiveEntry(snap.overrides, postId);
-  const pins = new Set(snap.head.pins);
-  const overridden = new Set(snap.overrides.map((o) => o.postId));
-  // Overrides are in display order (DESC): the last one above me is the closest.
-  let best: GridEntry | null = null;
-  for (const o of snap.overrides) {
-    if (o.postId === postId || pins.has(o.postId)) continue;
-    if (compareDisplay(o, me) > 0) best = { postId: o.postId, key: o.key };
-  }
-  // The closest un-overridden post above me: the first chronological ID above my key.
-  const stream = deps.reader.chronologicalUp(profileId, me.key, 16);
-  try {
-    for await (const id of stream) {
-      const e = { postId: id, key: id };
-      if (id === postId || pins.has(id) || overridden.has(id) || compareDisplay(e, me) <= 0)
-        continue;
-      if (!best || compareDisplay(e, best) < 0) best = e;
-      break;
-    }
-  } finally {
-    await stream.return(undefined);
-  }
-  return best;
 }
