@@ -19,7 +19,7 @@
  * One core (`MergeCursor`) holds all the logic; the sync and async front ends only feed it.
  */
 
-/** One row of the display order. Structurally the same as `Keyed` in keys.ts. */
+/** One row of the display order. Structurally the same as `Keyed` in keys/slice.ts. */
 export interface GridEntry {
   readonly postId: bigint;
   readonly key: bigint; // effective key
@@ -102,6 +102,15 @@ export function compareDisplay(a: GridPosition, b: GridPosition): number {
 
 /** True when `e` comes strictly after `pos` in display order (smaller by (key, postId)). */
 export const isAfter = (e: GridPosition, pos: GridPosition): boolean => compareDisplay(e, pos) < 0;
+
+/**
+ * A post's entry in the order: its override key if `overrides` has one for it, else its own ID
+ * (its effective key). Pinned posts get one too (the key they go back to when unpinned).
+ */
+export function effectiveEntry(overrides: readonly GridEntry[], postId: bigint): GridEntry {
+  const o = overrides.find((r) => r.postId === postId);
+  return { postId, key: o ? o.key : postId };
+}
 
 /**
  * The merge state machine. `offer` takes the next chronological ID and appends whatever can now

@@ -15,13 +15,13 @@
  * the snapshot and the slice already read it, so it needs no reads of its own in the common case.
  */
 import { DomainError } from '../domain/errors.js';
-import type { RelabelPolicy } from '../domain/keys.js';
-import type { GridEntry } from '../domain/merge.js';
+import { entryAboveIn, type RelabelPolicy } from '../domain/keys.js';
+import { effectiveEntry, type GridEntry } from '../domain/merge.js';
 import type { OverrideWrite } from '../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../store/grid-store.js';
 import type { CassandraGridReader } from './grid-reader.js';
 import type { GridPlanner, PlanContext } from './grid-writer.js';
-import { entryAboveIn, placeInGap } from './slice-builder.js';
+import { placeInGap } from './slice-reader.js';
 
 export interface MoveResult {
   /** Rows written besides the moved post (relabels). */
@@ -93,7 +93,9 @@ export function movePlanner(
     }
     // A pinned anchor means "to the top, right after the pins" (§5.1).
     const anchor =
-      after === null || head.pins.includes(after) ? null : effectiveEntry(snapshot, after);
+      after === null || head.pins.includes(after)
+        ? null
+        : effectiveEntry(snapshot.overrides, after);
     const writes = await placeAfter(deps, snapshot, profileId, postId, anchor);
     const upserts: OverrideWrite[] = writes.writes.map(
       (w) =>
@@ -105,7 +107,7 @@ export function movePlanner(
     if (onPlanned) {
       const previous: PreviousPosition = {
         key: snapshot.overrides.find((o) => o.postId === postId)?.key,
-        above: entryAboveIn(writes.slice, effectiveEntry(snapshot, postId)),
+        above: entryAboveIn(writes.slice, effectiveEntry(snapshot.overrides, postId)),
       };
       await onPlanned(ctx, { ...result, previous });
     }
@@ -133,10 +135,4 @@ export function placeAfter(
     deps.nextId(), // a freshly issued ID: keys stay below every ID issued later (§4.3)
     deps.policy,
   );
-}
-
-/** The post's current position: its override key if it has one, else its own ID. */
-export function effectiveEntry(snapshot: OverridesSnapshot, postId: bigint): GridEntry {
-  const o = snapshot.overrides.find((r) => r.postId === postId);
-  return { postId, key: o ? o.key : postId };
 }

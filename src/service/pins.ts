@@ -8,7 +8,7 @@
  */
 import type { ServiceDeps } from './deps.js';
 import { DomainError } from '../domain/errors.js';
-import { compareDisplay } from '../domain/merge.js';
+import { compareDisplay, effectiveEntry } from '../domain/merge.js';
 import type { OverrideWrite } from '../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
 import type { WriteOptions } from './grid-writer.js';
@@ -76,12 +76,11 @@ async function unpinWrites(
   const written = new Map<bigint, OverrideWrite>();
   let view = snapshot;
   for (const postId of leaving) {
-    const own = view.overrides.find((o) => o.postId === postId);
     const writes = await restoreKey(deps, {
       profileId,
       snapshot: view,
       postId,
-      wanted: own ? own.key : postId,
+      wanted: effectiveEntry(view.overrides, postId).key,
       // The posts still to be unpinned stay excluded until their turn.
       pins: [...newPins, ...leaving.slice(leaving.indexOf(postId) + 1)],
     });

@@ -12,7 +12,7 @@
 import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import { compareGridVersions, decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { resumePosition } from '../domain/cursor-resume.js';
-import type { GridEntry } from '../domain/merge.js';
+import { effectiveEntry, type GridEntry } from '../domain/merge.js';
 import type { PostRecord } from '../store/posts-store.js';
 import type { CassandraGridReader } from './grid-reader.js';
 import type { PageCache } from './page-cache.js';
@@ -82,7 +82,7 @@ export async function readGridPage(
     }));
   const hasMore = main.length > q.limit;
   const page = main.slice(0, q.limit);
-  const pins: GridEntry[] = cursor ? [] : head.pins.map((p) => pinEntry(rows, p));
+  const pins: GridEntry[] = cursor ? [] : head.pins.map((p) => effectiveEntry(rows, p));
   const entries = [...pins, ...page];
 
   const ids = entries.map((e) => e.postId);
@@ -114,9 +114,4 @@ export async function readGridPage(
     postCount: head.postCount,
     gridChanged: cursor ? compareGridVersions(cursor, head) !== 0 : false,
   };
-}
-
-function pinEntry(rows: readonly GridEntry[], postId: bigint): GridEntry {
-  const o = rows.find((r) => r.postId === postId);
-  return { postId, key: o ? o.key : postId };
 }

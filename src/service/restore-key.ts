@@ -9,7 +9,7 @@
  * Works on a snapshot inside a writeGrid planner, so the check and the write are covered by the
  * same compare-and-set.
  */
-import type { GridEntry } from '../domain/merge.js';
+import { effectiveEntry, type GridEntry } from '../domain/merge.js';
 import type { OverrideWrite } from '../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
 import { placeAfter, type MoveDeps } from './move.js';
@@ -30,11 +30,11 @@ export interface RestoreRequest {
 export async function restoreKey(deps: MoveDeps, req: RestoreRequest): Promise<OverrideWrite[]> {
   const { snapshot, postId, wanted, profileId } = req;
   const pins = new Set([...req.pins, ...snapshot.head.pins]);
-  const own = snapshot.overrides.find((o) => o.postId === postId);
   const holder = await keyHolder(deps, req, pins);
   if (!holder) {
     // Free. Nothing to write when the post already sits there and no moved_version is wanted.
-    if (req.movedVersion === undefined && (own ? own.key === wanted : wanted === postId)) return [];
+    const sitsThere = effectiveEntry(snapshot.overrides, postId).key === wanted;
+    if (req.movedVersion === undefined && sitsThere) return [];
     return [{ postId, sortKey: wanted, ...mv(req.movedVersion) }];
   }
   // Taken: place it right below the row that holds the key now (exclusions: every pin, old and new).

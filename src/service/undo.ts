@@ -27,11 +27,10 @@
  */
 import type { ServiceDeps } from './deps.js';
 import { DomainError } from '../domain/errors.js';
-import { compareDisplay, type GridEntry } from '../domain/merge.js';
-import type { OverridesSnapshot } from '../store/grid-store.js';
 import { UNKNOWN_RELABELS } from '../store/moves-store.js';
 import type { WriteOptions } from './grid-writer.js';
-import { effectiveEntry, movePlanner, type MovePlanHook } from './move.js';
+import { movePlanner, type MovePlanHook } from './move.js';
+import { readEntryAbove } from './slice-reader.js';
 
 /** Writes the undo record from each attempt's plan (see the header for why before the CAS). */
 export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string): MovePlanHook {
@@ -42,7 +41,7 @@ export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string):
       const above =
         plan.previous.above !== undefined
           ? plan.previous.above
-          : await entryAbove(deps, snapshot, profileId, postId); // moved beyond the slice
+          : await readEntryAbove(deps.reader, profileId, snapshot, postId); // moved beyond the slice
       prev = { prevKey: plan.previous.key, prevAfter: above?.postId };
     }
     await deps.moves.put({
@@ -83,36 +82,4 @@ export async function undoMove(
     },
     options,
   );
-}
-
-/** The unpinned entry right above `postId` in display order (null = it is at the top). */
-async function entryAbove(
-  deps: ServiceDeps,
-  snap: OverridesSnapshot,
-  profileId: bigint,
-  postId: bigint,
-): Promise<GridEntry | null> {
-  const me = effectiveEntry(snap, postId);
-  const pins = new Set(snap.head.pins);
-  const overridden = new Set(snap.overrides.map((o) => o.postId));
-  // Overrides are in display order (DESC): the last one above me is the closest.
-  let best: GridEntry | null = null;
-  for (const o of snap.overrides) {
-    if (o.postId === postId || pins.has(o.postId)) continue;
-    if (compareDisplay(o, me) > 0) best = { postId: o.postId, key: o.key };
-  }
-  // The closest un-overridden post above me: the first chronological ID above my key.
-  const stream = deps.reader.chronologicalUp(profileId, me.key, 16);
-  try {
-    for await (const id of stream) {
-      const e = { postId: id, key: id };
-      if (id === postId || pins.has(id) || overridden.has(id) || compareDisplay(e, me) <= 0)
-        continue;
-      if (!best || compareDisplay(e, best) < 0) best = e;
-      break;
-    }
-  } finally {
-    await stream.return(undefined);
-  }
-  return best;
 }

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Slice } from '../../../src/domain/keys.js';
-import { entryAboveIn } from '../../../src/service/slice-builder.js';
+import { entryAboveIn, type Slice } from '../../../src/domain/keys.js';
 
 // A grid (without `me`) as distinct keys, ascending; postId = key.
 const grid = fc

@@ -1,14 +1,43 @@
 /**
- * Plumbing shared by the relabel policies (relabel-doubling.ts, relabel-adaptive.ts): reading a
- * window's bounds out of a slice, and the plan a policy hands back to keys.ts.
+ * The bottom of the key engine: the types every other module of src/domain/keys/ shares, the
+ * window bounds and the even spacing. It imports nothing, so the unit has no import circle
+ * (slice.ts ← relabel-*.ts ← place.ts ← gap.ts, and src/domain/keys.ts re-exports).
  *
  * A *window* is the run of slice entries [from, to) that a placement rewrites; from <= gap <= to.
  * An empty window (from = to = gap) means the moved posts fit in the gap itself. The window's
  * *bounds* are the keys just outside it: entries[from - 1] and entries[to], or 0 and the ceiling
- * where the window reaches the bottom or the top of the grid. Every new key lies strictly between
- * the bounds, so entries outside the window never need to change.
+ * where the window reaches the bottom or the top of the grid.
+ *
+ * Invariants (what the functions here guarantee, and what the policies build on):
+ *  - `boundsOf` reads only keys inside the slice and never invents one past a slice edge that is
+ *    not the grid's edge (it answers undefined: the caller says `need_more`). Every key it reads
+ *    is checked to lie in (0, ceiling) and lo <= hi; a violation is a caller bug (RangeError),
+ *    never a wrong order.
+ *  - `evenKeys` and `keyBetween` return keys strictly increasing and strictly inside (lo, hi),
+ *    or undefined when that many distinct integers do not fit; lo + step · i cannot overflow a
+ *    signed 64-bit integer when lo and hi fit one.
  */
-import type { Slice } from './keys.js';
+
+/** A grid entry and its effective key (override sort_key, else its post ID). */
+export interface Keyed {
+  readonly postId: bigint;
+  readonly key: bigint;
+}
+
+export interface Slice {
+  /**
+   * Contiguous run of the grid, ascending by (key, postId), i.e. the reverse of display order;
+   * pins and the moved posts excluded. Keys are non-decreasing (ties are allowed and a relabel
+   * through them separates them) and lie in (0, ceiling).
+   */
+  readonly entries: readonly Keyed[];
+  /** Insert between entries[gap - 1] and entries[gap] (0..entries.length). */
+  readonly gap: number;
+  /** entries[0] is the lowest entry of the grid (the bound below it is 0). */
+  readonly reachesBottom: boolean;
+  /** entries[length - 1] is the highest entry of the grid (the bound above it is the ceiling). */
+  readonly reachesTop: boolean;
+}
 
 /** New keys for entries [from, to) with the moved posts inserted at the gap, ascending. */
 export interface Relabel {
@@ -73,4 +102,9 @@ export function evenKeys(lo: bigint, hi: bigint, n: number): bigint[] | undefine
   const keys: bigint[] = [];
   for (let i = 1n; i <= BigInt(n); i++) keys.push(lo + step * i);
   return keys;
+}
+
+/** An integer strictly between lo and hi (their midpoint), or undefined when none exists. */
+export function keyBetween(lo: bigint, hi: bigint): bigint | undefined {
+  return hi - lo < 2n ? undefined : lo + (hi - lo) / 2n;
 }

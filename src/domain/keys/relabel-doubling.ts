@@ -9,10 +9,14 @@
  * The window grows by element count, so it carries no amortized bound (the article says so); it
  * stops at the first window that meets MIN_GAP, which leaves the neighbourhood of a hot gap barely
  * above MIN_GAP and brings the next relabel close. relabel-adaptive.ts improves on both points.
+ *
+ * Invariants of an answer { from, to, keys }: from <= gap <= to, all inside the slice, so only
+ * slice entries are relabelled; `keys` strictly increase strictly between the window's bounds.
+ * A window clipped by a slice edge that is not the grid's edge gives NEED_MORE, so any slice
+ * holding the window gives the whole grid's answer.
  */
-import { DomainError } from './errors.js';
-import type { Slice } from './keys.js';
-import { boundsOf, evenKeys, NEED_MORE, type RelabelResult } from './relabel.js';
+import { DomainError } from '../errors.js';
+import { boundsOf, evenKeys, NEED_MORE, type RelabelResult, type Slice } from './slice.js';
 
 /** Spacing a relabel must leave between neighbours (the article's minGap). */
 const MIN_GAP = 1n << 16n;

@@ -17,16 +17,29 @@
  * 3. Strides at the bottom. The bound below the lowest post is 0 and never grows, so a move to the
  *    bottom takes room/2^HOT_SHIFT below the lowest post rather than half the room (see inGap).
  *
- * Bounds. Guaranteed: keys stay ordered and in (0, ceiling) (keys.ts), and a relabel rewrites at
+ * Invariants of an answer { from, to, keys }: from <= gap <= to, all inside the slice, so only
+ * slice entries are relabelled; `keys` (window entries and moved posts, ascending) strictly
+ * increase strictly between the window's bounds (slice.ts). A window that reaches past a slice
+ * edge which is not the grid's edge, or whose choice could change with entries beyond it, gives
+ * NEED_MORE instead, so any slice holding the window gives the whole grid's answer. Outside the
+ * whole-grid fallback, every gap the relabel leaves is at least MIN_GAP.
+ *
+ * Bounds. Guaranteed: keys stay ordered and in (0, ceiling) (place.ts), and a relabel rewrites at
  * most MAX_WINDOW neighbours unless no window of that size has room at MIN_GAP; then the whole
  * grid is spread over (0, ceiling), and key_space_exhausted is thrown only when even that cannot
  * keep the keys distinct. Measured, not proven: rows per move (docs/key-engine.md). Like the
  * article's scheme this has no amortized bound; the O(log n) algorithms of Bender et al. (2002)
  * relabel ranges aligned in key space, which can rewrite a large part of the grid at once.
  */
-import { DomainError } from './errors.js';
-import type { Slice } from './keys.js';
-import { boundsOf, evenKeys, NEED_MORE, type Bounds, type RelabelResult } from './relabel.js';
+import { DomainError } from '../errors.js';
+import {
+  boundsOf,
+  evenKeys,
+  NEED_MORE,
+  type Bounds,
+  type RelabelResult,
+  type Slice,
+} from './slice.js';
 
 /** Spacing a relabel must leave between any two neighbours. */
 const MIN_GAP = 1n << 16n;
