@@ -12,7 +12,7 @@ import type { PostCache } from './post-cache.js';
 import { createMoveRateLimiter } from './rate-limit.js';
 import type { MoveRateLimiter } from './rate-limit.js';
 import type { RedisGuard } from './redis.js';
-import type { GridSource } from './source.js';
+import type { GridSource } from '../domain/grid-source.js';
 
 export interface ServiceCaches {
   readonly guard: RedisGuard;
@@ -38,10 +38,11 @@ export function createServiceCaches(
   /** Test and benchmark seams (race hooks, bypass); production passes nothing. */
   tuning: Partial<GridCacheSettings> = {},
 ): ServiceCaches {
+  const overrides = createOverrideCache(guard, source, config.CACHE_ORDER_TTL_S);
   return {
     guard,
-    grid: createGridCache(guard, source, { ...gridCacheSettingsOf(config), ...tuning }),
-    overrides: createOverrideCache(guard, source, config.CACHE_ORDER_TTL_S),
+    grid: createGridCache(guard, source, { ...gridCacheSettingsOf(config), ...tuning }, overrides),
+    overrides,
     posts: createPostCache(guard, source, config.CACHE_POST_TTL_S),
     moveRate: createMoveRateLimiter(guard, {
       limit: config.MOVE_RATE_LIMIT,

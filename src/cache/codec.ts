@@ -12,7 +12,8 @@
  * every field it returns and turns any surprise into `undefined`.
  */
 import type { GridEntry } from '../domain/merge.js';
-import type { GridHead, OverrideRow, PostBody } from './source.js';
+import type { GridHead, OverrideRow } from '../domain/grid-head.js';
+import type { Post as PostBody } from '../domain/post.js';
 
 /** Thrown inside decoders only; each public decoder catches it and answers `undefined`. */
 const BAD = new Error('malformed cache value');

@@ -5,7 +5,8 @@
 import type { FirstOrder, Summary } from './codec.js';
 import type { MinVersion } from '../domain/grid-version.js';
 import type { PendingInvalidationStats } from './pending-invalidations.js';
-import type { GridHead, PostBody } from './source.js';
+import type { GridHead } from '../domain/grid-head.js';
+import type { Post as PostBody } from '../domain/post.js';
 
 /** `previous`: a lease waiter whose wait ran out got the state before the last change. */
 export type Served = 'cache' | 'fill' | 'direct' | 'previous';

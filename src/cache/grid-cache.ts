@@ -38,10 +38,13 @@ import type {
 import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
 import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import { createOrderReader } from './order-reader.js';
+import type { OverrideCache } from './override-cache.js';
 import { createPendingInvalidations } from './pending-invalidations.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
-import type { GridHead, GridSource, PostBody } from './source.js';
+import type { GridHead } from '../domain/grid-head.js';
+import type { GridSource } from '../domain/grid-source.js';
+import type { Post as PostBody } from '../domain/post.js';
 
 export type * from './grid-cache-types.js';
 
@@ -52,6 +55,8 @@ export function createGridCache(
   guard: RedisGuard,
   source: GridSource,
   settings: GridCacheSettings,
+  /** Shared with the page read's later pages (caches.ts): one override-list cache. */
+  overrides?: OverrideCache,
 ): GridCache {
   withCacheCommands(guard.client);
   const pollMs = settings.pollMs ?? 10;
@@ -65,7 +70,7 @@ export function createGridCache(
     staleSetsRejected: 0,
     notCachedVersionMoved: 0,
   };
-  const reader = createOrderReader(guard, source, settings, stats);
+  const reader = createOrderReader(guard, source, settings, stats, overrides);
   const { read, readHead, readOrder, summaryOf, cachedOrder, storeOrder, direct, readAtLeast } =
     reader;
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);

@@ -25,9 +25,10 @@ import type {
   Served,
 } from './grid-cache-types.js';
 import { cacheKeys } from './keys.js';
-import { createOverrideCache } from './override-cache.js';
+import { createOverrideCache, type OverrideCache } from './override-cache.js';
 import type { RedisGuard } from './redis.js';
-import type { GridHead, GridSource } from './source.js';
+import type { GridHead } from '../domain/grid-head.js';
+import type { GridSource } from '../domain/grid-source.js';
 
 /** The design caches the pins and the next two pages of 24. */
 export const FIRST_ENTRIES = 48;
@@ -37,8 +38,9 @@ export function createOrderReader(
   source: GridSource,
   settings: GridCacheSettings,
   stats: GridCacheStats,
+  /** The process's one override-list cache (caches.ts); a private one when not given. */
+  overrideLists: OverrideCache = createOverrideCache(guard, source, settings.orderTtlS),
 ) {
-  const overrideLists = createOverrideCache(guard, source, settings.orderTtlS);
   const hooks = settings.hooks ?? {};
   const inFlight = new Map<bigint, Promise<FirstOrderRead>>();
 
@@ -49,9 +51,8 @@ export function createOrderReader(
   });
 
   /** Reads the head at LOCAL_QUORUM, escalating to LOCAL_SERIAL when below the floor. */
-  async function readHead(profileId: bigint, min?: MinVersion): Promise<GridHead> {
-    const head = await source.readHead(profileId, 'quorum');
-    return meetsMin(head, min) ? head : source.readHead(profileId, 'serial');
+  function readHead(profileId: bigint, min?: MinVersion): Promise<GridHead> {
+    return source.readHeadAtLeast(profileId, min);
   }
 
   /**

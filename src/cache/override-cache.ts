@@ -11,7 +11,8 @@ import type { GridVersion } from '../domain/grid-version.js';
 import { decodeOverrides, encodeOverrides } from './codec.js';
 import { cacheKeys } from './keys.js';
 import type { RedisGuard } from './redis.js';
-import type { GridHead, GridSource, OverrideRow } from './source.js';
+import type { GridHead, OverrideRow } from '../domain/grid-head.js';
+import type { GridSource } from '../domain/grid-source.js';
 
 export interface OverridesRead {
   readonly head: GridHead;

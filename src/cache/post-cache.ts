@@ -10,7 +10,8 @@
 import { decodePost, encodePost } from './codec.js';
 import { cacheKeys } from './keys.js';
 import type { RedisGuard } from './redis.js';
-import type { GridSource, PostBody } from './source.js';
+import type { GridSource } from '../domain/grid-source.js';
+import type { Post as PostBody } from '../domain/post.js';
 
 export interface PostCacheStats {
   hits: number;

@@ -3,7 +3,8 @@
  * `up` leaves the node running in the background (it is shared by npm start and the tests).
  */
 import { loadConfig } from '../config.js';
-import { cassandraStatus, ensureCassandra, stopCassandra } from '../infra/embedded-cassandra.js';
+import { ensureCassandra } from '../infra/embedded-cassandra.js';
+import { cassandraStatus, stopCassandra } from '../infra/cassandra-control.js';
 
 async function main(cmd: string | undefined): Promise<number> {
   const config = loadConfig();

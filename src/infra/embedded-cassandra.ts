@@ -8,29 +8,21 @@
  * resolves jars and launches CassandraDaemon in the foreground mode (no fork by Cassandra).
  */
 import { spawn } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import {
   cassandraYaml,
-  daemonJavaArgs,
   LOCAL_DC,
   logbackXml,
   nodeLayout,
   type LayoutConfig,
   type NodeLayout,
 } from './cassandra-files.js';
+import { daemonJavaArgs } from './cassandra-jvm.js';
 import { probeCql, waitForCql, type CqlEndpoint } from './cql-probe.js';
 import { resolveCassandraJars } from './maven-resolve.js';
-import { commandLineOf, findOnPath, isAlive, sleep, tailFile, tcpOpen } from './process-utils.js';
+import { commandLineOf, findOnPath, isAlive, tailFile, tcpOpen } from './process-utils.js';
 import { withLock } from './provision-lock.js';
 
 type EnsureConfig = LayoutConfig &
@@ -225,58 +217,4 @@ async function waitUntilReady(
     `Cassandra ${version} is ready on ${ep.host}:${ep.port} after ${((Date.now() - started) / 1000).toFixed(1)}s`,
   );
   return version;
-}
-
-export interface StopResult {
-  readonly stopped: boolean;
-  readonly pid?: number;
-  readonly detail: string;
-}
-
-/** Stops the node this project launched (pidfile): SIGTERM, wait up to graceMs, then SIGKILL. */
-export async function stopCassandra(config: LayoutConfig, graceMs = 30_000): Promise<StopResult> {
-  const layout = nodeLayout(config);
-  const pid = liveNodePid(layout);
-  if (!pid) {
-    rmSync(layout.stateFile, { force: true });
-    return { stopped: false, detail: 'no Cassandra node started by regrid is running' };
-  }
-  process.kill(pid, 'SIGTERM');
-  const started = Date.now();
-  while (isAlive(pid) && Date.now() - started < graceMs) await sleep(250);
-  let detail = `stopped pid ${pid} (SIGTERM, ${((Date.now() - started) / 1000).toFixed(1)}s)`;
-  if (isAlive(pid)) {
-    process.kill(pid, 'SIGKILL');
-    detail = `pid ${pid} ignored SIGTERM for ${graceMs / 1000}s; sent SIGKILL`;
-  }
-  rmSync(layout.stateFile, { force: true });
-  return { stopped: true, pid, detail };
-}
-
-export interface CassandraStatus {
-  readonly answering: boolean;
-  readonly releaseVersion?: string;
-  readonly pid?: number;
-  readonly state?: NodeState;
-  readonly layout: NodeLayout;
-  readonly jarsResolved: boolean;
-}
-
-export async function cassandraStatus(config: LayoutConfig): Promise<CassandraStatus> {
-  const layout = nodeLayout(config);
-  const releaseVersion = await probeCql({
-    host: '127.0.0.1',
-    port: config.CASSANDRA_PORT,
-    localDataCenter: LOCAL_DC,
-  });
-  const pid = liveNodePid(layout);
-  const state = readNodeState(layout);
-  return {
-    answering: releaseVersion !== undefined,
-    layout,
-    jarsResolved: existsSync(join(layout.libDir, '.resolved')),
-    ...(releaseVersion ? { releaseVersion } : {}),
-    ...(pid ? { pid } : {}),
-    ...(state ? { state } : {}),
-  };
 }

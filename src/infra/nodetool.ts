@@ -12,7 +12,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../config.js';
-import { nodeLayout, toolJvmFlags, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
+import { nodeLayout, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
+import { toolJvmFlags } from './cassandra-jvm.js';
 import { cachedJars } from './maven-resolve.js';
 
 const run = promisify(execFile);

@@ -11,7 +11,7 @@ import type { MembershipStore } from '../store/membership-store.js';
 import type { MovesStore } from '../store/moves-store.js';
 import type { PostsStore } from '../store/posts-store.js';
 import type { ProfilesStore } from '../store/profiles-store.js';
-import type { CassandraGridReader } from './grid-reader.js';
+import type { CassandraGridReader } from '../store/grid-reader.js';
 import type { GridWriter } from './grid-writer.js';
 import type { GridPage, PageQuery } from './read-page.js';
 

@@ -10,6 +10,8 @@
  * media, archive and invitation listings, the audit.
  */
 import { createServiceCaches } from '../cache/caches.js';
+import { cachedPageSource } from '../cache/page-source.js';
+import type { PageSource } from '../domain/grid-source.js';
 import type { ServiceCaches } from '../cache/caches.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
 import type { RedisGuard } from '../cache/redis.js';
@@ -30,7 +32,7 @@ import { auditAll, auditProfile } from './audit.js';
 import { patchOrder, readOrder } from './batch-order.js';
 import * as collab from './collaborators.js';
 import type { ServiceDeps } from './deps.js';
-import { CassandraGridReader } from './grid-reader.js';
+import { CassandraGridReader } from '../store/grid-reader.js';
 import {
   GridWriter,
   writerSettingsOf,
@@ -39,7 +41,6 @@ import {
 } from './grid-writer.js';
 import { listMedia, type MediaQuery } from './media.js';
 import { movePost, type MoveOptions, type MoveOutcome } from './move-post.js';
-import { createPageCache, type PageCache } from './page-cache.js';
 import { setPins } from './pins.js';
 import * as postsOps from './posts-service.js';
 import type { NewPost, PostWriteResult } from './posts-service.js';
@@ -75,7 +76,8 @@ export class GridService {
   readonly reader: CassandraGridReader;
   readonly writer: GridWriter;
   readonly caches: ServiceCaches | undefined;
-  private readonly pageCache: PageCache | undefined;
+  /** What pages are read from: the Cassandra reader, decorated by the cache when there is one. */
+  private readonly pages: PageSource;
   private readonly cursorSecret: string;
   private readonly deps: ServiceDeps;
 
@@ -89,7 +91,7 @@ export class GridService {
     this.caches = opts.redis
       ? createServiceCaches(config, opts.redis, this.reader, opts.cacheTuning)
       : undefined;
-    this.pageCache = this.caches && createPageCache(this.caches);
+    this.pages = this.caches ? cachedPageSource(this.caches, this.reader) : this.reader;
     const grid = this.caches?.grid;
     // After every commit (any write path): store the new state's order, then drop the summary.
     const hooks: WriterHooks = grid
@@ -221,7 +223,7 @@ export class GridService {
   }
 
   readPage(q: PageQuery): Promise<GridPage> {
-    return readGridPage(this.reader, this.cursorSecret, q, this.pageCache);
+    return readGridPage(this.pages, this.cursorSecret, q);
   }
 
   /** The grid's head (version, generation, pins, count), rolled forward, from Cassandra. */

@@ -27,7 +27,7 @@
  */
 import type { Config } from '../config.js';
 import { DomainError } from '../domain/errors.js';
-import { countDelta, needsRollForward, nextEffectsTs, type Effects } from '../domain/membership.js';
+import { countDelta, nextEffectsTs, type Effects } from '../domain/membership.js';
 import type { GridMutation, StaticWrites } from '../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../store/grid-store.js';
 import type { MembershipStore } from '../store/membership-store.js';
@@ -119,7 +119,7 @@ export class GridWriter {
     let outcomeUnknown = false;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const snapshot = await this.store.readOverrides(profileId);
-      await rollForward(this.membership, profileId, snapshot.head);
+      await this.membership.rollForward(profileId, snapshot.head);
       await options.interceptor?.onSnapshot?.(snapshot);
       const { version, generation } = snapshot.head;
       const nextVersion = version + 1n;
@@ -220,17 +220,6 @@ export class GridWriter {
       }
     }
   }
-}
-
-/** Applies the head's recorded effects if they are not marked applied yet (idempotent). */
-export async function rollForward(
-  membership: Pick<MembershipStore, 'apply'>,
-  profileId: bigint,
-  head: OverridesSnapshot['head'],
-): Promise<boolean> {
-  if (!needsRollForward(head.effects, head.appliedVersion ?? 0n)) return false;
-  await membership.apply(profileId, head.effects);
-  return true;
 }
 
 /** The record a mutation's effects commit with (its timestamp above the previous record's). */

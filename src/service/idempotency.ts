@@ -19,13 +19,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
-import { checkRing, pushToRing, type RingEntry } from '../domain/request-ring.js';
+import { checkRing, type RingEntry } from '../domain/request-ring.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../store/idempotency-store.js';
 import type { WriteInterceptor } from './grid-writer.js';
 import {
+  IdempotentReplay,
+  makeTicket,
+  mismatch,
+  outcomeUnknown,
+  SimulatedCrash,
+  type IdempotencyTicket,
+} from './idempotency-ticket.js';
+import {
   decodeCommitted,
   decodeOutcome,
-  encodeCommitted,
   encodeOutcome,
   hash16,
   validateKey,
@@ -34,6 +41,7 @@ import {
 } from './idempotency-request.js';
 
 export { fingerprintRequest, type StoredResponse } from './idempotency-request.js';
+export { SimulatedCrash, type IdempotencyTicket } from './idempotency-ticket.js';
 
 /** Renders a write's response from its planner result and the version/generation it committed. */
 export type ResponseRenderer = (
@@ -41,36 +49,6 @@ export type ResponseRenderer = (
   version: bigint,
   generation: bigint,
 ) => StoredResponse;
-
-/** Thrown by a grid write that finds its own key already committed in the ring. */
-export class IdempotentReplay extends Error {
-  constructor(readonly outcome: CommittedOutcome) {
-    super('request already committed');
-    this.name = 'IdempotentReplay';
-  }
-}
-
-/**
- * Test-only: stands for the process dying at that point. `run()` does no cleanup for it (no
- * release, no record), exactly as a crash would leave things.
- */
-export class SimulatedCrash extends Error {
-  constructor(where: string) {
-    super(`simulated crash: ${where}`);
-    this.name = 'SimulatedCrash';
-  }
-}
-
-/** Handed to the write: ties the idempotency key to the grid's compare-and-set. */
-export interface IdempotencyTicket {
-  readonly keyHash: string;
-  readonly fingerprint: string;
-  readonly claimedAt: bigint;
-  /** Throws IdempotentReplay (already committed), 422 (other request) or 409 (cannot tell). */
-  check(ring: readonly RingEntry[]): void;
-  /** The ring value to write in the same batch that commits `outcome`. */
-  nextRing(ring: readonly RingEntry[], outcome: CommittedOutcome): RingEntry[];
-}
 
 export interface IdempotentCall {
   /** Who the key belongs to: the acting profile (0n for admin/moderation). */
@@ -232,35 +210,6 @@ export class IdempotencyService {
   }
 }
 
-function makeTicket(
-  keyHash: string,
-  fingerprint: string,
-  claimedAt: bigint,
-  now: () => number,
-  maxAgeMs: number,
-): IdempotencyTicket {
-  return {
-    keyHash,
-    fingerprint,
-    claimedAt,
-    check(ring) {
-      const verdict = checkRing(ring, keyHash, fingerprint, claimedAt);
-      if (verdict.kind === 'replay')
-        throw new IdempotentReplay(decodeCommitted(verdict.entry.outcome));
-      if (verdict.kind === 'mismatch') throw mismatch();
-      if (verdict.kind === 'unknown') throw outcomeUnknown();
-    },
-    nextRing(ring, outcome) {
-      const at = now();
-      return pushToRing(
-        ring,
-        { keyHash, fingerprint, version: outcome.version, at, outcome: encodeCommitted(outcome) },
-        { now: at, maxAgeMs },
-      );
-    },
-  };
-}
-
 function record(
   fp: Buffer,
   owner: string,
@@ -282,20 +231,6 @@ function parseBody(rec: IdempotencyRecord): { body: unknown; etag?: string } {
   const r = decodeOutcome(rec.body ?? '{"s":200,"b":null}');
   return { body: r.body, ...(r.etag ? { etag: r.etag } : {}) };
 }
-
-const mismatch = (): DomainError =>
-  new DomainError(
-    'idempotency_mismatch',
-    'this Idempotency-Key was used for a different request',
-    {},
-  );
-
-const outcomeUnknown = (): DomainError =>
-  new DomainError(
-    'idempotency_in_flight',
-    'the earlier attempt with this Idempotency-Key may have been applied; reload and use a new key',
-    { outcome: 'unknown' },
-  );
 
 function renderCommitted(call: IdempotentCall, o: CommittedOutcome): StoredResponse {
   if (!call.render) throw new Error('idempotent grid writes need a render function');

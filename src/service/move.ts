@@ -19,7 +19,7 @@ import { entryAboveIn, type RelabelPolicy } from '../domain/keys.js';
 import { effectiveEntry, type GridEntry } from '../domain/merge.js';
 import type { OverrideWrite } from '../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../store/grid-store.js';
-import type { CassandraGridReader } from './grid-reader.js';
+import type { CassandraGridReader } from '../store/grid-reader.js';
 import type { GridPlanner, PlanContext } from './grid-writer.js';
 import { placeInGap } from './slice-reader.js';
 

@@ -1,5 +1,6 @@
 /**
- * One page of a profile's grid, straight from Cassandra (the cache layer wraps this).
+ * One page of a profile's grid, from the page read's one port (`PageSource`): the Cassandra
+ * reader (store/grid-reader.ts), or the Redis cache decorating it (cache/page-source.ts).
  *
  * Reads, in this order: the head (version, generation, pins), the overrides, then the
  * time-ordered rows streamed from the cursor's key down, merged by (effective key DESC, post ID
@@ -9,13 +10,13 @@
  * Pins come first on the first page only, in addition to `limit` main-order entries; they never
  * appear in a cursor. Bodies are hydrated afterwards; a post deleted meanwhile is skipped.
  */
-import { meetsMin, type MinVersion } from '../domain/grid-version.js';
+import { sliceCachedOrder } from '../domain/cached-order.js';
 import { compareGridVersions, decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { resumePosition } from '../domain/cursor-resume.js';
+import type { PageSource } from '../domain/grid-source.js';
+import type { MinVersion } from '../domain/grid-version.js';
 import { effectiveEntry, type GridEntry } from '../domain/merge.js';
-import type { PostRecord } from '../store/posts-store.js';
-import type { CassandraGridReader } from './grid-reader.js';
-import type { PageCache } from './page-cache.js';
+import type { Post } from '../domain/post.js';
 
 export const DEFAULT_PAGE_LIMIT = 24;
 export const MAX_PAGE_LIMIT = 100;
@@ -32,7 +33,7 @@ export interface PageQuery {
 }
 
 export interface GridPage {
-  readonly items: readonly PostRecord[];
+  readonly items: readonly Post[];
   /** Pins (first page) then the main-order entries, before hydration. */
   readonly entries: readonly GridEntry[];
   readonly nextCursor: string | null;
@@ -45,37 +46,24 @@ export interface GridPage {
 }
 
 export async function readGridPage(
-  reader: CassandraGridReader,
+  source: PageSource,
   cursorSecret: string,
   q: PageQuery,
-  cache?: PageCache,
 ): Promise<GridPage> {
   const cursor = q.cursor ? decodeCursor(q.cursor, cursorSecret, q.profileId) : undefined;
-  // With a cache (page-cache.ts) the head, the first 48 entries, the override list and the bodies
-  // may come from Redis; it applies the same min_version rule (summary below it is not served).
-  const cached = cache
-    ? await cache.head(q.profileId, q.minVersion, cursor ? 0 : q.limit)
-    : undefined;
-  let head = cached ? cached.head : await reader.readHead(q.profileId);
-  if (!cached && !meetsMin(head, q.minVersion)) {
-    // A LOCAL_SERIAL read also completes any Paxos round left half-done, so it sees every
-    // write that was acknowledged.
-    head = await reader.readHead(q.profileId, 'serial');
-  }
+  // Never below min_version (the source escalates to LOCAL_SERIAL, or skips a stale summary).
+  const read = await source.head(q.profileId, q.minVersion, cursor ? 0 : q.limit);
+  const { head } = read;
   const after = cursor ? { key: cursor.key, postId: cursor.postId } : undefined;
-  // Served from the cached order: no override read at all (pins then get their ID as key; pins
-  // never enter a cursor).
-  const fast = cached && cache!.cachedEntries(cached.first, cursor, after, q.limit + 1);
-  const rows = fast
-    ? []
-    : cache
-      ? await cache.overrides(q.profileId, head)
-      : (await reader.readOverrides(q.profileId)).rows;
+  // Served from a cached order of this state: no override read at all (pins then get their ID
+  // as key; pins never enter a cursor).
+  const fast = read.order && sliceCachedOrder(read.order, cursor, after, q.limit + 1);
+  const rows = fast ? [] : await source.overrides(q.profileId, head);
   // The grid changed since the cursor: follow a relabel of the cursor's post (cursor-resume.ts).
   const start = cursor && !fast ? resumePosition(cursor, head, rows) : after;
   const main =
     fast ??
-    (await reader.entries(q.profileId, rows, {
+    (await source.entries(q.profileId, rows, {
       ...(start ? { after: start } : {}),
       limit: q.limit + 1,
       exclude: head.pins,
@@ -85,8 +73,10 @@ export async function readGridPage(
   const pins: GridEntry[] = cursor ? [] : head.pins.map((p) => effectiveEntry(rows, p));
   const entries = [...pins, ...page];
 
-  const ids = entries.map((e) => e.postId);
-  const bodies = await (cache ? cache.hydrate(ids, cached?.bodies) : reader.readPosts(ids));
+  const bodies = await source.hydrate(
+    entries.map((e) => e.postId),
+    read.bodies,
+  );
   const items = entries.flatMap((e) => {
     const b = bodies.get(e.postId);
     return b ? [b] : [];

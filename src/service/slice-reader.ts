@@ -25,7 +25,7 @@ import {
   type Slice,
 } from '../domain/keys.js';
 import type { OverridesSnapshot } from '../store/grid-store.js';
-import type { CassandraGridReader } from './grid-reader.js';
+import type { CassandraGridReader } from '../store/grid-reader.js';
 
 export interface GapRequest {
   readonly profileId: bigint;

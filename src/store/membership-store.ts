@@ -11,7 +11,8 @@
  * acknowledged, so a reader that sees the marker also sees the rows.
  */
 import type { QueryOptions } from 'cassandra-driver';
-import type { Effects, MembershipOp } from '../domain/membership.js';
+import type { GridHead } from '../domain/grid-head.js';
+import { needsRollForward, type Effects, type MembershipOp } from '../domain/membership.js';
 import { idToDate } from '../domain/ids.js';
 import type { Consistency, Cql } from './cassandra.js';
 
@@ -74,6 +75,13 @@ export class MembershipStore {
 
   private opts(logged: boolean): QueryOptions {
     return { prepare: true, consistency: this.consistency.commit, logged, isIdempotent: true };
+  }
+
+  /** Applies the head's recorded effects if they are not marked applied yet (idempotent). */
+  async rollForward(profileId: bigint, head: GridHead): Promise<boolean> {
+    if (!needsRollForward(head.effects, head.appliedVersion ?? 0n)) return false;
+    await this.apply(profileId, head.effects);
+    return true;
   }
 
   /** Brings the side tables in line with `effects`, then marks them applied. Idempotent. */

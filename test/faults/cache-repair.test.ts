@@ -13,7 +13,7 @@ import { gridCacheSettingsOf } from '../../src/cache/caches.js';
 import { createGridCache } from '../../src/cache/grid-cache.js';
 import { cacheKeys } from '../../src/cache/keys.js';
 import { createRedisGuard } from '../../src/cache/redis.js';
-import type { GridSource } from '../../src/cache/source.js';
+import type { GridSource } from '../../src/domain/grid-source.js';
 import { sleep } from '../../src/infra/process-utils.js';
 import { GridWriter, writerSettingsOf } from '../../src/service/grid-writer.js';
 import { faultsConfig, signalRedis } from './support/private-stores.js';
@@ -130,6 +130,7 @@ describe('single flight of direct reads', () => {
     // The real reader, with the first read paused after its head and before its rows.
     const source: GridSource = {
       readHead: (id, c) => reader.readHead(id, c),
+      readHeadAtLeast: (id, min) => reader.readHeadAtLeast(id, min),
       readOverrides: (id) => reader.readOverrides(id),
       readPosts: (ids) => reader.readPosts(ids),
       entries: async (id, overrides, q) => {

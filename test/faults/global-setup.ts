@@ -15,7 +15,7 @@ import type { TestProject } from 'vitest/node';
 import { openCassandra } from '../../src/bootstrap.js';
 import { LOCAL_DC, nodeLayout } from '../../src/infra/cassandra-files.js';
 import { probeCql } from '../../src/infra/cql-probe.js';
-import { stopCassandra } from '../../src/infra/embedded-cassandra.js';
+import { stopCassandra } from '../../src/infra/cassandra-control.js';
 import { isAlive, sleep, tcpOpen } from '../../src/infra/process-utils.js';
 import { redisAnswers } from '../../src/infra/redis-local.js';
 import {

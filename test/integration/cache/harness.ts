@@ -15,7 +15,7 @@ import { consistencyOf, cqlOf } from '../../../src/store/cassandra.js';
 import { GridStore } from '../../../src/store/grid-store.js';
 import { MembershipStore } from '../../../src/store/membership-store.js';
 import { PostsStore } from '../../../src/store/posts-store.js';
-import { CassandraGridReader } from '../../../src/service/grid-reader.js';
+import { CassandraGridReader } from '../../../src/store/grid-reader.js';
 import { GridWriter, writerSettingsOf } from '../../../src/service/grid-writer.js';
 import type { WriterHooks } from '../../../src/service/grid-writer.js';
 import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';

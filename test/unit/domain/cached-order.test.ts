@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FirstOrder } from '../../../src/cache/codec.js';
-import { sliceFirstOrder } from '../../../src/service/page-cache.js';
+import { sliceCachedOrder as sliceFirstOrder } from '../../../src/domain/cached-order.js';
 
 // Display order: keys descending. Entry i has key 100 - i (postId = key, chronological).
 const order = (n: number, complete: boolean): FirstOrder => ({

@@ -8,24 +8,24 @@
  * any row is read (domain/membership.ts), so a reader that saw version v and then the rows can
  * only see *more* than v, never an older order under a newer version.
  */
-import type { GridHead, GridSource, OverrideRow, ReadConsistency } from '../cache/source.js';
+import type { GridHead, OverrideRow } from '../domain/grid-head.js';
+import type {
+  EntriesQuery,
+  GridSource,
+  PageHead,
+  PageSource,
+  ReadConsistency,
+} from '../domain/grid-source.js';
+import { meetsMin, type MinVersion } from '../domain/grid-version.js';
+import type { Post } from '../domain/post.js';
 import type { GridEntry, GridPosition } from '../domain/merge.js';
-import { mergeGridAsync, streamMergedGrid } from '../domain/merge.js';
-import type { Consistency } from '../store/cassandra.js';
-import type { GridStore } from '../store/grid-store.js';
-import type { MembershipStore } from '../store/membership-store.js';
-import { rollForward } from './grid-writer.js';
-import type { PostRecord, PostsStore } from '../store/posts-store.js';
+import { mergeGridAsync } from '../domain/merge.js';
+import type { Consistency } from './cassandra.js';
+import type { GridStore } from './grid-store.js';
+import type { MembershipStore } from './membership-store.js';
+import type { PostsStore } from './posts-store.js';
 
-export interface EntriesQuery {
-  /** Start strictly after this position (a cursor, or an anchor). */
-  readonly after?: GridPosition;
-  readonly limit: number;
-  /** Excluded from the order: the pins, and for a move also the moved post. */
-  readonly exclude?: Iterable<bigint>;
-}
-
-export class CassandraGridReader implements GridSource {
+export class CassandraGridReader implements GridSource, PageSource {
   constructor(
     private readonly store: GridStore,
     private readonly posts: PostsStore,
@@ -40,13 +40,40 @@ export class CassandraGridReader implements GridSource {
       profileId,
       consistency === 'serial' ? { consistency: this.consistency.serial } : {},
     );
-    await rollForward(this.membership, profileId, head);
+    await this.membership.rollForward(profileId, head);
     return head;
   }
 
+  async readHeadAtLeast(profileId: bigint, min?: MinVersion): Promise<GridHead> {
+    const head = await this.readHead(profileId, 'quorum');
+    return meetsMin(head, min) ? head : this.readHead(profileId, 'serial');
+  }
+
+  // --- PageSource: straight from Cassandra (the cache decorates these, cache/page-source.ts)
+
+  async head(profileId: bigint, minVersion?: MinVersion): Promise<PageHead> {
+    return { head: await this.readHeadAtLeast(profileId, minVersion) };
+  }
+
+  async overrides(profileId: bigint): Promise<readonly OverrideRow[]> {
+    return (await this.readOverrides(profileId)).rows;
+  }
+
+  async hydrate(
+    postIds: readonly bigint[],
+    known?: ReadonlyMap<bigint, Post>,
+  ): Promise<Map<bigint, Post>> {
+    const out = new Map(known);
+    const missing = postIds.filter((id) => !out.has(id));
+    for (const [id, p] of await this.readPosts(missing)) out.set(id, p);
+    return out;
+  }
+
+  // --- GridSource
+
   async readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
     const snap = await this.store.readOverrides(profileId);
-    await rollForward(this.membership, profileId, snap.head);
+    await this.membership.rollForward(profileId, snap.head);
     return { head: snap.head, rows: [...snap.overrides] };
   }
 
@@ -73,19 +100,6 @@ export class CassandraGridReader implements GridSource {
     });
   }
 
-  /** Streaming form of `entries` for callers that stop on their own (no limit needed). */
-  streamEntries(
-    profileId: bigint,
-    overrides: readonly GridEntry[],
-    query: Omit<EntriesQuery, 'limit'> & { limit?: number },
-  ): AsyncGenerator<GridEntry, void, undefined> {
-    return streamMergedGrid(overrides, this.chronological(profileId, query), {
-      pinned: query.exclude ?? [],
-      ...(query.after ? { after: query.after } : {}),
-      ...(query.limit !== undefined ? { limit: query.limit } : {}),
-    });
-  }
-
   /** Time-ordered IDs descending, from the position's key (inclusive: ties are filtered by merge). */
   chronological(profileId: bigint, query: { after?: GridPosition; limit?: number }) {
     const pageSize = Math.min(Math.max((query.limit ?? this.pageSize) + 1, 32), this.pageSize * 5);
@@ -101,12 +115,8 @@ export class CassandraGridReader implements GridSource {
     return this.store.streamChronological(profileId, { direction: 'asc', from, pageSize });
   }
 
-  async readPosts(postIds: readonly bigint[]): Promise<Map<bigint, PostRecord>> {
+  async readPosts(postIds: readonly bigint[]): Promise<Map<bigint, Post>> {
     const found = await this.posts.getPosts(postIds);
     return new Map(found.map((p) => [p.postId, p]));
-  }
-
-  readPost(postId: bigint): Promise<PostRecord | undefined> {
-    return this.posts.getPost(postId);
   }
 }

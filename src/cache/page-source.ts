@@ -1,0 +1,43 @@
+/**
+ * The Redis cache as a decorator of the page read's one port (`PageSource`, domain/grid-source.ts):
+ * what the page read would otherwise read from Cassandra, served from the version-keyed entries
+ * of this folder when they can be.
+ *
+ * - head: the profile summary (never below the caller's min_version), with the cached first-page
+ *   order of that state and, on a hit, the bodies of its first entries in the same round trip;
+ * - overrides for later pages: the cached list of that state (`ovr:`);
+ * - entries: from the store (a page the cached order does not cover);
+ * - bodies: MGET with Cassandra fallback.
+ * Page semantics (pins, cursors, grid_changed) stay in service/read-page.ts.
+ */
+import type { GridEntry } from '../domain/merge.js';
+import type { PageSource } from '../domain/grid-source.js';
+import type { GridCache } from './grid-cache.js';
+import type { OverrideCache } from './override-cache.js';
+import type { PostCache } from './post-cache.js';
+
+export interface ReadCaches {
+  readonly grid: GridCache;
+  readonly overrides: OverrideCache;
+  readonly posts: PostCache;
+}
+
+export function cachedPageSource(caches: ReadCaches, store: PageSource): PageSource {
+  return {
+    async head(profileId, minVersion, prefetch = 0) {
+      const first = await caches.grid.readFirstOrder(profileId, {
+        prefetchBodies: prefetch,
+        ...(minVersion === undefined ? {} : { minVersion }),
+      });
+      const { generation, version, pins } = first;
+      const head = { generation, version, pins, postCount: first.summary.postCount };
+      return { head, order: first, bodies: first.bodies };
+    },
+    async overrides(profileId, head) {
+      return (await caches.overrides.read(profileId, head)).rows;
+    },
+    entries: (profileId, overrides: readonly GridEntry[], query) =>
+      store.entries(profileId, overrides, query),
+    hydrate: (postIds, known) => caches.posts.hydrate(postIds, known),
+  };
+}

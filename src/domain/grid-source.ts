@@ -1,0 +1,85 @@
+/**
+ * The read ports. `GridSource` is what reads a grid from the store (the Cassandra reader in
+ * store/grid-reader.ts implements it; the cache fills from it). `PageSource` is what the page
+ * read (service/read-page.ts) sees: the same reads, plus what a cache may already hold. The
+ * Cassandra reader implements it directly; the Redis cache (cache/page-source.ts) decorates it.
+ * The page read therefore has one source and no cache/no-cache branches.
+ */
+import type { GridHead, OverrideRow } from './grid-head.js';
+import type { MinVersion } from './grid-version.js';
+import type { GridEntry, GridPosition } from './merge.js';
+import type { Post } from './post.js';
+
+/**
+ * `quorum` = the configured LOCAL_QUORUM read, which overlaps the LOCAL_QUORUM commit of every
+ * compare-and-set. `serial` = a LOCAL_SERIAL read: it also finishes a Paxos round that a writer
+ * left half-done (for example after a write timeout), so it sees every write that could ever win.
+ */
+export type ReadConsistency = 'quorum' | 'serial';
+
+export interface EntriesQuery {
+  /** Start strictly after this position (a cursor, or an anchor). */
+  readonly after?: GridPosition;
+  readonly limit: number;
+  /** Excluded from the order: the pins, and for a move also the moved post. */
+  readonly exclude?: Iterable<bigint>;
+}
+
+export interface GridSource {
+  readHead(profileId: bigint, consistency?: ReadConsistency): Promise<GridHead>;
+  /**
+   * The head at LOCAL_QUORUM, escalated to LOCAL_SERIAL when it is below the caller's floor
+   * (read-your-writes): the one place that rule lives.
+   */
+  readHeadAtLeast(profileId: bigint, min?: MinVersion): Promise<GridHead>;
+  /**
+   * The first `limit` entries in display order: `overrides` (sorted key DESC, postId DESC) merged
+   * with the time-ordered rows streamed from Cassandra, `exclude`d posts (the pins) left out.
+   */
+  entries(
+    profileId: bigint,
+    overrides: readonly GridEntry[],
+    query: EntriesQuery,
+  ): Promise<GridEntry[]>;
+  /**
+   * Every override row of the profile, sorted by (key DESC, postId DESC), together with the head
+   * read in the same single-partition query (so the list belongs to exactly that version).
+   */
+  readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }>;
+  /** Bodies of existing posts; deleted posts are simply absent from the map. */
+  readPosts(postIds: readonly bigint[]): Promise<Map<bigint, Post>>;
+}
+
+/** The main order's first entries of exactly one state, as a cache holds them. */
+export interface CachedOrder {
+  readonly version: bigint;
+  readonly generation: bigint;
+  readonly entries: readonly GridEntry[];
+  /** The grid has no entries beyond these. */
+  readonly complete: boolean;
+}
+
+export interface PageHead {
+  readonly head: GridHead;
+  /** The cached first entries of `head`'s state, when a cache holds them. */
+  readonly order?: CachedOrder | undefined;
+  /** Bodies fetched along with the head (a cache hit), by post ID. */
+  readonly bodies?: ReadonlyMap<bigint, Post> | undefined;
+}
+
+export interface PageSource {
+  /** The head to page at, never below `minVersion`; a cache may prefetch `prefetch` bodies. */
+  head(profileId: bigint, minVersion?: MinVersion, prefetch?: number): Promise<PageHead>;
+  /** The override rows of exactly `head`'s state. */
+  overrides(profileId: bigint, head: GridHead): Promise<readonly OverrideRow[]>;
+  entries(
+    profileId: bigint,
+    overrides: readonly GridEntry[],
+    query: EntriesQuery,
+  ): Promise<GridEntry[]>;
+  /** Bodies of `postIds` (those in `known` are not read again); deleted posts are absent. */
+  hydrate(
+    postIds: readonly bigint[],
+    known?: ReadonlyMap<bigint, Post>,
+  ): Promise<Map<bigint, Post>>;
+}
