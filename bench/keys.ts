@@ -1,10 +1,10 @@
 /**
  * npm run bench:keys [-- --json PATH] [--seed N] [--seeds N]
  *
- * Deterministic benchmark of sort-key schemes (issue 6): every workload of bench/keys/workloads.ts
+ * Deterministic benchmark of sort-key schemes: every workload of bench/keys/workloads.ts
  * under regrid's key engine (adaptive policy), the article's window doubling (baseline), and the
  * schemes teams use instead. Prints one side-by-side table per workload, the peer figures the
- * article quotes, a multi-seed check of the random workload, and issue 6's targets; `--json`
+ * article quotes, a multi-seed check of the random workload, and the project's targets; `--json`
  * also writes everything to PATH. Same seed, same numbers, on any machine.
  */
 import { writeFileSync } from 'node:fs';

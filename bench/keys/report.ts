@@ -1,5 +1,5 @@
 /**
- * The key benchmark's report: the article's published figures, issue 6's targets, and the
+ * The key benchmark's report: the article's published figures, the project's targets, and the
  * side-by-side text table (article | regrid baseline | regrid | peers) for each workload.
  */
 import type { Probe } from './probes.js';
@@ -117,7 +117,7 @@ export function targets(r: Results): Target[] {
 export function targetTable(list: readonly Target[]): string {
   const width = Math.max(...list.map((t) => t.what.length));
   return [
-    'issue 6 targets',
+    'regrid targets',
     ...list.map((t) => `${t.met ? 'met    ' : 'NOT MET'}  ${t.what.padEnd(width)}  ${t.value}`),
   ].join('\n');
 }

@@ -1,5 +1,5 @@
 /**
- * The benchmark's workloads (issue 6) and the loop that drives one scheme through one of them,
+ * The benchmark's workloads and the loop that drives one scheme through one of them,
  * checking the scheme's order against a plain array after every move.
  *
  *  random       300 posts 1 s–1 day apart (uniform), 100,000 moves of a random post to a random gap.

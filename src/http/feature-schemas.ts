@@ -1,5 +1,5 @@
 /**
- * Request shapes of the issue-3 routes (pins, unarchive, order, media), parsed at the boundary
+ * Request shapes of the grid-editing routes (pins, unarchive, order, media, archive), parsed at the boundary
  * like schemas.ts: strict objects, IDs as decimal strings turned into bigint once.
  */
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 /**
  * Pins: up to three posts shown first (first page only), in pin order, and left out of the main
  * order. They live in the `pins` static cell of the override partition, so a pin change is one
- * more write through writeGrid and is serialized with moves (issue 3).
+ * more write through writeGrid and is serialized with moves.
  *
  * Unpinning puts a post back at its effective key; if another row took that key meanwhile
  * (relabels skip pinned rows), it gets a fresh key next to that row (restore-key.ts).

@@ -1,5 +1,5 @@
 /**
- * Grid-wide writes of issue 3, on the caller's own grid:
+ * Grid-wide writes on the caller's own grid:
  *   PUT   /v1/me/grid/pins    {post_ids}                → {grid_version, pins}
  *   POST  /v1/me/grid/reset                             → {grid_version, overrides_dropped}
  *   GET   /v1/me/grid/order                             → {post_ids, pinned} + ETag "<gen>.<version>"

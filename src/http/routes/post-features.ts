@@ -1,5 +1,5 @@
 /**
- * Per-post writes of issue 3 on the caller's grid:
+ * Per-post writes on the caller's grid:
  *   POST   /v1/me/posts/:post_id/archive                      → {grid_version}
  *   POST   /v1/me/posts/:post_id/unarchive  {position}        → {grid_version}
  *   DELETE /v1/me/posts/:post_id/collaborators/:profile_id    → {grid_version}  (of that grid)

@@ -1,5 +1,5 @@
 /**
- * The issue-2 HTTP contract end to end on the real Cassandra: create → move → read, and every
+ * The core HTTP contract end to end on the real Cassandra: create → move → read, and every
  * status code the routes promise (400, 401, 403, 404, 409, 413), each as problem+json.
  */
 import { describe, expect, it } from 'vitest';

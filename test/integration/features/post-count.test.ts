@@ -1,5 +1,5 @@
 /**
- * The exact per-grid post count (static `post_count`, issue 4) on the real Cassandra: every
+ * The exact per-grid post count (static `post_count`) on the real Cassandra: every
  * membership change adjusts it inside its own compare-and-set, moves never write it, a grid that
  * predates the column is counted once, and the cached summary and the page carry it.
  */
