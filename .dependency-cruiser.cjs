@@ -2,14 +2,15 @@
  * Architecture rules checked by `npm run lint` (dependency-cruiser): no import cycles, and no
  * import from a lower layer to a higher one. Layers, bottom up:
  *   domain (pure) → store (Cassandra) / cache (Redis) → service → http → main/bootstrap
- * Tooling (cli, loadtest, infra) sits beside the service code and is never imported by it.
+ * Tooling (src/tools/: CLIs, the load tester, local provisioning) sits beside the service code
+ * and is never imported by it; only main/bootstrap (provisioning at start) and tools use it.
  */
 const layer = (name, forbidden) => ({
   name: `no-upward-from-${name}`,
   severity: 'error',
   comment: `${name} must not import ${forbidden.join(', ')}`,
   from: { path: `^src/${name}/` },
-  to: { path: `^src/(${forbidden.join('|')})/` },
+  to: { path: `^src/(${forbidden.join('|')})(/|\\.ts$)` },
 });
 
 module.exports = {
@@ -21,11 +22,11 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    layer('domain', ['store', 'cache', 'service', 'http', 'infra', 'cli', 'loadtest']),
-    layer('store', ['cache', 'service', 'http', 'cli', 'loadtest']),
-    layer('cache', ['store', 'service', 'http', 'infra', 'cli', 'loadtest']),
-    layer('service', ['http', 'cli', 'loadtest']),
-    layer('http', ['cli', 'loadtest', 'infra']),
+    layer('domain', ['store', 'cache', 'service', 'http', 'tools', 'config', 'main', 'bootstrap']),
+    layer('store', ['cache', 'service', 'http', 'tools', 'main', 'bootstrap']),
+    layer('cache', ['store', 'service', 'http', 'tools', 'main', 'bootstrap']),
+    layer('service', ['http', 'tools', 'main', 'bootstrap']),
+    layer('http', ['tools', 'main', 'bootstrap']),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -19,7 +19,7 @@ import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
-import { ensureRedis } from '../src/infra/redis-local.js';
+import { ensureRedis } from '../src/tools/infra/redis-local.js';
 import { GridService } from '../src/service/grid-service.js';
 import type { Cql } from '../src/store/cassandra.js';
 import { listen } from './read/http.js';

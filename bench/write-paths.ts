@@ -19,7 +19,7 @@ import {
   IdempotencyService,
   fingerprintRequest,
   type IdempotentCall,
-} from '../src/service/idempotency.js';
+} from '../src/service/write/idempotency.js';
 import { IdempotencyStore } from '../src/store/idempotency-store.js';
 
 const KEYSPACE = 'regrid_bench';

@@ -4,4 +4,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../src/cli/regrid.ts');
+await import('../src/tools/cli/regrid.ts');

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from 'cassandra-driver';
 import type { Config } from './config.js';
 import { IdGenerator } from './domain/ids.js';
-import { ensureCassandra, type CassandraTarget } from './infra/embedded-cassandra.js';
+import { ensureCassandra, type CassandraTarget } from './tools/infra/embedded-cassandra.js';
 import { createCassandraClient, cqlOf, type Cql } from './store/cassandra.js';
 import { applyMigrations } from './store/migrations.js';
 import { resolveWorker, type WorkerLease } from './store/worker-lease.js';

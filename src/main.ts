@@ -10,10 +10,10 @@ import { loadConfig } from './config.js';
 import { issueToken } from './http/auth.js';
 import { createApp } from './http/app.js';
 import { tokenPolicyOf } from './http/jwt.js';
-import { ensureRedis } from './infra/redis-local.js';
+import { ensureRedis } from './tools/infra/redis-local.js';
 import { DEMO_PROFILE_ID } from './service/demo.js';
 import { GridService } from './service/grid-service.js';
-import { IdempotencyService } from './service/idempotency.js';
+import { IdempotencyService } from './service/write/idempotency.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
 import { makeReadiness } from './service/readiness.js';
 

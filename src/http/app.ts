@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { GridService } from '../service/grid-service.js';
-import type { IdempotencyService } from '../service/idempotency.js';
+import type { IdempotencyService } from '../service/write/idempotency.js';
 import { requireProfile } from './auth.js';
 import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
@@ -15,10 +15,10 @@ import { gridRoutes } from './routes/grid.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { postsRoutes } from './routes/posts.js';
 import { adminRoutes } from './routes/admin.js';
-import { gridFeatureRoutes } from './routes/grid-features.js';
+import { gridFeatureRoutes } from './routes/grid-edits.js';
 import { mediaRoutes } from './routes/media.js';
 import { inboxRoutes } from './routes/inbox.js';
-import { postFeatureRoutes } from './routes/post-features.js';
+import { postFeatureRoutes } from './routes/post-states.js';
 
 export interface AppDeps {
   readonly service: GridService;

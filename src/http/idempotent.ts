@@ -12,13 +12,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { WriteOptions } from '../service/grid-writer.js';
+import type { WriteOptions } from '../service/write/grid-writer.js';
 import {
   fingerprintRequest,
   type IdempotencyService,
   type ResponseRenderer,
   type StoredResponse,
-} from '../service/idempotency.js';
+} from '../service/write/idempotency.js';
 import type { AppEnv } from './env.js';
 
 export type WriteOptionsFor = () => WriteOptions;

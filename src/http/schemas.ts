@@ -8,7 +8,7 @@ import { DomainError } from '../domain/errors.js';
 import { CANONICAL_ID, MAX_ID } from '../domain/ids.js';
 import { zodIssues } from './problem.js';
 import type { MinVersion } from '../domain/grid-version.js';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../service/read-page.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../service/read/read-page.js';
 
 /**
  * A positive signed 64-bit ID as a canonical decimal string: the one ID schema of paths, query

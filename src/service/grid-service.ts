@@ -27,10 +27,10 @@ import { MembershipStore } from '../store/membership-store.js';
 import { MovesStore } from '../store/moves-store.js';
 import { PostsStore, type PostRecord } from '../store/posts-store.js';
 import { ProfilesStore } from '../store/profiles-store.js';
-import * as archive from './archive.js';
-import { auditAll, auditProfile } from './audit.js';
-import { patchOrder, readOrder } from './batch-order.js';
-import * as collab from './collaborators.js';
+import * as archive from './ops/archive.js';
+import { auditAll, auditProfile } from './read/audit.js';
+import { patchOrder, readOrder } from './ops/batch-order.js';
+import * as collab from './ops/collaborators.js';
 import type { ServiceDeps } from './deps.js';
 import { CassandraGridReader } from '../store/grid-reader.js';
 import {
@@ -38,16 +38,16 @@ import {
   writerSettingsOf,
   type WriteOptions,
   type WriterHooks,
-} from './grid-writer.js';
-import { listMedia, type MediaQuery } from './media.js';
-import { movePost, type MoveOptions, type MoveOutcome } from './move-post.js';
-import { setPins } from './pins.js';
-import * as postsOps from './posts-service.js';
-import type { NewPost, PostWriteResult } from './posts-service.js';
-import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
-import { resetGrid } from './reset.js';
-import { takedownPost } from './takedown.js';
-import { undoMove } from './undo.js';
+} from './write/grid-writer.js';
+import { listMedia, type MediaQuery } from './read/media.js';
+import { movePost, type MoveOptions, type MoveOutcome } from './ops/move.js';
+import { setPins } from './ops/pins.js';
+import * as postsOps from './ops/posts.js';
+import type { NewPost, PostWriteResult } from './ops/posts.js';
+import { readGridPage, type GridPage, type PageQuery } from './read/read-page.js';
+import { resetGrid } from './ops/reset.js';
+import { takedownPost } from './ops/takedown.js';
+import { undoMove } from './ops/undo.js';
 
 export interface IdSource {
   next(): bigint;
@@ -66,7 +66,7 @@ export interface GridServiceOptions {
   readonly cacheTuning?: Partial<GridCacheSettings>;
 }
 
-export type { MoveOutcome } from './move-post.js';
+export type { MoveOutcome } from './ops/move.js';
 
 export class GridService {
   /** The stores and seams tests and benchmarks inspect; operations get them through `deps`. */

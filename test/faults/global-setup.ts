@@ -13,11 +13,11 @@ import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { openCassandra } from '../../src/bootstrap.js';
-import { LOCAL_DC, nodeLayout } from '../../src/infra/cassandra-files.js';
-import { probeCql } from '../../src/infra/cql-probe.js';
-import { stopCassandra } from '../../src/infra/cassandra-control.js';
-import { isAlive, sleep, tcpOpen } from '../../src/infra/process-utils.js';
-import { redisAnswers } from '../../src/infra/redis-local.js';
+import { LOCAL_DC, nodeLayout } from '../../src/tools/infra/cassandra-files.js';
+import { probeCql } from '../../src/tools/infra/cql-probe.js';
+import { stopCassandra } from '../../src/tools/infra/cassandra-control.js';
+import { isAlive, sleep, tcpOpen } from '../../src/tools/infra/process-utils.js';
+import { redisAnswers } from '../../src/tools/infra/redis-local.js';
 import {
   FAULTS_KEYSPACE,
   FAULTS_REDIS_PORT,

@@ -10,7 +10,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
-import { provisionTestStores } from '../../src/infra/test-stores.js';
+import { provisionTestStores } from './support/test-stores.js';
 
 export const TEST_KEYSPACE = 'regrid_test';
 

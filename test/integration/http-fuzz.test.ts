@@ -16,7 +16,7 @@ import { issueToken } from '../../src/http/auth.js';
 import { createApp } from '../../src/http/app.js';
 import { tokenPolicyOf } from '../../src/http/jwt.js';
 import { GridService } from '../../src/service/grid-service.js';
-import { IdempotencyService } from '../../src/service/idempotency.js';
+import { IdempotencyService } from '../../src/service/write/idempotency.js';
 import { makeReadiness } from '../../src/service/readiness.js';
 import { cqlOf } from '../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../src/store/idempotency-store.js';

@@ -9,9 +9,9 @@
  */
 import { Hono } from 'hono';
 import type { GridService } from '../../service/grid-service.js';
-import type { IdempotencyService, StoredResponse } from '../../service/idempotency.js';
+import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
 import type { AppEnv } from '../env.js';
-import { ArchiveQuery } from '../feature-schemas.js';
+import { ArchiveQuery } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';

@@ -9,7 +9,7 @@
 import { Hono } from 'hono';
 import type { GridService } from '../../service/grid-service.js';
 import type { AppEnv } from '../env.js';
-import { MediaQuery, formatUnixSeconds } from '../feature-schemas.js';
+import { MediaQuery, formatUnixSeconds } from '../edit-schemas.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';
 import { postView } from '../views.js';

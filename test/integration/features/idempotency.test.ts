@@ -11,7 +11,7 @@ import {
   fingerprintRequest,
   type IdempotencyService,
   type StoredResponse,
-} from '../../../src/service/idempotency.js';
+} from '../../../src/service/write/idempotency.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 

@@ -4,7 +4,7 @@
  * and it finds the previous anchor of a post moved farther than the slice the planner reads.
  */
 import { describe, expect, it } from 'vitest';
-import { SimulatedCrash } from '../../../src/service/idempotency.js';
+import { SimulatedCrash } from '../../../src/service/write/idempotency.js';
 import { consistencyOf, cqlOf } from '../../../src/store/cassandra.js';
 import { MovesStore } from '../../../src/store/moves-store.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_TIMESTAMP_MS, REGRID_EPOCH_MS, lowestIdAt } from '../../../src/domain/ids.js';
-import { MediaQuery, formatUnixSeconds } from '../../../src/http/feature-schemas.js';
+import { MediaQuery, formatUnixSeconds } from '../../../src/http/edit-schemas.js';
 
 const SEED = 20260602;
 const FIRST_MS = REGRID_EPOCH_MS;

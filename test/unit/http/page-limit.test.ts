@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GridQuery, pageLimit } from '../../../src/http/schemas.js';
-import { ArchiveQuery, MediaQuery } from '../../../src/http/feature-schemas.js';
+import { ArchiveQuery, MediaQuery } from '../../../src/http/edit-schemas.js';
 
 describe('page limits in query strings', () => {
   const limit = z.strictObject({ limit: pageLimit(100, 24) });

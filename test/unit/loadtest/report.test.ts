@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { checkTombstones } from '../../../src/loadtest/checker.js';
+import { checkTombstones } from '../../../src/tools/loadtest/checker.js';
 import {
   buildDesignReport,
   compare,
   summarizeComparison,
   summarizeDesign,
   type ReportInputs,
-} from '../../../src/loadtest/report.js';
-import type { WorkloadResult } from '../../../src/loadtest/runner.js';
-import { LatencyRecorder } from '../../../src/loadtest/stats.js';
+} from '../../../src/tools/loadtest/report.js';
+import type { WorkloadResult } from '../../../src/tools/loadtest/runner.js';
+import { LatencyRecorder } from '../../../src/tools/loadtest/stats.js';
 
 function work(over: Partial<WorkloadResult> = {}): WorkloadResult {
   const moveLatency = new LatencyRecorder();

@@ -1,8 +1,8 @@
 /** The undo record written from each move attempt's plan (service/undo.ts). */
 import type { ServiceDeps } from '../../../src/service/deps.js';
 import { describe, expect, it } from 'vitest';
-import type { PlanContext } from '../../../src/service/grid-writer.js';
-import { undoRecorder } from '../../../src/service/undo.js';
+import type { PlanContext } from '../../../src/service/write/grid-writer.js';
+import { undoRecorder } from '../../../src/service/ops/undo.js';
 import { EMPTY_HEAD } from '../../../src/store/grid-store.js';
 import { UNKNOWN_RELABELS, type MoveRecord } from '../../../src/store/moves-store.js';
 

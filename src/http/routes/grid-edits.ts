@@ -1,0 +1,136 @@
+/**
+ * Grid-wide writes on the caller's own grid:
+ *   PUT   /v1/me/grid/pins    {post_ids}                → {grid_version, pins}
+ *   POST  /v1/me/grid/reset                             → {grid_version, overrides_dropped}
+ *   GET   /v1/me/grid/order                             → {post_ids, pinned} + ETag "<gen>.<version>"
+ *   PATCH /v1/me/grid/order   If-Match, {post_ids, above?, below?}
+ *                                                       → {grid_version, rows_written} + ETag
+ *   POST  /v1/me/grid/moves/:move_id/undo                → {grid_version, restored: exact|anchor}
+ * Every write accepts Idempotency-Key. The order resource returns nothing but the order, which
+ * is why the grid version can be its entity tag (design §5.3).
+ */
+import { Hono } from 'hono';
+import { DomainError } from '../../domain/errors.js';
+import { formatEtag, ifNoneMatchMatches } from '../../domain/etag.js';
+import type { GridService } from '../../service/grid-service.js';
+import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
+import type { AppEnv } from '../env.js';
+import { OrderPatchBody, PinsBody } from '../edit-schemas.js';
+import { idempotentWrite } from '../idempotent.js';
+import { readBody } from '../request.js';
+import { versionView } from '../views.js';
+
+export function gridFeatureRoutes(features: GridService, idem?: IdempotencyService) {
+  const app = new Hono<AppEnv>();
+
+  app.put('/me/grid/pins', async (c) => {
+    const profileId = c.get('profileId');
+    const body = await readBody(c, PinsBody);
+    const render = (r: unknown, v: bigint): StoredResponse => ({
+      status: 200,
+      body: {
+        grid_version: versionView(v),
+        pins: ((r as { pins: readonly bigint[] }).pins ?? []).map(String),
+      },
+    });
+    return idempotentWrite(
+      c,
+      idem,
+      { scope: profileId, gridProfileId: profileId, render },
+      async (opts) => {
+        const out = await features.setPins(profileId, body.post_ids, opts());
+        return render(out.result, out.version);
+      },
+    );
+  });
+
+  app.post('/me/grid/reset', async (c) => {
+    const profileId = c.get('profileId');
+    const render = (r: unknown, v: bigint): StoredResponse => ({
+      status: 200,
+      body: {
+        grid_version: versionView(v),
+        overrides_dropped: (r as { overridesDropped: number }).overridesDropped,
+      },
+    });
+    return idempotentWrite(
+      c,
+      idem,
+      { scope: profileId, gridProfileId: profileId, render },
+      async (opts) => {
+        const out = await features.reset(profileId, opts());
+        return render(out.result, out.version);
+      },
+    );
+  });
+
+  app.post('/me/grid/moves/:move_id/undo', async (c) => {
+    const profileId = c.get('profileId');
+    const moveId = c.req.param('move_id');
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(moveId)) {
+      throw new DomainError('invalid_request', 'move_id must be a UUID', { field: 'move_id' });
+    }
+    const render = (r: unknown, v: bigint): StoredResponse => ({
+      status: 200,
+      body: {
+        grid_version: versionView(v),
+        restored: (r as { exact: boolean }).exact ? 'exact' : 'anchor',
+      },
+    });
+    return idempotentWrite(
+      c,
+      idem,
+      { scope: profileId, gridProfileId: profileId, render },
+      async (opts) => {
+        const out = await features.undoMove(profileId, moveId, opts());
+        return render(out.result, out.version);
+      },
+    );
+  });
+
+  app.get('/me/grid/order', async (c) => {
+    const order = await features.readOrder(c.get('profileId'));
+    const inm = c.req.header('if-none-match');
+    if (inm && ifNoneMatchMatches(inm, order)) {
+      return c.body(null, 304, { ETag: order.etag });
+    }
+    return c.json({ post_ids: order.postIds.map(String), pinned: order.pinned.map(String) }, 200, {
+      ETag: order.etag,
+      'Cache-Control': 'private, no-cache',
+    });
+  });
+
+  app.patch('/me/grid/order', async (c) => {
+    const profileId = c.get('profileId');
+    const ifMatch = c.req.header('if-match');
+    const body = await readBody(c, OrderPatchBody);
+    const render = (r: unknown, v: bigint, g: bigint): StoredResponse => ({
+      status: 200,
+      body: {
+        grid_version: versionView(v),
+        rows_written: (r as { rowsWritten: number }).rowsWritten,
+      },
+      etag: formatEtag({ version: v, generation: g }),
+    });
+    return idempotentWrite(
+      c,
+      idem,
+      { scope: profileId, gridProfileId: profileId, render },
+      async (opts) => {
+        const out = await features.patchOrder(
+          profileId,
+          ifMatch,
+          {
+            postIds: body.post_ids,
+            ...(body.above !== undefined ? { above: body.above } : {}),
+            ...(body.below !== undefined ? { below: body.below } : {}),
+          },
+          opts(),
+        );
+        return render(out.result, out.version, out.generation);
+      },
+    );
+  });
+
+  return app;
+}

@@ -1,0 +1,153 @@
+/**
+ * Archive, unarchive and the archive listing (design §3.2). Archive and unarchive are single
+ * grid writes: each reads every fact it depends on (the grid row, the archive record, the body's
+ * removal fence) after the snapshot its compare-and-set is conditioned on, and the changes to
+ * `grid_posts` and the archive tables go as membership effects of that same batch
+ * (domain/membership.ts). Two concurrent calls on one post are therefore serialized: whichever
+ * commits second sees the first one's result.
+ *
+ * Answers: archive of a post already archived, and unarchive of a post already back on the grid,
+ * are idempotent 200s that bump nothing (`changed: false`); a post that is neither on the grid
+ * nor archived is a 404.
+ *
+ * Unarchive gives the post its key back: "previous" = the key kept in the record if no other row
+ * holds it now, else a fresh key next to the holder; "chronological" = its own ID. moved_version
+ * is set either way (the post changed position; cursors must not re-look it up).
+ */
+import type { ServiceDeps } from '../deps.js';
+import { DomainError } from '../../domain/errors.js';
+import { idToDate } from '../../domain/ids.js';
+import type { MembershipOp } from '../../domain/membership.js';
+import type { PostRecord } from '../../store/posts-store.js';
+import type { WriteOptions } from '../write/grid-writer.js';
+import { restoreKey } from '../write/restore-key.js';
+
+export type UnarchivePosition = 'previous' | 'chronological';
+
+export interface ArchiveChange {
+  /** False when the post already was in the state asked for (nothing written). */
+  readonly changed: boolean;
+}
+
+const notOnGrid = (postId: bigint) =>
+  new DomainError('post_not_on_grid', 'the post is neither on this grid nor archived', {
+    post_id: postId.toString(),
+  });
+
+export function archivePost(
+  deps: ServiceDeps,
+  profileId: bigint,
+  postId: bigint,
+  options: WriteOptions = {},
+) {
+  return deps.writer.writeGrid<ArchiveChange>(
+    profileId,
+    async ({ snapshot }) => {
+      const [onGrid, record] = await Promise.all([
+        deps.store.hasGridRow(profileId, postId),
+        deps.archive.get(profileId, postId),
+      ]);
+      if (!onGrid) {
+        if (record) return { kind: 'skip', result: { changed: false } };
+        throw notOnGrid(postId);
+      }
+      const post = await deps.posts.getPost(postId);
+      const own = snapshot.overrides.find((o) => o.postId === postId);
+      const pinned = snapshot.head.pins.includes(postId);
+      const effects: MembershipOp[] = [
+        { op: 'grid_drop', postId },
+        {
+          op: 'archive_put',
+          postId,
+          authorId: post?.authorId ?? profileId,
+          sortKey: own?.key,
+          seq: deps.nextId(),
+        },
+      ];
+      return {
+        kind: 'write',
+        mutation: {
+          effects,
+          ...(own ? { deleteRows: [postId] } : {}),
+          ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
+        },
+        result: { changed: true },
+      };
+    },
+    options,
+  );
+}
+
+export function unarchivePost(
+  deps: ServiceDeps,
+  profileId: bigint,
+  postId: bigint,
+  position: UnarchivePosition,
+  options: WriteOptions = {},
+) {
+  return deps.writer.writeGrid<ArchiveChange & { rowsWritten: number }>(
+    profileId,
+    async ({ snapshot, nextVersion }) => {
+      const [record, onGrid] = await Promise.all([
+        deps.archive.get(profileId, postId),
+        deps.store.hasGridRow(profileId, postId),
+      ]);
+      if (!record) {
+        if (onGrid) return { kind: 'skip', result: { changed: false, rowsWritten: 0 } };
+        throw new DomainError('post_not_found', 'the post is not archived on this grid', {
+          post_id: postId.toString(),
+        });
+      }
+      // Read after the snapshot: a deletion fences the body before it takes the post off grids.
+      const post = await deps.posts.getPost(postId);
+      if (!post || post.removedAt) {
+        throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+      }
+      const wanted = position === 'previous' ? (record.sortKey ?? postId) : postId;
+      const upserts = await restoreKey(deps, {
+        profileId,
+        snapshot,
+        postId,
+        wanted,
+        pins: snapshot.head.pins,
+        movedVersion: nextVersion,
+      });
+      const effects: MembershipOp[] = [
+        { op: 'grid_put', postId, authorId: record.authorId },
+        { op: 'archive_drop', postId, seq: record.seq },
+      ];
+      return {
+        kind: 'write',
+        mutation: { upserts, effects },
+        result: { changed: true, rowsWritten: upserts.length },
+      };
+    },
+    options,
+  );
+}
+
+export interface ArchivePage {
+  readonly items: ReadonlyArray<{ readonly post: PostRecord; readonly archivedAt: Date }>;
+  /** Pass as `before` for the next page; null on the last page. */
+  readonly nextBefore: bigint | null;
+}
+
+/** The owner's archive, newest archived first (Instagram's Archive view). */
+export async function listArchive(
+  deps: ServiceDeps,
+  profileId: bigint,
+  limit: number,
+  before?: bigint,
+): Promise<ArchivePage> {
+  await deps.reader.readHead(profileId); // rolls the grid forward
+  const rows = await deps.archive.list(profileId, limit + 1, before);
+  const page = rows.slice(0, limit);
+  const bodies = await deps.posts.getPosts(page.map((r) => r.postId));
+  const byId = new Map(bodies.map((b) => [b.postId, b]));
+  const items = page.flatMap((r) => {
+    const post = byId.get(r.postId);
+    return post && !post.removedAt ? [{ post, archivedAt: idToDate(r.seq) }] : [];
+  });
+  const last = page[page.length - 1];
+  return { items, nextBefore: rows.length > limit && last ? last.seq : null };
+}

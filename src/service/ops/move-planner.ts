@@ -1,0 +1,138 @@
+/**
+ * Moving one post: "put P right after A" (A = the post that should come just before P in
+ * display order; null = the top, right after the pins). Design §5.1: naming the neighbour keeps
+ * the intent when other devices move posts concurrently; applying it twice gives the same order.
+ *
+ * The planner runs inside writeGrid, so every check below is made against the snapshot the
+ * compare-and-set is conditioned on. In particular the "is P / A on the grid" reads happen after
+ * the version read: a delete removes its grid row before bumping the version, so a move that
+ * commits at version v cannot have missed a delete that committed before v (no orphan override).
+ *
+ * Writes: P's key (+ moved_version = the new version) and any relabelled neighbours' keys (no
+ * moved_version): non-null upserts only, never a delete. That is the whole tombstone policy of moves.
+ *
+ * `onPlanned` (the undo record, undo.ts) sees each attempt's plan with where P was before it, as
+ * the snapshot and the slice already read it, so it needs no reads of its own in the common case.
+ */
+import { DomainError } from '../../domain/errors.js';
+import { entryAboveIn, type RelabelPolicy } from '../../domain/keys.js';
+import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
+import type { OverrideWrite } from '../../store/grid-mutation.js';
+import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
+import type { CassandraGridReader } from '../../store/grid-reader.js';
+import type { GridPlanner, PlanContext } from '../write/grid-writer.js';
+import { placeInGap } from '../write/slice-reader.js';
+
+export interface MoveResult {
+  /** Rows written besides the moved post (relabels). */
+  readonly relabelled: number;
+}
+
+/** Where the moved post was in the snapshot a plan was made from. */
+export interface PreviousPosition {
+  /** Its override key (undefined: it had none). */
+  readonly key: bigint | undefined;
+  /** The unpinned entry right above it (null: the top; undefined: outside the slice read). */
+  readonly above: GridEntry | null | undefined;
+}
+
+/**
+ * Runs after an attempt is planned and before its compare-and-set (so whatever it stores exists
+ * before the move can have committed). Throwing abandons the move.
+ */
+export type MovePlanHook = (
+  ctx: PlanContext,
+  plan: MoveResult & { readonly previous: PreviousPosition },
+) => Promise<void>;
+
+export interface MoveDeps {
+  readonly store: GridStore;
+  readonly reader: CassandraGridReader;
+  readonly nextId: () => bigint;
+  readonly policy?: RelabelPolicy;
+}
+
+/** Validation that needs no read: run before writeGrid so a bad request costs nothing. */
+export function assertMoveRequest(postId: bigint, after: bigint | null): void {
+  if (after !== null && after === postId) {
+    throw new DomainError('invalid_request', '`after` must differ from `post_id`', {
+      field: 'after',
+    });
+  }
+}
+
+export function movePlanner(
+  deps: MoveDeps,
+  postId: bigint,
+  after: bigint | null,
+  onPlanned?: MovePlanHook,
+): GridPlanner<MoveResult> {
+  return async (ctx) => {
+    const { profileId, snapshot, nextVersion } = ctx;
+    const { head } = snapshot;
+    if (head.pins.includes(postId)) {
+      throw new DomainError('post_pinned', 'unpin the post before moving it', {
+        post_id: postId.toString(),
+        grid_version: head.version.toString(),
+      });
+    }
+    const [onGrid, anchorOnGrid] = await Promise.all([
+      deps.store.hasGridRow(profileId, postId),
+      after === null ? Promise.resolve(true) : deps.store.hasGridRow(profileId, after),
+    ]);
+    if (!onGrid) {
+      throw new DomainError('post_not_on_grid', 'the post is not on this grid', {
+        post_id: postId.toString(),
+      });
+    }
+    if (!anchorOnGrid) {
+      throw new DomainError('anchor_not_on_grid', '`after` is no longer on this grid; reload', {
+        after: after!.toString(),
+        grid_version: head.version.toString(),
+      });
+    }
+    // A pinned anchor means "to the top, right after the pins" (§5.1).
+    const anchor =
+      after === null || head.pins.includes(after)
+        ? null
+        : effectiveEntry(snapshot.overrides, after);
+    const writes = await placeAfter(deps, snapshot, profileId, postId, anchor);
+    const upserts: OverrideWrite[] = writes.writes.map(
+      (w) =>
+        w.postId === postId
+          ? { postId: w.postId, sortKey: w.key, movedVersion: nextVersion }
+          : { postId: w.postId, sortKey: w.key }, // relabel: moved_version untouched
+    );
+    const result: MoveResult = { relabelled: writes.relabelled };
+    if (onPlanned) {
+      const previous: PreviousPosition = {
+        key: snapshot.overrides.find((o) => o.postId === postId)?.key,
+        above: entryAboveIn(writes.slice, effectiveEntry(snapshot.overrides, postId)),
+      };
+      await onPlanned(ctx, { ...result, previous });
+    }
+    return { kind: 'write', mutation: { upserts }, result };
+  };
+}
+
+/** Places `postId` right after `anchor` (null = top) in the snapshot's order. */
+export function placeAfter(
+  deps: MoveDeps,
+  snapshot: OverridesSnapshot,
+  profileId: bigint,
+  postId: bigint,
+  anchor: GridEntry | null,
+) {
+  return placeInGap(
+    deps.reader,
+    {
+      profileId,
+      overrides: snapshot.overrides,
+      exclude: new Set([...snapshot.head.pins, postId]),
+      anchor,
+    },
+    [postId],
+    deps.nextId(), // a freshly issued ID: keys stay below every ID issued later (§4.3)
+    deps.policy,
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * Pins: up to three posts shown first (first page only), in pin order, and left out of the main
+ * order. They live in the `pins` static cell of the override partition, so a pin change is one
+ * more write through writeGrid and is serialized with moves.
+ *
+ * Unpinning puts a post back at its effective key; if another row took that key meanwhile
+ * (relabels skip pinned rows), it gets a fresh key next to that row (restore-key.ts).
+ */
+import type { ServiceDeps } from '../deps.js';
+import { DomainError } from '../../domain/errors.js';
+import { compareDisplay, effectiveEntry } from '../../domain/merge.js';
+import type { OverrideWrite } from '../../store/grid-mutation.js';
+import type { OverridesSnapshot } from '../../store/grid-store.js';
+import type { WriteOptions } from '../write/grid-writer.js';
+import { restoreKey } from '../write/restore-key.js';
+
+export const MAX_PINS = 3;
+
+export interface PinsResult {
+  readonly pins: readonly bigint[];
+  /** Rows written to give unpinned posts a key (0 when their key was still free). */
+  readonly rowsWritten: number;
+}
+
+export function assertPinsRequest(postIds: readonly bigint[]): void {
+  if (postIds.length > MAX_PINS) {
+    throw new DomainError('invalid_request', `at most ${MAX_PINS} posts can be pinned`, {
+      field: 'post_ids',
+    });
+  }
+  if (new Set(postIds).size !== postIds.length) {
+    throw new DomainError('invalid_request', 'post_ids has duplicates', { field: 'post_ids' });
+  }
+}
+
+export async function setPins(
+  deps: ServiceDeps,
+  profileId: bigint,
+  postIds: readonly bigint[],
+  options: WriteOptions = {},
+) {
+  assertPinsRequest(postIds);
+  return deps.writer.writeGrid<PinsResult>(
+    profileId,
+    async ({ snapshot }) => {
+      const onGrid = await Promise.all(postIds.map((id) => deps.store.hasGridRow(profileId, id)));
+      const missing = postIds.find((_, i) => !onGrid[i]);
+      if (missing !== undefined) {
+        throw new DomainError('post_not_on_grid', 'a post to pin is not on this grid', {
+          post_id: missing.toString(),
+        });
+      }
+      const old = snapshot.head.pins;
+      if (old.length === postIds.length && old.every((p, i) => p === postIds[i])) {
+        return { kind: 'skip', result: { pins: old, rowsWritten: 0 } };
+      }
+      const upserts = await unpinWrites(deps, profileId, snapshot, postIds);
+      return {
+        kind: 'write',
+        mutation: { upserts, statics: { pins: [...postIds] } },
+        result: { pins: postIds, rowsWritten: upserts.length },
+      };
+    },
+    options,
+  );
+}
+
+/** Keys for the posts leaving the pins, one after the other (each sees the previous writes). */
+async function unpinWrites(
+  deps: ServiceDeps,
+  profileId: bigint,
+  snapshot: OverridesSnapshot,
+  newPins: readonly bigint[],
+): Promise<OverrideWrite[]> {
+  const leaving = snapshot.head.pins.filter((p) => !newPins.includes(p));
+  const written = new Map<bigint, OverrideWrite>();
+  let view = snapshot;
+  for (const postId of leaving) {
+    const writes = await restoreKey(deps, {
+      profileId,
+      snapshot: view,
+      postId,
+      wanted: effectiveEntry(view.overrides, postId).key,
+      // The posts still to be unpinned stay excluded until their turn.
+      pins: [...newPins, ...leaving.slice(leaving.indexOf(postId) + 1)],
+    });
+    for (const w of writes) written.set(w.postId, { ...written.get(w.postId), ...w });
+    view = withWrites(view, writes);
+  }
+  return [...written.values()];
+}
+
+/** The snapshot as it would read after `writes` (overrides re-sorted into display order). */
+export function withWrites(
+  s: OverridesSnapshot,
+  writes: readonly OverrideWrite[],
+): OverridesSnapshot {
+  if (writes.length === 0) return s;
+  const byId = new Map(s.overrides.map((o) => [o.postId, o]));
+  for (const w of writes) {
+    byId.set(w.postId, {
+      postId: w.postId,
+      key: w.sortKey,
+      movedVersion: w.movedVersion ?? byId.get(w.postId)?.movedVersion,
+    });
+  }
+  // Display order (key DESC, post ID DESC), the order a snapshot's overrides are kept in.
+  const overrides = [...byId.values()].sort((a, b) => compareDisplay(b, a));
+  return { ...s, overrides };
+}

@@ -1,0 +1,34 @@
+/**
+ * Moderation takedown: remove a post from every grid it is on or invited to (its author's and
+ * each collaborator's), each through the same single version path as user writes (design §3.3:
+ * paths that change a grid without a user action must bump the version too, or caches keep
+ * serving it).
+ *
+ * Order: fence the body, then each grid (post-removal.ts: grid row, archive record, invitation,
+ * override and pin in one compare-and-set), then the body last. A crash midway leaves the fenced
+ * body, so running the takedown again finds the same grids and finishes; grids already clean are
+ * skipped without a bump.
+ */
+import type { ServiceDeps } from '../deps.js';
+import { DomainError } from '../../domain/errors.js';
+import { removeFromGrid } from './collaborators.js';
+
+export interface TakedownResult {
+  readonly postId: bigint;
+  /** Grids the post was removed from, with their new versions (unchanged ones omitted). */
+  readonly grids: ReadonlyArray<{ readonly profileId: bigint; readonly version: bigint }>;
+}
+
+export async function takedownPost(deps: ServiceDeps, postId: bigint): Promise<TakedownResult> {
+  const post = await deps.posts.getPost(postId);
+  if (!post)
+    throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+  if (!post.removedAt) await deps.posts.markRemoved(postId);
+  const grids: Array<{ profileId: bigint; version: bigint }> = [];
+  for (const profileId of [post.authorId, ...post.collaborators]) {
+    const out = await removeFromGrid(deps, profileId, postId);
+    if (out.committed) grids.push({ profileId, version: out.version });
+  }
+  await deps.posts.deletePost(postId, [], true);
+  return { postId, grids };
+}

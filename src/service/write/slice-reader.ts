@@ -1,0 +1,131 @@
+/**
+ * Reads the `Slice` a placement needs from Cassandra: the I/O half of placing posts into a gap
+ * of a grid's merged order (the pure half, slice assembly, ceiling and placement, is
+ * src/domain/keys/gap.ts). The slice is a contiguous run around the gap, ascending by
+ * (key, postId), with pins and the placed post(s) left out, widened until the key engine stops
+ * answering `need_more`.
+ *
+ * Where the entries come from (overrides: the snapshot the writer already read, no query here):
+ *   - below the gap: the merged order read downward from the anchor (`reader.entries`, the same
+ *     stream a page read uses: grid_posts `post_id <= anchor key` DESC, merged with the overrides);
+ *   - from the anchor upward: grid_posts `post_id >= anchor key` ASC (`reader.chronologicalUp`),
+ *     merged here with the overrides at or above the anchor.
+ * Each side asks for width + 1 entries (the extra one tells whether the grid's end was reached);
+ * width starts at INITIAL_SLICE_WIDTH and is multiplied by 4 on each `need_more`, re-reading both
+ * sides. A move to the top (anchor null) reads only the side below.
+ */
+import type { GridEntry } from '../../domain/merge.js';
+import { compareDisplay, effectiveEntry } from '../../domain/merge.js';
+import {
+  entryAboveIn,
+  placeInSlice,
+  sliceAround,
+  type Keyed,
+  type RelabelPolicy,
+  type Slice,
+} from '../../domain/keys.js';
+import type { OverridesSnapshot } from '../../store/grid-store.js';
+import type { CassandraGridReader } from '../../store/grid-reader.js';
+
+export interface GapRequest {
+  readonly profileId: bigint;
+  /** All overrides, display order (key DESC, postId DESC). */
+  readonly overrides: readonly GridEntry[];
+  /** Pins and the post(s) being placed: not part of the order the slice describes. */
+  readonly exclude: ReadonlySet<bigint>;
+  /** The entry the placed post(s) go right after in display order; null = the top. */
+  readonly anchor: GridEntry | null;
+}
+
+/** Entries read on each side of the gap the first time; multiplied by 4 on `need_more`. */
+export const INITIAL_SLICE_WIDTH = 32;
+
+export async function readSlice(
+  reader: CassandraGridReader,
+  req: GapRequest,
+  width: number,
+): Promise<Slice> {
+  const below = await reader.entries(req.profileId, req.overrides, {
+    ...(req.anchor ? { after: req.anchor } : {}),
+    limit: width + 1,
+    exclude: req.exclude,
+  });
+  const above = req.anchor ? await entriesUpFrom(reader, req, req.anchor, width + 1) : [];
+  return sliceAround(below, above, width);
+}
+
+/**
+ * Places `postIds` (ascending: lowest first) into the gap, widening the slice until the key
+ * engine can answer. Returns the rows to write (placed posts and relabelled neighbours) and the
+ * slice they were placed in (callers may read more out of it without another query).
+ */
+export async function placeInGap(
+  reader: CassandraGridReader,
+  req: GapRequest,
+  postIds: readonly bigint[],
+  ceiling: bigint,
+  policy?: RelabelPolicy,
+): Promise<{ writes: Keyed[]; relabelled: number; slice: Slice }> {
+  for (let width = INITIAL_SLICE_WIDTH; ; width *= 4) {
+    const slice = await readSlice(reader, req, width);
+    const placement = placeInSlice(slice, postIds, ceiling, policy);
+    if (placement.kind === 'placed') {
+      return { writes: placement.writes, relabelled: placement.relabelled, slice };
+    }
+  }
+}
+
+/**
+ * The unpinned entry right above `postId` in display order (null: it is at the top), for a post
+ * whose old position lies outside the slice a move read (the undo record, undo.ts): grid_posts
+ * streamed upward from its effective key, 16 IDs a page, merged with the snapshot's overrides
+ * until the first entry above it.
+ */
+export async function readEntryAbove(
+  reader: CassandraGridReader,
+  profileId: bigint,
+  snapshot: OverridesSnapshot,
+  postId: bigint,
+): Promise<GridEntry | null> {
+  const { overrides } = snapshot;
+  const me = effectiveEntry(overrides, postId);
+  const exclude = new Set([...snapshot.head.pins, postId]);
+  const above = await entriesUpFrom(reader, { profileId, overrides, exclude }, me, 1, 16);
+  // The run of the order from `me` upward: `me`, then the entry right above it if there is one.
+  // It starts at `me`, so it covers `me`'s position and the answer is never undefined.
+  const run = { entries: [me, ...above], reachesBottom: false, reachesTop: above.length === 0 };
+  return entryAboveIn(run, me) ?? null;
+}
+
+/** Up to `limit` entries from `anchor` (inclusive) upward, ascending by (key, postId). */
+async function entriesUpFrom(
+  reader: CassandraGridReader,
+  req: Omit<GapRequest, 'anchor'>,
+  anchor: GridEntry,
+  limit: number,
+  pageSize = Math.min(limit + 1, 500),
+): Promise<GridEntry[]> {
+  const overridden = new Set(req.overrides.map((o) => o.postId));
+  // Overrides at or above the anchor, ascending.
+  const ups = req.overrides
+    .filter((o) => !req.exclude.has(o.postId) && compareDisplay(o, anchor) >= 0)
+    .reverse();
+  const out: GridEntry[] = [];
+  let i = 0;
+  const stream = reader.chronologicalUp(req.profileId, anchor.key, pageSize);
+  try {
+    for await (const id of stream) {
+      if (out.length >= limit) break;
+      if (overridden.has(id) || req.exclude.has(id)) continue;
+      const e: GridEntry = { postId: id, key: id };
+      if (compareDisplay(e, anchor) < 0) continue;
+      while (i < ups.length && compareDisplay(ups[i]!, e) < 0 && out.length < limit)
+        out.push(ups[i++]!);
+      if (out.length < limit) out.push(e);
+    }
+  } finally {
+    await stream.return(undefined);
+  }
+  while (i < ups.length && out.length < limit) out.push(ups[i++]!);
+  return out;
+}

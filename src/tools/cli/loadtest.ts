@@ -1,0 +1,73 @@
+/**
+ * `npm run loadtest -- [options]`: drives regrid (in-process, or a running server over HTTP) and
+ * the naive delete + insert table with the same seeded workload, checks every grid against the
+ * acknowledged moves, counts tombstones from Cassandra's own accounting, and reports (summary on
+ * stdout, progress and logs on stderr, optional JSON and SVG). See README.md "Load testing".
+ */
+import { loadConfig } from '../../config.js';
+import type { DesignName, GridDesign } from '../loadtest/design.js';
+import { connectCluster } from '../loadtest/cluster.js';
+import { NaiveDesign } from '../loadtest/naive-design.js';
+import { parseOptions, USAGE, type LoadtestOptions } from '../loadtest/options.js';
+import { RegridDirectDesign } from '../loadtest/regrid-direct-design.js';
+import { RegridHttpDesign } from '../loadtest/regrid-http-design.js';
+import { runSession } from '../loadtest/session.js';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  let options: LoadtestOptions;
+  try {
+    options = parseOptions(
+      argv,
+      config.AUTH_JWT_SECRET ? { jwtSecret: config.AUTH_JWT_SECRET } : {},
+    );
+  } catch (err) {
+    log((err as Error).message);
+    log(USAGE);
+    return 2;
+  }
+  if (options.mode === 'http' && !options.jwtSecret) {
+    log("--target needs the server's JWT secret: --jwt-secret S or AUTH_JWT_SECRET");
+    return 2;
+  }
+
+  // openCassandra tags the provisioning lines [cassandra] itself.
+  const cluster = await connectCluster(config, log);
+  try {
+    const makeDesign = async (name: DesignName): Promise<GridDesign> => {
+      if (name === 'naive') return new NaiveDesign(cluster.client);
+      if (options.mode === 'http') {
+        return RegridHttpDesign.create(options.target!, options.jwtSecret!, cluster.client, config);
+      }
+      return RegridDirectDesign.create(cluster.client, config);
+    };
+    const result = await runSession(options, {
+      config,
+      cluster,
+      makeDesign,
+      log,
+      // nodetool and sstablemetadata reach only the node this machine runs.
+      tableMetrics: options.tableMetrics && cluster.target.origin !== 'external',
+    });
+    console.log(result.summary);
+    if (options.json) log(`JSON report: ${options.json}`);
+    if (options.chart) log(`chart: ${options.chart}`);
+    return 0;
+  } finally {
+    await cluster.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`loadtest failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+/**
+ * The raw ceiling for moves: bare conditional batches on the override partition, straight through
+ * cassandra-driver, with no service logic (no head read, no key engine, no retries). Each batch is
+ * exactly the statement shape a one-row move commits — `IF version = ?` plus one override upsert,
+ * built by the store's own `buildCasStatements` — so regrid's moves/s divided by this figure says
+ * how much the service adds on top of Paxos itself.
+ *
+ * Every worker owns its own profiles and tracks their versions locally, so batches never contend:
+ * this is the best case the cluster can do at the given concurrency.
+ */
+import type { Client } from 'cassandra-driver';
+import { types } from 'cassandra-driver';
+import type { Config } from '../../config.js';
+import { buildCasStatements } from '../../store/grid-mutation.js';
+
+export interface RawCeiling {
+  readonly batches: number;
+  readonly seconds: number;
+  readonly perSecond: number;
+  /** Batches the cluster refused (should be 0: nobody else writes these partitions). */
+  readonly notApplied: number;
+}
+
+export interface RawCeilingOptions {
+  readonly batches: number;
+  readonly concurrency: number;
+  /** Fresh profile IDs for the ceiling partitions (at least `concurrency` of them). */
+  readonly profileIds: readonly bigint[];
+  readonly posts: number;
+  readonly onBatch?: () => void;
+}
+
+export async function measureRawCeiling(
+  client: Client,
+  config: Config,
+  o: RawCeilingOptions,
+): Promise<RawCeiling> {
+  if (o.profileIds.length < o.concurrency) throw new Error('need one ceiling profile per worker');
+  const versions = new Map<bigint, bigint>(o.profileIds.map((p) => [p, 0n]));
+  const options = {
+    prepare: true,
+    consistency: types.consistencies[config.CASSANDRA_CONSISTENCY],
+    serialConsistency: types.consistencies[config.CASSANDRA_SERIAL_CONSISTENCY],
+  };
+  let issued = 0;
+  let notApplied = 0;
+
+  const worker = async (w: number) => {
+    const mine = o.profileIds.filter((_, i) => i % o.concurrency === w);
+    for (let n = 0; issued < o.batches; n++) {
+      issued++;
+      const profileId = mine[n % mine.length]!;
+      const expected = versions.get(profileId)!;
+      const next = expected + 1n;
+      const postId = BigInt((n % o.posts) + 1);
+      const statements = buildCasStatements(profileId, expected, next, {
+        upserts: [{ postId, sortKey: next * 1_000_003n, movedVersion: next }],
+      });
+      const rs = await client.batch(statements, options);
+      if (rs.wasApplied()) versions.set(profileId, next);
+      else notApplied++;
+      o.onBatch?.();
+    }
+  };
+
+  const start = performance.now();
+  await Promise.all(Array.from({ length: o.concurrency }, (_, w) => worker(w)));
+  const seconds = (performance.now() - start) / 1000;
+  return { batches: issued, seconds, perSecond: issued / seconds, notApplied };
+}

@@ -1,0 +1,146 @@
+/**
+ * regrid driven in-process: the real GridService (same write path, planners, CAS retries and key
+ * engine as the HTTP server) on a Cassandra client of its own. No HTTP, no Redis: reads measure
+ * the Cassandra read path the cache would fill from, so regrid and the naive table are compared on
+ * storage alone.
+ *
+ * CAS retries are counted where they happen, at the store boundary: every conditional batch that
+ * comes back not applied (or times out in Paxos) is one more attempt the writer has to make.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Client, QueryOptions } from 'cassandra-driver';
+import type { Config } from '../../config.js';
+import { isDomainError } from '../../domain/errors.js';
+import { IdGenerator } from '../../domain/ids.js';
+import { cqlOf, isCasTimeout, type Cql } from '../../store/cassandra.js';
+import { TracingCql } from '../../store/trace.js';
+import { leaseWorker, type WorkerLease } from '../../store/worker-lease.js';
+import { GridService } from '../../service/grid-service.js';
+import type { FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
+
+const READ_ALL_PAGE = 100;
+const WHOLE_GRID = 1_000_000; // a "first page" this long is the whole grid
+
+/** Outcome known: these codes are returned before or instead of any write. */
+const REJECTED = new Set([
+  'invalid_request',
+  'post_not_found',
+  'post_not_on_grid',
+  'anchor_not_on_grid',
+  'post_pinned',
+  'conflict',
+  'contention',
+  'rate_limited',
+  'key_space_exhausted',
+]);
+
+/** Wraps a Cql and counts conditional batches that lost (or timed out). */
+function countingCql(inner: Cql, onLost: () => void): Cql {
+  return {
+    execute: (q, p, o) => inner.execute(q, p, o),
+    async batch(queries, options?: QueryOptions) {
+      try {
+        const rs = await inner.batch(queries, options);
+        if (!rs.wasApplied()) onLost();
+        return rs;
+      } catch (err) {
+        if (isCasTimeout(err)) onLost();
+        throw err;
+      }
+    },
+  };
+}
+
+export class RegridDirectDesign implements GridDesign {
+  readonly name = 'regrid' as const;
+  readonly transport = 'direct (in-process GridService)';
+  readonly tables = ['grid_overrides', 'grid_posts'] as const;
+  private lostCas = 0;
+  private readonly service: GridService;
+  private readonly traced: TracingCql;
+  private readonly tracedService: GridService;
+
+  private constructor(
+    client: Client,
+    config: Config,
+    private readonly lease: WorkerLease,
+  ) {
+    const ids = new IdGenerator(lease.worker);
+    const cursorSecret = config.CURSOR_SECRET ?? randomBytes(24).toString('hex');
+    const cql = countingCql(cqlOf(client), () => this.lostCas++);
+    this.service = new GridService({ cql, config, ids, cursorSecret });
+    // A second service over a tracing Cql, used only for the sampled traced reads.
+    this.traced = new TracingCql(client);
+    this.tracedService = new GridService({ cql: this.traced, config, ids, cursorSecret });
+  }
+
+  /** Leases an ID worker number (released by close()) so IDs never collide with a server's. */
+  static async create(client: Client, config: Config): Promise<RegridDirectDesign> {
+    const lease = await leaseWorker(cqlOf(client));
+    return new RegridDirectDesign(client, config, lease);
+  }
+
+  casRetries(): number {
+    return this.lostCas;
+  }
+
+  async createGrid(profileId: bigint, posts: number): Promise<bigint[]> {
+    const out: bigint[] = [];
+    for (let i = 0; i < posts; i++) {
+      const r = await this.service.createPost(profileId, { caption: `load test post ${i}` });
+      out.push(r.value.postId);
+    }
+    return out;
+  }
+
+  async move(profileId: bigint, postId: bigint, after: bigint | null): Promise<MoveOutcome> {
+    const r = await this.service.move(profileId, postId, after);
+    return { version: r.version, rowsWritten: 1 + r.relabelled, relabelled: r.relabelled };
+  }
+
+  /** The first page's order as the cache would fill it: head, overrides, grid_posts (no bodies). */
+  async readFirstPage(profileId: bigint, limit: number): Promise<bigint[]> {
+    return firstPage(this.service, profileId, limit);
+  }
+
+  async traceFirstPage(profileId: bigint, limit: number): Promise<ReadCounts> {
+    await firstPage(this.tracedService, profileId, limit);
+    return this.traced.tally();
+  }
+
+  /** The whole order the same way (no bodies): what the sampler times against the naive table. */
+  readOrder(profileId: bigint): Promise<bigint[]> {
+    return firstPage(this.service, profileId, WHOLE_GRID);
+  }
+
+  /** The whole grid through the service's own paged read (cursors), as clients see it. */
+  async readAll(profileId: bigint): Promise<bigint[]> {
+    const out: bigint[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10_000; pages++) {
+      const page = await this.service.readPage({ profileId, limit: READ_ALL_PAGE, cursor });
+      out.push(...page.entries.map((e) => e.postId));
+      if (!page.nextCursor) return out;
+      cursor = page.nextCursor;
+    }
+    throw new Error(`grid ${profileId} did not end after 10000 pages`);
+  }
+
+  classifyFailure(err: unknown): FailureKind {
+    return isDomainError(err) && REJECTED.has(err.code) ? 'rejected' : 'uncertain';
+  }
+
+  async close(): Promise<void> {
+    await this.lease.release();
+  }
+}
+
+async function firstPage(
+  service: GridService,
+  profileId: bigint,
+  limit: number,
+): Promise<bigint[]> {
+  const head = await service.reader.readHead(profileId);
+  const entries = await service.reader.readFirstEntries(profileId, head, limit);
+  return [...head.pins, ...entries.map((e) => e.postId)];
+}
