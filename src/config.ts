@@ -52,6 +52,8 @@ export const ConfigSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: intFrom(8080, 0, 65535),
   BODY_LIMIT_BYTES: intFrom(16 * 1024, 256),
+  /** /readyz gives Cassandra and Redis this long to answer. */
+  READYZ_TIMEOUT_MS: intFrom(500, 10),
 
   // Cassandra. Empty contact points = provision/reuse the local Maven-assembled node.
   CASSANDRA_CONTACT_POINTS: csv,
@@ -69,6 +71,9 @@ export const ConfigSchema = z.object({
     .default('localQuorum'),
   CASSANDRA_SERIAL_CONSISTENCY: z.enum(['localSerial', 'serial']).default('localSerial'),
   CASSANDRA_REQUEST_TIMEOUT_MS: intFrom(12_000, 100),
+  /** Reconnection schedule after a node is lost: exponential from BASE, capped at MAX. */
+  CASSANDRA_RECONNECT_BASE_MS: intFrom(100, 10),
+  CASSANDRA_RECONNECT_MAX_MS: intFrom(1_000, 10),
   /** Where the embedded node lives (jars, data, logs). */
   REGRID_HOME: z.string().default('.regrid'),
   CASSANDRA_VERSION: z.string().default('5.0.8'),

@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     ...(config.ADMIN_TOKEN ? { adminToken: config.ADMIN_TOKEN } : {}),
     jwtSecret: secrets.jwtSecret,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    readiness: makeReadiness({ cql: cassandra.cql, redis }),
+    readiness: makeReadiness({ cql: cassandra.cql, redis, timeoutMs: config.READYZ_TIMEOUT_MS }),
     log: (m, e) => console.error(`[http] ${m}`, e),
   });
 

@@ -9,7 +9,7 @@
  * Stores depend on `Cql`, not on `Client`, so a test can wrap the client (query tracing, see
  * trace.ts) and the real read path runs unchanged underneath.
  */
-import { Client, auth, errors, types } from 'cassandra-driver';
+import { Client, auth, errors, policies, types } from 'cassandra-driver';
 import type { QueryOptions } from 'cassandra-driver';
 import type { Config } from '../config.js';
 import { DomainError } from '../domain/errors.js';
@@ -52,6 +52,15 @@ export function createCassandraClient(config: Config, overrides: ClientOverrides
       : {}),
     protocolOptions: { port: overrides.port ?? config.CASSANDRA_PORT },
     socketOptions: { readTimeout: config.CASSANDRA_REQUEST_TIMEOUT_MS, connectTimeout: 5_000 },
+    // The driver's default schedule backs off to 10 minutes, so a restarted node stayed unused
+    // for seconds after it answered again; capped this low, it is back within RECONNECT_MAX_MS.
+    policies: {
+      reconnection: new policies.reconnection.ExponentialReconnectionPolicy(
+        config.CASSANDRA_RECONNECT_BASE_MS,
+        config.CASSANDRA_RECONNECT_MAX_MS,
+        false,
+      ),
+    },
     encoding: { useBigIntAsLong: true, useUndefinedAsUnset: true },
     queryOptions: {
       prepare: true,
