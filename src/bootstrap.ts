@@ -8,7 +8,7 @@ import type { Client } from 'cassandra-driver';
 import type { Config } from './config.js';
 import { IdGenerator } from './domain/ids.js';
 import { ensureCassandra, type CassandraTarget } from './infra/embedded-cassandra.js';
-import { createCassandraClient, cqlOf, type Cql } from './store/cassandra.js';
+import { createCassandraClient, cqlLimitsOf, cqlOf, type Cql } from './store/cassandra.js';
 import { applyMigrations } from './store/migrations.js';
 import { resolveWorker, type WorkerLease } from './store/worker-lease.js';
 
@@ -39,7 +39,7 @@ export async function openCassandra(
   }
   const client = createCassandraClient(config, { ...where, keyspace: config.CASSANDRA_KEYSPACE });
   await client.connect();
-  return { target, client, cql: cqlOf(client) };
+  return { target, client, cql: cqlOf(client, cqlLimitsOf(config)) };
 }
 
 /** The configured worker number, or one leased from Cassandra (renewed until released). */

@@ -127,15 +127,40 @@ export function problemOf(err: unknown): ProblemInit {
 export const zodIssues = (err: ZodError) =>
   err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
 
-/** Hono `onError` handler: the single mapping point. Logs 5xx with the real error. */
+/**
+ * Hono `onError` handler: the single mapping point. Logs a 500 with the real error, and every
+ * 503 as one line with its cause (class and message), since those are what an operator sees
+ * when Cassandra misbehaves.
+ */
 export function onError(log: (msg: string, err: unknown) => void = () => {}) {
-  return function problemOnError(err: Error, _c: Context): Response {
+  return function problemOnError(err: Error, c: Context): Response {
     const problem = problemOf(err);
-    if (problem.status >= 500 && problem.code !== 'unavailable' && problem.code !== 'contention') {
+    if (problem.status === 503) {
+      log(`503 ${problem.code} ${c.req.method} ${c.req.path}`, causeLine(err));
+    } else if (problem.status >= 500) {
       log('unhandled error', err);
     }
     return problemResponse(problem);
   };
+}
+
+/** "Class: message" of the error behind `err` (a DomainError's cause), on one line. */
+export function causeLine(err: unknown): string {
+  const root = err instanceof DomainError && err.cause !== undefined ? err.cause : err;
+  return describe(root).replace(/\s+/g, ' ');
+}
+
+function describe(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const name = e.constructor.name || e.name;
+  // The driver's NoHostAvailableError message embeds each host's error with its stack trace:
+  // name each host's error instead.
+  const inner = (e as { innerErrors?: unknown }).innerErrors;
+  if (inner && typeof inner === 'object' && Object.keys(inner).length > 0) {
+    const hosts = Object.entries(inner).map(([host, ie]) => `${host}: ${describe(ie)}`);
+    return `${name}: ${hosts.join('; ')}`;
+  }
+  return `${name}: ${e.message}`;
 }
 
 /** bigint values (IDs, versions) become decimal strings, as everywhere in the API. */

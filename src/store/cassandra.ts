@@ -7,11 +7,13 @@
  * untouched by binding `undefined`: a `null` bind would write a tombstone.
  *
  * Stores depend on `Cql`, not on `Client`, so a test can wrap the client (query tracing, see
- * trace.ts) and the real read path runs unchanged underneath.
+ * trace.ts) and the real read path runs unchanged underneath. The wrapper built by `cqlOf` also
+ * keeps the driver under its per-connection request limit: a queue instead of
+ * BusyConnectionError.
  */
 import { Client, auth, errors, policies, types } from 'cassandra-driver';
 import type { QueryOptions } from 'cassandra-driver';
-import type { Config } from '../config.js';
+import { CQL_LIMIT_DEFAULTS, type Config } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 
 /** The subset of `Client` the stores use. */
@@ -61,6 +63,13 @@ export function createCassandraClient(config: Config, overrides: ClientOverrides
         false,
       ),
     },
+    // Each connection carries at most 2,048 requests (protocol v4+); the default is ONE per host.
+    pooling: {
+      coreConnectionsPerHost: {
+        [types.distance.local]: config.CASSANDRA_CONNECTIONS_PER_HOST,
+        [types.distance.remote]: 1,
+      },
+    },
     encoding: { useBigIntAsLong: true, useUndefinedAsUnset: true },
     queryOptions: {
       prepare: true,
@@ -103,23 +112,103 @@ export function mapUnavailable(err: unknown): unknown {
     code === c.overloaded ||
     code === c.isBootstrapping
   ) {
-    return new DomainError('unavailable', 'Cassandra is unavailable', {
-      cause: (err as Error).message,
-    });
+    return new DomainError(
+      'unavailable',
+      'Cassandra is unavailable',
+      { cause: (err as Error).message },
+      { cause: err },
+    );
   }
   return err;
 }
 
-/** Wraps a Client so that availability failures become DomainError('unavailable'). */
-export function cqlOf(client: Pick<Cql, 'execute' | 'batch'>): Cql {
+/** Raised by the wrapper itself before handing a statement to the driver. */
+class NotSent extends Error {
+  override name = 'NotSent';
+}
+
+export interface CqlLimits {
+  /** Statements handed to the driver at once; more wait in line (FIFO). */
+  readonly maxInFlight: number;
+  /** Statements allowed to wait; past that a statement fails at once (503). */
+  readonly maxQueued: number;
+}
+
+export const cqlLimitsOf = (config: Config): CqlLimits => ({
+  maxInFlight: config.CASSANDRA_MAX_IN_FLIGHT,
+  maxQueued: config.CASSANDRA_MAX_QUEUED,
+});
+
+/** A counting semaphore with a bounded FIFO line. */
+class Budget {
+  private inFlight = 0;
+  private readonly line = new Set<() => void>();
+  constructor(private readonly limits: CqlLimits) {}
+
+  acquire(): Promise<void> {
+    if (this.inFlight < this.limits.maxInFlight && this.line.size === 0) {
+      this.inFlight++;
+      return Promise.resolve();
+    }
+    if (this.line.size >= this.limits.maxQueued) {
+      const n = `${this.inFlight} in flight, ${this.line.size} queued`;
+      return Promise.reject(new NotSent(`Cassandra request queue is full (${n})`));
+    }
+    return new Promise((resolve) => {
+      const grant = () => {
+        this.inFlight++;
+        resolve();
+      };
+      this.line.add(grant);
+    });
+  }
+
+  release(): void {
+    this.inFlight--;
+    const next = this.line.values().next();
+    if (!next.done) {
+      this.line.delete(next.value);
+      next.value();
+    }
+  }
+}
+
+/**
+ * One budget per driver client, shared by every wrapper of it (the limit belongs to the client's
+ * connections); the limits of the first wrapper built over a client are the ones that hold.
+ */
+const budgets = new WeakMap<object, Budget>();
+
+/**
+ * Wraps a Client: a bounded in-flight budget, and availability failures as
+ * DomainError('unavailable').
+ */
+export function cqlOf(
+  client: Pick<Cql, 'execute' | 'batch'>,
+  limits: CqlLimits = CQL_LIMIT_DEFAULTS,
+): Cql {
+  let budget = budgets.get(client);
+  if (!budget) budgets.set(client, (budget = new Budget(limits)));
+  const held = budget;
+
+  async function run(send: () => Promise<types.ResultSet>) {
+    try {
+      await held.acquire();
+      try {
+        return await send();
+      } finally {
+        held.release();
+      }
+    } catch (err) {
+      throw err instanceof NotSent ? unavailable(err) : mapUnavailable(err);
+    }
+  }
+
   return {
-    execute: (query, params, options) =>
-      client.execute(query, params, options).catch((e: unknown) => {
-        throw mapUnavailable(e);
-      }),
-    batch: (queries, options) =>
-      client.batch(queries, options).catch((e: unknown) => {
-        throw mapUnavailable(e);
-      }),
+    execute: (query, params, options) => run(() => client.execute(query, params, options)),
+    batch: (queries, options) => run(() => client.batch(queries, options)),
   };
 }
+
+const unavailable = (err: NotSent) =>
+  new DomainError('unavailable', 'Cassandra is unavailable', { retry_after_s: 1 }, { cause: err });
