@@ -55,6 +55,9 @@ export const ConfigSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: intFrom(8080, 0, 65535),
   BODY_LIMIT_BYTES: intFrom(16 * 1024, 256),
+  /** A request not answered by then gets a 503 (reads: GET/HEAD; writes: everything else). */
+  REQUEST_DEADLINE_READ_MS: intFrom(1_000, 10),
+  REQUEST_DEADLINE_WRITE_MS: intFrom(2_000, 10),
   /** /readyz gives Cassandra and Redis this long to answer. */
   READYZ_TIMEOUT_MS: intFrom(500, 10),
 
@@ -73,7 +76,8 @@ export const ConfigSchema = z.object({
     .enum(['localQuorum', 'quorum', 'one', 'localOne', 'all'])
     .default('localQuorum'),
   CASSANDRA_SERIAL_CONSISTENCY: z.enum(['localSerial', 'serial']).default('localSerial'),
-  CASSANDRA_REQUEST_TIMEOUT_MS: intFrom(12_000, 100),
+  /** Driver read timeout per statement: bounds how long a statement outlives its request. */
+  CASSANDRA_REQUEST_TIMEOUT_MS: intFrom(2_000, 100),
   /** Reconnection schedule after a node is lost: exponential from BASE, capped at MAX. */
   CASSANDRA_RECONNECT_BASE_MS: intFrom(100, 10),
   CASSANDRA_RECONNECT_MAX_MS: intFrom(1_000, 10),

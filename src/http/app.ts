@@ -10,6 +10,7 @@ import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency.js';
 import { requireProfile } from './auth.js';
 import type { AppEnv } from './env.js';
+import { answeredByDeadline, deadline, type Deadlines } from './deadline.js';
 import { onError, problemResponse } from './problem.js';
 import { gridRoutes } from './routes/grid.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
@@ -31,13 +32,16 @@ export interface AppDeps {
   readonly idempotency?: IdempotencyService;
   /** Bearer token of the moderation API (/v1/admin/*); unset = admin API disabled. */
   readonly adminToken?: string;
+  /** Per-request deadlines on /v1/* (src/http/deadline.ts); none = requests wait the driver. */
+  readonly deadlines?: Deadlines;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.onError(onError(deps.log));
+  app.onError(onError(deps.log, answeredByDeadline));
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
+  if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));
   app.use(
     '/v1/*',
     bodyLimit({

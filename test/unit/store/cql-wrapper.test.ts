@@ -1,12 +1,13 @@
 /**
  * The Cql wrapper's own logic over a scripted driver client (the driver's real error classes):
- * the in-flight budget. Against the real node: test/integration/core/read-load.test.ts.
+ * the in-flight budget, and what a failure says about a request's writes. Against the real node
+ * the same paths run in test/integration/core/{read-load,deadline}.test.ts.
  */
 import { errors, types } from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors.js';
 import { causeLine } from '../../../src/http/problem.js';
-import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
+import { StatementScope, cqlOf, statementScope, type Cql } from '../../../src/store/cassandra.js';
 
 type Reply = () => Promise<types.ResultSet>;
 const applied = (ok = true) => ({ wasApplied: () => ok, rows: [] }) as unknown as types.ResultSet;
@@ -60,15 +61,61 @@ describe('in-flight budget', () => {
     expect(outcomes).toEqual(['ok', 'ok', 'unavailable']);
     expect(s.sent).toHaveLength(2);
   });
+
+  it('drops a queued statement of a sealed request: it is never sent', async () => {
+    const s = scripted(() => () => new Promise((r) => setTimeout(() => r(applied()), 20)));
+    const cql = cqlOf(s.client, { maxInFlight: 1, maxQueued: 10 });
+    const first = cql.execute('SELECT 1 FROM t');
+    const scope = new StatementScope();
+    const queued = statementScope.run(scope, () => cql.execute('UPDATE t SET a = 1'));
+    scope.seal();
+    expect(await code(queued)).toBe('unavailable');
+    await first;
+    expect(s.sent).toEqual(['SELECT 1 FROM t']);
+  });
 });
 
-describe('failures', () => {
-  it('keeps the driver error as the cause, named with its class on one line', async () => {
+describe('what a failure says about the writes', () => {
+  it('a write that timed out: outcome unknown; one the driver could not send: unavailable', async () => {
+    const timeout = cqlOf(
+      scripted(() => () => Promise.reject(new errors.OperationTimedOutError('timed out'))).client,
+    );
+    expect(await code(timeout.batch([{ query: 'UPDATE t SET a = 1' }]))).toBe(
+      'write_outcome_unknown',
+    );
+    expect(await code(timeout.execute('SELECT 1 FROM t'))).toBe('unavailable');
+    const notSent = cqlOf(scripted(() => () => Promise.reject(busy())).client);
+    expect(await code(notSent.execute('INSERT INTO t (a) VALUES (1)'))).toBe('unavailable');
+  });
+
+  it('within a request: after an applied write any availability failure is outcome unknown; after a lost CAS it is not', async () => {
+    const s = scripted((q) =>
+      q.startsWith('SELECT')
+        ? () => Promise.reject(busy())
+        : () => Promise.resolve(applied(!q.includes('IF'))),
+    );
+    const cql = cqlOf(s.client);
+    const afterWrite = statementScope.run(new StatementScope(), async () => {
+      await cql.execute('INSERT INTO t (a) VALUES (1)');
+      return code(cql.execute('SELECT a FROM t'));
+    });
+    expect(await afterWrite).toBe('write_outcome_unknown');
+    const afterLostCas = statementScope.run(new StatementScope(), async () => {
+      await cql.batch([{ query: 'UPDATE t SET v = 2 WHERE k = 1 IF v = 1' }]);
+      return code(cql.execute('SELECT a FROM t'));
+    });
+    expect(await afterLostCas).toBe('unavailable');
+  });
+
+  it('leaves a Paxos write timeout raw for the grid writer, and keeps the driver error as the cause', async () => {
+    const cas = new errors.ResponseError(types.responseErrorCodes.writeTimeout, 'CAS timeout');
+    Object.assign(cas, { writeType: 'CAS' });
+    const cql = cqlOf(scripted(() => () => Promise.reject(cas)).client);
+    await expect(cql.batch([{ query: 'UPDATE t SET v = 2 IF v = 1' }])).rejects.toBe(cas);
+
     const err = await cqlOf(scripted(() => () => Promise.reject(busy())).client)
       .execute('SELECT 1 FROM t')
       .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DomainError);
-    expect((err as DomainError).code).toBe('unavailable');
     expect(causeLine(err)).toMatch(
       /^NoHostAvailableError: 127\.0\.0\.1:9042: BusyConnectionError: All connections to host \S+ are busy/,
     );
