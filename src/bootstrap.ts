@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { IdGenerator } from './domain/ids.js';
 import { ensureCassandra, type CassandraTarget } from './tools/infra/embedded-cassandra.js';
 import { createCassandraClient, cqlOf, type Cql } from './store/cassandra.js';
+import { cqlLimitsOf } from './store/cql-budget.js';
 import { applyMigrations } from './store/migrations.js';
 import { resolveWorker, type WorkerLease } from './store/worker-lease.js';
 
@@ -39,7 +40,7 @@ export async function openCassandra(
   }
   const client = createCassandraClient(config, { ...where, keyspace: config.CASSANDRA_KEYSPACE });
   await client.connect();
-  return { target, client, cql: cqlOf(client) };
+  return { target, client, cql: cqlOf(client, cqlLimitsOf(config)) };
 }
 
 /** The configured worker number, or one leased from Cassandra (renewed until released). */

@@ -47,11 +47,19 @@ const Replication = z
     return z.NEVER;
   });
 
+/** Also the Cql wrapper's limits when it is built without a Config (tests, tools). */
+export const CQL_LIMIT_DEFAULTS = { maxInFlight: 1024, maxQueued: 8192 } as const;
+
 export const ConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('127.0.0.1'),
   PORT: intFrom(8080, 0, 65535),
   BODY_LIMIT_BYTES: intFrom(16 * 1024, 256),
+  /** A request not answered by then gets a 503 (reads: GET/HEAD; writes: everything else). */
+  REQUEST_DEADLINE_READ_MS: intFrom(1_000, 10),
+  REQUEST_DEADLINE_WRITE_MS: intFrom(2_000, 10),
+  /** /readyz gives Cassandra and Redis this long to answer. */
+  READYZ_TIMEOUT_MS: intFrom(500, 10),
 
   // Cassandra. Empty contact points = provision/reuse the local Maven-assembled node.
   CASSANDRA_CONTACT_POINTS: csv,
@@ -68,7 +76,16 @@ export const ConfigSchema = z.object({
     .enum(['localQuorum', 'quorum', 'one', 'localOne', 'all'])
     .default('localQuorum'),
   CASSANDRA_SERIAL_CONSISTENCY: z.enum(['localSerial', 'serial']).default('localSerial'),
-  CASSANDRA_REQUEST_TIMEOUT_MS: intFrom(12_000, 100),
+  /** Driver read timeout per statement: bounds how long a statement outlives its request. */
+  CASSANDRA_REQUEST_TIMEOUT_MS: intFrom(2_000, 100),
+  /** Reconnection schedule after a node is lost: exponential from BASE, capped at MAX. */
+  CASSANDRA_RECONNECT_BASE_MS: intFrom(100, 10),
+  CASSANDRA_RECONNECT_MAX_MS: intFrom(1_000, 10),
+  /** Connections per local host; each carries at most 2,048 requests at once. */
+  CASSANDRA_CONNECTIONS_PER_HOST: intFrom(2, 1, 32),
+  /** Statements in flight per process (the rest queue), and how many may queue before a 503. */
+  CASSANDRA_MAX_IN_FLIGHT: intFrom(CQL_LIMIT_DEFAULTS.maxInFlight, 1, 65_536),
+  CASSANDRA_MAX_QUEUED: intFrom(CQL_LIMIT_DEFAULTS.maxQueued, 0, 1_000_000),
   /** Where the embedded node lives (jars, data, logs). */
   REGRID_HOME: z.string().default('.regrid'),
   CASSANDRA_VERSION: z.string().default('5.0.8'),

@@ -9,6 +9,7 @@ import { createRedisGuard } from './cache/redis.js';
 import { loadConfig } from './config.js';
 import { issueToken } from './http/auth.js';
 import { createApp } from './http/app.js';
+import { deadlinesOf } from './http/deadline.js';
 import { tokenPolicyOf } from './http/jwt.js';
 import { ensureRedis } from './tools/infra/redis-local.js';
 import { DEMO_PROFILE_ID } from './service/demo.js';
@@ -60,7 +61,8 @@ async function main(): Promise<void> {
     jwtSecret: secrets.jwtSecret,
     tokenPolicy: tokenPolicyOf(config),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    readiness: makeReadiness({ cql: cassandra.cql, redis }),
+    readiness: makeReadiness({ cql: cassandra.cql, redis, timeoutMs: config.READYZ_TIMEOUT_MS }),
+    deadlines: deadlinesOf(config),
     log: (m, e) => console.error(`[http] ${m}`, e),
   });
 

@@ -19,15 +19,18 @@ export type ErrorCode =
   | 'rate_limited' // too many moves (429)
   | 'contention' // compare-and-set lost too often (503, Retry-After)
   | 'key_space_exhausted' // no room left for keys even after a whole-grid relabel (409)
-  | 'unavailable'; // a backing store is down (503)
+  | 'unavailable' // a backing store is down; the request's writes were not applied (503)
+  | 'write_outcome_unknown'; // a write may or may not have been applied (503)
 
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details: Record<string, unknown> = {},
+    /** `cause`: the underlying error, for the logs (never sent to the client). */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'DomainError';
   }
 }

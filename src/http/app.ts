@@ -10,9 +10,11 @@ import { requireProfile } from './auth.js';
 import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
 import type { TokenPolicy } from './jwt.js';
+import { answeredByDeadline, deadline, type Deadlines } from './deadline.js';
 import { onError, problemResponse } from './problem.js';
 import { gridRoutes } from './routes/grid.js';
-import { healthRoutes, type Readiness } from './routes/health.js';
+import type { Readiness } from '../service/readiness.js';
+import { healthRoutes } from './routes/health.js';
 import { postsRoutes } from './routes/posts.js';
 import { adminRoutes } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-edits.js';
@@ -32,13 +34,16 @@ export interface AppDeps {
   readonly idempotency?: IdempotencyService;
   /** Bearer token of the moderation API (/v1/admin/*); unset = admin API disabled. */
   readonly adminToken?: string;
+  /** Per-request deadlines on /v1/* (src/http/deadline.ts); none = requests wait the driver. */
+  readonly deadlines?: Deadlines;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.onError(onError(deps.log));
+  app.onError(onError(deps.log, answeredByDeadline));
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
+  if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));
   app.use('*', bodyLimit(deps.bodyLimitBytes));
   app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
 

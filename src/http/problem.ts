@@ -33,6 +33,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   contention: 503,
   key_space_exhausted: 409,
   unavailable: 503,
+  write_outcome_unknown: 503,
 };
 
 const TITLES: Record<string, string> = {
@@ -53,10 +54,23 @@ const TITLES: Record<string, string> = {
   contention: 'The grid is busy; retry shortly',
   key_space_exhausted: 'No room left for sort keys',
   unavailable: 'A backing store is unavailable',
+  write_outcome_unknown: 'The write may or may not have been applied',
   not_found: 'Not found',
   payload_too_large: 'The request body is too large',
   internal: 'Internal error',
 };
+
+/** Said with every write_outcome_unknown: what makes the retry safe (docs/idempotency.md). */
+const OUTCOME_UNKNOWN_ADVICE =
+  'Retrying with the same Idempotency-Key is safe: the write is applied at most once. ' +
+  'Without a key, read the resource before retrying.';
+
+/** 503s a client should retry after Retry-After (the default being one second). */
+const RETRY_AFTER_DEFAULT = new Set<ErrorCode>([
+  'contention',
+  'unavailable',
+  'write_outcome_unknown',
+]);
 
 export const statusOf = (code: ErrorCode): ContentfulStatusCode => STATUS[code];
 
@@ -89,17 +103,18 @@ export function problemOf(err: unknown): ProblemInit {
   if (err instanceof DomainError) {
     const headers: Record<string, string> = {};
     const retry = err.details['retry_after_s'];
-    if (
-      (err.code === 'contention' || err.code === 'rate_limited' || err.code === 'unavailable') &&
-      retry !== undefined
-    ) {
+    if ((RETRY_AFTER_DEFAULT.has(err.code) || err.code === 'rate_limited') && retry !== undefined) {
       headers['retry-after'] = String(retry);
-    } else if (err.code === 'contention' || err.code === 'unavailable') {
+    } else if (RETRY_AFTER_DEFAULT.has(err.code)) {
       headers['retry-after'] = '1';
     }
     if (err.code === 'unauthorized') headers['www-authenticate'] = 'Bearer';
     const { cause: _cause, ...extensions } = err.details; // driver messages stay in the logs
-    return { status: STATUS[err.code], code: err.code, detail: err.message, extensions, headers };
+    const detail =
+      err.code === 'write_outcome_unknown'
+        ? `${err.message}. ${OUTCOME_UNKNOWN_ADVICE}`
+        : err.message;
+    return { status: STATUS[err.code], code: err.code, detail, extensions, headers };
   }
   if (err instanceof ZodError) {
     return {
@@ -127,15 +142,43 @@ export function problemOf(err: unknown): ProblemInit {
 export const zodIssues = (err: ZodError) =>
   err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
 
-/** Hono `onError` handler: the single mapping point. Logs 5xx with the real error. */
-export function onError(log: (msg: string, err: unknown) => void = () => {}) {
-  return function problemOnError(err: Error, _c: Context): Response {
+/**
+ * Hono `onError` handler: the single mapping point. Logs a 500 with the real error, and every
+ * 503 as one line with its cause (class and message), since those are what an operator sees
+ * when Cassandra misbehaves. `answered(c)`: the deadline already answered (it logs the rest).
+ */
+export function onError(
+  log: (msg: string, err: unknown) => void = () => {},
+  answered: (c: Context) => boolean = () => false,
+) {
+  return function problemOnError(err: Error, c: Context): Response {
     const problem = problemOf(err);
-    if (problem.status >= 500 && problem.code !== 'unavailable' && problem.code !== 'contention') {
+    if (problem.status === 503) {
+      if (!answered(c)) log(`503 ${problem.code} ${c.req.method} ${c.req.path}`, causeLine(err));
+    } else if (problem.status >= 500) {
       log('unhandled error', err);
     }
     return problemResponse(problem);
   };
+}
+
+/** "Class: message" of the error behind `err` (a DomainError's cause), on one line. */
+export function causeLine(err: unknown): string {
+  const root = err instanceof DomainError && err.cause !== undefined ? err.cause : err;
+  return describe(root).replace(/\s+/g, ' ');
+}
+
+function describe(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const name = e.constructor.name || e.name;
+  // The driver's NoHostAvailableError message embeds each host's error with its stack trace:
+  // name each host's error instead.
+  const inner = (e as { innerErrors?: unknown }).innerErrors;
+  if (inner && typeof inner === 'object' && Object.keys(inner).length > 0) {
+    const hosts = Object.entries(inner).map(([host, ie]) => `${host}: ${describe(ie)}`);
+    return `${name}: ${hosts.join('; ')}`;
+  }
+  return `${name}: ${e.message}`;
 }
 
 /** bigint values (IDs, versions) become decimal strings, as everywhere in the API. */

@@ -7,11 +7,23 @@
  * untouched by binding `undefined`: a `null` bind would write a tombstone.
  *
  * Stores depend on `Cql`, not on `Client`, so a test can wrap the client (query tracing, see
- * trace.ts) and the real read path runs unchanged underneath.
+ * trace.ts) and the real read path runs unchanged underneath. The wrapper built by `cqlOf` also
+ * keeps the driver under its per-connection request limit (a queue instead of
+ * BusyConnectionError) and tells, per request, whether a write may have reached Cassandra
+ * (`StatementScope`), which is what lets a 503 say "not applied" or "outcome unknown" truthfully.
  */
-import { Client, auth, errors, types } from 'cassandra-driver';
+import { Client, auth, policies, types } from 'cassandra-driver';
 import type { QueryOptions } from 'cassandra-driver';
-import type { Config } from '../config.js';
+import { CQL_LIMIT_DEFAULTS, type Config } from '../config.js';
+import { Budget, statementScope, type CqlLimits } from './cql-budget.js';
+import {
+  isCasTimeout,
+  mapUnavailable,
+  neverSent,
+  NotSent,
+  REFUSED_AFTER_DEADLINE,
+  unavailable,
+} from './cql-errors.js';
 import { DomainError } from '../domain/errors.js';
 
 /** The subset of `Client` the stores use. */
@@ -52,6 +64,22 @@ export function createCassandraClient(config: Config, overrides: ClientOverrides
       : {}),
     protocolOptions: { port: overrides.port ?? config.CASSANDRA_PORT },
     socketOptions: { readTimeout: config.CASSANDRA_REQUEST_TIMEOUT_MS, connectTimeout: 5_000 },
+    // The driver's default schedule backs off to 10 minutes, so a restarted node stayed unused
+    // for seconds after it answered again; capped this low, it is back within RECONNECT_MAX_MS.
+    policies: {
+      reconnection: new policies.reconnection.ExponentialReconnectionPolicy(
+        config.CASSANDRA_RECONNECT_BASE_MS,
+        config.CASSANDRA_RECONNECT_MAX_MS,
+        false,
+      ),
+    },
+    // Each connection carries at most 2,048 requests (protocol v4+); the default is ONE per host.
+    pooling: {
+      coreConnectionsPerHost: {
+        [types.distance.local]: config.CASSANDRA_CONNECTIONS_PER_HOST,
+        [types.distance.remote]: 1,
+      },
+    },
     encoding: { useBigIntAsLong: true, useUndefinedAsUnset: true },
     queryOptions: {
       prepare: true,
@@ -73,44 +101,64 @@ export const consistencyOf = (config: Config): Consistency => ({
 });
 
 /** A CAS write whose outcome is unknown (Paxos timed out). The caller re-reads and decides. */
-export const isCasTimeout = (err: unknown): boolean =>
-  err instanceof errors.ResponseError &&
-  err.code === types.responseErrorCodes.writeTimeout &&
-  (err as unknown as { writeType?: string }).writeType === 'CAS';
+/**
+ * One budget per driver client, shared by every wrapper of it (the limit belongs to the client's
+ * connections); the limits of the first wrapper built over a client are the ones that hold.
+ */
+const budgets = new WeakMap<object, Budget>();
+
+const WRITE = /^\s*(INSERT|UPDATE|DELETE|BEGIN|TRUNCATE)\b/i;
 
 /**
- * Turns "the store is not there" into DomainError('unavailable') (HTTP 503); anything else
- * (a bug, a schema error) is rethrown untouched so it surfaces as a 500 with its real message.
+ * Wraps a Client: a bounded in-flight budget, per-request write accounting, and availability
+ * failures as DomainError('unavailable'), or 'write_outcome_unknown' once a write of the same
+ * request may have landed. A Paxos timeout stays raw: the grid writer re-reads and decides.
  */
-export function mapUnavailable(err: unknown): unknown {
-  if (err instanceof DomainError) return err;
-  const code = err instanceof errors.ResponseError ? err.code : undefined;
-  const c = types.responseErrorCodes;
-  if (
-    err instanceof errors.NoHostAvailableError ||
-    err instanceof errors.OperationTimedOutError ||
-    code === c.unavailableException ||
-    code === c.readTimeout ||
-    code === c.overloaded ||
-    code === c.isBootstrapping
-  ) {
-    return new DomainError('unavailable', 'Cassandra is unavailable', {
-      cause: (err as Error).message,
-    });
-  }
-  return err;
-}
+export function cqlOf(
+  client: Pick<Cql, 'execute' | 'batch'>,
+  limits: CqlLimits = CQL_LIMIT_DEFAULTS,
+): Cql {
+  let budget = budgets.get(client);
+  if (!budget) budgets.set(client, (budget = new Budget(limits)));
+  const held = budget;
 
-/** Wraps a Client so that availability failures become DomainError('unavailable'). */
-export function cqlOf(client: Pick<Cql, 'execute' | 'batch'>): Cql {
+  async function run(write: boolean, send: () => Promise<types.ResultSet>) {
+    const scope = statementScope.getStore();
+    let sent = false;
+    try {
+      if (scope?.sealed) throw new NotSent(REFUSED_AFTER_DEADLINE);
+      await held.acquire(scope);
+      try {
+        if (write) scope?.writeSent();
+        sent = true;
+        const rs = await send();
+        if (write && typeof rs?.wasApplied === 'function' && !rs.wasApplied()) {
+          scope?.writeNotApplied(); // a lost compare-and-set: known not applied
+        }
+        return rs;
+      } finally {
+        held.release();
+      }
+    } catch (err) {
+      if (write && sent && neverSent(err)) scope?.writeNotApplied();
+      if (isCasTimeout(err)) throw err;
+      const mapped = err instanceof NotSent ? unavailable(err) : mapUnavailable(err);
+      const unknown = scope ? scope.mayHaveWritten : write && !neverSent(err);
+      if (mapped instanceof DomainError && mapped.code === 'unavailable' && unknown) {
+        throw new DomainError(
+          'write_outcome_unknown',
+          'Cassandra failed after this request sent a write; it may or may not have been applied',
+          { retry_after_s: 1 },
+          { cause: err },
+        );
+      }
+      throw mapped;
+    }
+  }
+
   return {
     execute: (query, params, options) =>
-      client.execute(query, params, options).catch((e: unknown) => {
-        throw mapUnavailable(e);
-      }),
-    batch: (queries, options) =>
-      client.batch(queries, options).catch((e: unknown) => {
-        throw mapUnavailable(e);
-      }),
+      run(WRITE.test(query), () => client.execute(query, params, options)),
+    batch: (queries, options) => run(true, () => client.batch(queries, options)),
   };
 }

@@ -11,7 +11,7 @@ import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import { decodeEffects } from '../domain/membership.js';
 import { compareDisplay } from '../domain/merge.js';
 import type { Consistency, Cql } from './cassandra.js';
-import { isCasTimeout } from './cassandra.js';
+import { isCasTimeout } from './cql-errors.js';
 import type { GridMutation } from './grid-mutation.js';
 import { buildCasStatements, decodePins } from './grid-mutation.js';
 import { decodeRing } from './request-ring-codec.js';

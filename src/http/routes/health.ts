@@ -2,25 +2,23 @@
  * Liveness and readiness.
  *   GET /healthz → 200 while the process runs.
  *   GET /readyz  → 200 when Cassandra and Redis answer, else 503 with what is down.
+ * Both are `Cache-Control: no-store`: a probe's answer is about this instant, and a cached 503
+ * would keep an instance out of rotation after it recovered.
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.js';
-
-export type CheckState = 'ok' | 'degraded' | 'down';
-
-export interface Readiness {
-  readonly ready: boolean;
-  readonly checks: Record<string, CheckState>;
-}
+import type { Readiness } from '../../service/readiness.js';
 
 export function healthRoutes(readiness: () => Promise<Readiness>) {
   const app = new Hono<AppEnv>();
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  const noStore = { 'cache-control': 'no-store' };
+  app.get('/healthz', (c) => c.json({ status: 'ok' }, 200, noStore));
   app.get('/readyz', async (c) => {
     const r = await readiness();
     return c.json(
       { status: r.ready ? 'ready' : 'unavailable', checks: r.checks },
       r.ready ? 200 : 503,
+      { ...noStore, ...(r.ready ? {} : { 'retry-after': '1' }) },
     );
   });
   return app;

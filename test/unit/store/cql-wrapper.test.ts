@@ -1,0 +1,124 @@
+/**
+ * The Cql wrapper's own logic over a scripted driver client (the driver's real error classes):
+ * the in-flight budget, and what a failure says about a request's writes. Against the real node
+ * the same paths run in test/integration/core/{read-load,deadline}.test.ts.
+ */
+import { errors, types } from 'cassandra-driver';
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../../../src/domain/errors.js';
+import { causeLine } from '../../../src/http/problem.js';
+import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
+import { StatementScope, statementScope } from '../../../src/store/cql-budget.js';
+
+type Reply = () => Promise<types.ResultSet>;
+const applied = (ok = true) => ({ wasApplied: () => ok, rows: [] }) as unknown as types.ResultSet;
+const busy = () =>
+  new errors.NoHostAvailableError({
+    '127.0.0.1:9042': new errors.BusyConnectionError('127.0.0.1:9042', 2048, 1),
+  });
+
+/** A client whose every statement is answered by `reply`; counts what was actually sent. */
+function scripted(reply: (query: string) => Reply) {
+  const sent: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const track = async (q: string) => {
+    sent.push(q);
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    try {
+      return await reply(q)();
+    } finally {
+      inFlight--;
+    }
+  };
+  const client: Pick<Cql, 'execute' | 'batch'> = {
+    execute: (q) => track(q),
+    batch: (qs) => track(qs.map((s) => s.query).join('; ')),
+  };
+  return { client, sent, maxInFlight: () => maxInFlight };
+}
+
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof DomainError ? e.code : (e as Error).name),
+  );
+
+describe('in-flight budget', () => {
+  it('never hands the driver more than maxInFlight statements; the rest queue and all complete', async () => {
+    const s = scripted(() => () => new Promise((r) => setTimeout(() => r(applied()), 5)));
+    const cql = cqlOf(s.client, { maxInFlight: 8, maxQueued: 1000 });
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => cql.execute('SELECT 1 FROM t')),
+    );
+    expect(results).toHaveLength(200);
+    expect(s.maxInFlight()).toBe(8);
+  });
+
+  it('fails at once with unavailable when the queue is full, without sending', async () => {
+    const s = scripted(() => () => new Promise((r) => setTimeout(() => r(applied()), 20)));
+    const cql = cqlOf(s.client, { maxInFlight: 1, maxQueued: 1 });
+    const outcomes = await Promise.all([1, 2, 3].map(() => code(cql.execute('SELECT 1 FROM t'))));
+    expect(outcomes).toEqual(['ok', 'ok', 'unavailable']);
+    expect(s.sent).toHaveLength(2);
+  });
+
+  it('drops a queued statement of a sealed request: it is never sent', async () => {
+    const s = scripted(() => () => new Promise((r) => setTimeout(() => r(applied()), 20)));
+    const cql = cqlOf(s.client, { maxInFlight: 1, maxQueued: 10 });
+    const first = cql.execute('SELECT 1 FROM t');
+    const scope = new StatementScope();
+    const queued = statementScope.run(scope, () => cql.execute('UPDATE t SET a = 1'));
+    scope.seal();
+    expect(await code(queued)).toBe('unavailable');
+    await first;
+    expect(s.sent).toEqual(['SELECT 1 FROM t']);
+  });
+});
+
+describe('what a failure says about the writes', () => {
+  it('a write that timed out: outcome unknown; one the driver could not send: unavailable', async () => {
+    const timeout = cqlOf(
+      scripted(() => () => Promise.reject(new errors.OperationTimedOutError('timed out'))).client,
+    );
+    expect(await code(timeout.batch([{ query: 'UPDATE t SET a = 1' }]))).toBe(
+      'write_outcome_unknown',
+    );
+    expect(await code(timeout.execute('SELECT 1 FROM t'))).toBe('unavailable');
+    const notSent = cqlOf(scripted(() => () => Promise.reject(busy())).client);
+    expect(await code(notSent.execute('INSERT INTO t (a) VALUES (1)'))).toBe('unavailable');
+  });
+
+  it('within a request: after an applied write any availability failure is outcome unknown; after a lost CAS it is not', async () => {
+    const s = scripted((q) =>
+      q.startsWith('SELECT')
+        ? () => Promise.reject(busy())
+        : () => Promise.resolve(applied(!q.includes('IF'))),
+    );
+    const cql = cqlOf(s.client);
+    const afterWrite = statementScope.run(new StatementScope(), async () => {
+      await cql.execute('INSERT INTO t (a) VALUES (1)');
+      return code(cql.execute('SELECT a FROM t'));
+    });
+    expect(await afterWrite).toBe('write_outcome_unknown');
+    const afterLostCas = statementScope.run(new StatementScope(), async () => {
+      await cql.batch([{ query: 'UPDATE t SET v = 2 WHERE k = 1 IF v = 1' }]);
+      return code(cql.execute('SELECT a FROM t'));
+    });
+    expect(await afterLostCas).toBe('unavailable');
+  });
+
+  it('leaves a Paxos write timeout raw for the grid writer, and keeps the driver error as the cause', async () => {
+    const cas = new errors.ResponseError(types.responseErrorCodes.writeTimeout, 'CAS timeout');
+    Object.assign(cas, { writeType: 'CAS' });
+    const cql = cqlOf(scripted(() => () => Promise.reject(cas)).client);
+    await expect(cql.batch([{ query: 'UPDATE t SET v = 2 IF v = 1' }])).rejects.toBe(cas);
+
+    const err = await cqlOf(scripted(() => () => Promise.reject(busy())).client)
+      .execute('SELECT 1 FROM t')
+      .catch((e: unknown) => e);
+    expect(causeLine(err)).toMatch(
+      /^NoHostAvailableError: 127\.0\.0\.1:9042: BusyConnectionError: All connections to host \S+ are busy/,
+    );
+  });
+});
