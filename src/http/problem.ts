@@ -108,6 +108,10 @@ export function problemOf(err: unknown): ProblemInit {
     } else if (RETRY_AFTER_DEFAULT.has(err.code)) {
       headers['retry-after'] = '1';
     }
+    // The same key still being served: worth a retry shortly (an unknown outcome is not).
+    if (err.code === 'idempotency_in_flight' && err.details['outcome'] !== 'unknown') {
+      headers['retry-after'] = '1';
+    }
     if (err.code === 'unauthorized') headers['www-authenticate'] = 'Bearer';
     const { cause: _cause, ...extensions } = err.details; // driver messages stay in the logs
     const detail =

@@ -52,3 +52,15 @@ describe('problem mapping', () => {
     expect(internal.detail).not.toContain('secret');
   });
 });
+
+describe('idempotency_in_flight', () => {
+  it('asks for a retry shortly while the key is being served, not when the outcome is unknown', () => {
+    const busy = problemOf(new DomainError('idempotency_in_flight', 'still running', {}));
+    expect(busy.status).toBe(409);
+    expect(busy.headers?.['retry-after']).toBe('1');
+    const unknown = problemOf(
+      new DomainError('idempotency_in_flight', 'may have applied', { outcome: 'unknown' }),
+    );
+    expect(unknown.headers?.['retry-after']).toBeUndefined();
+  });
+});
