@@ -5,9 +5,8 @@
  * dependencies (deps.ts) to every operation. Each operation's logic lives in its own module; this
  * class only names them.
  *
- * Writes: move (move-post.ts), posts (posts-service.ts), pins, archive, reset, batch order,
- * invitations and collaborators, undo, takedown. Reads: pages (read-page.ts), the order resource,
- * media, archive and invitation listings, the audit.
+ * Writes: ops/ (move, posts, pins, archive, reset, batch order, invitations and collaborators,
+ * undo, takedown). Reads: read/ (pages, media, audit), the order resource, the listings.
  */
 import { createServiceCaches } from '../cache/caches.js';
 import { cachedPageSource } from '../cache/page-source.js';
@@ -94,18 +93,11 @@ export class GridService {
     this.pages = this.caches ? cachedPageSource(this.caches, this.reader) : this.reader;
     const grid = this.caches?.grid;
     // After every commit (any write path): store the new state's order, then drop the summary.
-    const hooks: WriterHooks = grid
-      ? {
-          ...opts.hooks,
-          onCommitted: [
-            ...(opts.hooks?.onCommitted ?? []),
-            (e) => grid.afterGridWrite(e.profileId),
-          ],
-        }
-      : (opts.hooks ?? {});
+    const onCommitted = [...(opts.hooks?.onCommitted ?? [])];
+    if (grid) onCommitted.push((e) => grid.afterGridWrite(e.profileId));
+    const hooks: WriterHooks = { ...opts.hooks, onCommitted };
     this.writer = new GridWriter(this.store, this.membership, writerSettingsOf(config), hooks);
     this.cursorSecret = opts.cursorSecret;
-    const policy = opts.policy ?? config.RELABEL_POLICY;
     this.deps = {
       store: this.store,
       reader: this.reader,
@@ -118,7 +110,7 @@ export class GridService {
       moves: new MovesStore(cql, consistency, config.IDEMPOTENCY_TTL_S),
       profiles: new ProfilesStore(cql, consistency),
       nextId: () => opts.ids.next(),
-      policy,
+      policy: opts.policy ?? config.RELABEL_POLICY,
       readPage: (q) => this.readPage(q),
     };
   }
