@@ -7,6 +7,7 @@ import { serve } from '@hono/node-server';
 import { openCassandra, openIdGenerator, settleSecrets } from './bootstrap.js';
 import { createRedisGuard } from './cache/redis.js';
 import { loadConfig } from './config.js';
+import { collectProcessMetrics } from './obs/registry.js';
 import { issueToken } from './http/auth.js';
 import { createApp } from './http/app.js';
 import { deadlinesOf } from './http/deadline.js';
@@ -20,6 +21,7 @@ import { makeReadiness } from './service/readiness.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  collectProcessMetrics();
   const log = (line: string) => console.log(line);
   const secrets = settleSecrets(config);
 

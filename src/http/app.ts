@@ -15,6 +15,8 @@ import { onError, problemResponse } from './problem.js';
 import { gridRoutes } from './routes/grid.js';
 import type { Readiness } from '../service/readiness.js';
 import { healthRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { registry } from '../obs/registry.js';
 import { postsRoutes } from './routes/posts.js';
 import { adminRoutes } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-edits.js';
@@ -48,6 +50,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
 
   app.route('/', healthRoutes(deps.readiness));
+  app.route('/', metricsRoutes(registry));
   const { service, idempotency } = deps;
   app.route('/v1', postsRoutes(service, idempotency));
   app.route('/v1', gridRoutes(service, idempotency));

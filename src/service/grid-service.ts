@@ -93,9 +93,10 @@ export class GridService {
     this.pages = this.caches ? cachedPageSource(this.caches, this.reader) : this.reader;
     const grid = this.caches?.grid;
     // After every commit (any write path): store the new state's order, then drop the summary.
-    const onCommitted = [...(opts.hooks?.onCommitted ?? [])];
-    if (grid) onCommitted.push((e) => grid.afterGridWrite(e.profileId));
-    const hooks: WriterHooks = { ...opts.hooks, onCommitted };
+    // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
+    const hooks: WriterHooks = opts.hooks ?? {};
+    if (grid)
+      hooks.onCommitted = [...(hooks.onCommitted ?? []), (e) => grid.afterGridWrite(e.profileId)];
     this.writer = new GridWriter(this.store, this.membership, writerSettingsOf(config), hooks);
     this.cursorSecret = opts.cursorSecret;
     this.deps = {

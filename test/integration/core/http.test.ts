@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/http/app.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
+import { collectProcessMetrics } from '../../../src/obs/registry.js';
 import type { Cql } from '../../../src/store/cassandra.js';
 import {
   JWT_SECRET,
@@ -346,6 +347,16 @@ describe('status codes', () => {
       body: { caption: 'x'.repeat(core.config.BODY_LIMIT_BYTES + 10) },
     });
     expectProblem(r, 413, 'payload_too_large');
+  });
+
+  it('GET /metrics renders the process registry in the Prometheus text format', async () => {
+    collectProcessMetrics();
+    const res = await core.app.request('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    expect(text).toMatch(/^# HELP process_cpu_user_seconds_total /m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
   });
 
   it('healthz answers; readyz probes the real stores and is 503 when Cassandra does not answer', async () => {
