@@ -126,6 +126,13 @@ export interface DepthReport {
   readonly warmFirstPageMs: number;
   readonly page5Ms: number;
   readonly warmPage5Ms: number;
+  /** Median Cassandra statements per read, same four reads (bodies included when cold). */
+  readonly statements: {
+    readonly coldFirstPage: number;
+    readonly warmFirstPage: number;
+    readonly page5: number;
+    readonly warmPage5: number;
+  };
 }
 
 const median = (xs: number[]) => {
@@ -167,19 +174,32 @@ export async function depth(
       await bench.guard.client.del(keys);
     };
     const run = async (url: string, cold: boolean) => {
-      const out: number[] = [];
+      const ms: number[] = [];
+      const statements: number[] = [];
       for (let i = 0; i < samples; i++) {
         if (cold) await forget();
-        out.push((await timedGet(url)).ms);
+        const q0 = bench.queries();
+        ms.push((await timedGet(url)).ms);
+        statements.push(bench.queries() - q0);
       }
-      return median(out);
+      return { ms: median(ms), statements: median(statements) };
     };
+    const coldFirst = await run(first, true);
+    const warmFirst = await run(first, false);
+    const cold5 = await run(page5, true);
+    const warm5 = await run(page5, false);
     return {
       overrides,
-      coldFirstPageMs: await run(first, true),
-      warmFirstPageMs: await run(first, false),
-      page5Ms: await run(page5, true),
-      warmPage5Ms: await run(page5, false),
+      coldFirstPageMs: coldFirst.ms,
+      warmFirstPageMs: warmFirst.ms,
+      page5Ms: cold5.ms,
+      warmPage5Ms: warm5.ms,
+      statements: {
+        coldFirstPage: coldFirst.statements,
+        warmFirstPage: warmFirst.statements,
+        page5: cold5.statements,
+        warmPage5: warm5.statements,
+      },
     };
   } finally {
     await s.close();

@@ -90,7 +90,26 @@ async function seedProfile(
 
 export async function seedBench(service: GridService, log: (line: string) => void): Promise<void> {
   await seedProfile(service, HOT_PROFILE, HOT_POSTS, HOT_OVERRIDES, 1, log);
-  for (const [i, n] of OVERRIDE_COUNTS.entries()) {
-    await seedProfile(service, overrideProfile(n), POSTS_PER_OVERRIDE_PROFILE, n, 10 + i, log);
-  }
+  for (const n of OVERRIDE_COUNTS) await seedOverrideProfile(service, n, log);
+}
+
+/**
+ * One of the 10,000-post profiles (`overrideProfile(overrides)`), seeded exactly as `seedBench`
+ * seeds it (same salt), so a quick bench and the full one share the data.
+ */
+export async function seedOverrideProfile(
+  service: GridService,
+  overrides: number,
+  log: (line: string) => void,
+): Promise<void> {
+  const i = (OVERRIDE_COUNTS as readonly number[]).indexOf(overrides);
+  const salt = 10 + (i === -1 ? OVERRIDE_COUNTS.length : i);
+  await seedProfile(
+    service,
+    overrideProfile(overrides),
+    POSTS_PER_OVERRIDE_PROFILE,
+    overrides,
+    salt,
+    log,
+  );
 }

@@ -10,13 +10,24 @@
  * The merge is a two-way merge of sorted sequences. The chronological stream is filtered (pinned
  * IDs and IDs with an override are dropped; the override row is authoritative for those posts) and
  * then each remaining ID is its own key, so both inputs are sorted by the same (key, postId) DESC
- * order and the merge never needs to buffer more than the override array it was given.
+ * order and the merge never needs to buffer more than the override array it was given. A dropped
+ * row still tells the merge how far down the stream is, so the overrides above it go out without
+ * waiting for a row that is shown (see `MergeCursor`).
  *
  * Worked example (keys are small for readability): overrides [{post 2, key 9}], chronological
  * [8, 5, 2, 1] → 2 is skipped in the stream, so the output is (9,2) (8,8) (5,5) (1,1). With
- * `after = {key: 8, postId: 8}` the output starts at (5,5).
+ * `after = {key: 8, postId: 8}` the output starts at (5,5). Every post moved, overrides
+ * [{8, key 9}, {5, key 6}, {2, key 3}], limit 2: the first row (8) puts (9,8) out, the second (5)
+ * puts (6,5) out, and the rows below 5 are never read.
  *
- * One core (`MergeCursor`) holds all the logic; the sync and async front ends only feed it.
+ * Membership is not the merge's business: an override is emitted as given, whether or not its
+ * post's row is among the rows read (a page's stream starts at the cursor's key, so most rows of
+ * the posts it shows are never read anyway). The writers keep the override partition to posts on
+ * the grid: a removal drops the override in the same compare-and-set, a move checks the post's
+ * row after the snapshot, and the audit reports any `orphan_override`.
+ *
+ * One core (`MergeCursor`) holds all the logic; the sync and async front ends only feed it. It
+ * also walks the other way (`direction: 'up'`) for the slice above a move's gap.
  */
 
 /** One row of the display order. Structurally the same as `Keyed` in keys/slice.ts. */
@@ -31,13 +42,22 @@ export interface GridPosition {
   readonly postId: bigint;
 }
 
+/** 'down': display order (key DESC, postId DESC). 'up': the reverse, from the bottom up. */
+export type MergeDirection = 'down' | 'up';
+
 export interface MergeOptions {
   /** Pinned post IDs: excluded from both inputs (pins are shown separately, first page only). */
   readonly pinned?: Iterable<bigint>;
-  /** Start strictly after this position in (key DESC, postId DESC) order. */
+  /** Start strictly after this position (in display order; for `up`, strictly above it). */
   readonly after?: GridPosition;
   /** Stop after this many entries (default: no limit). Must be a non-negative integer. */
   readonly limit?: number;
+  /**
+   * 'down' (default): entries in display order, the chronological stream strictly descending.
+   * 'up': ascending by (key, postId) from `after` (strictly above it), the stream strictly
+   * ascending. The overrides are handed over in display order either way.
+   */
+  readonly direction?: MergeDirection;
 }
 
 /** Sync variant: `chronological` is any iterable of post IDs in strictly descending order. */
@@ -100,9 +120,6 @@ export function compareDisplay(a: GridPosition, b: GridPosition): number {
   return 0;
 }
 
-/** True when `e` comes strictly after `pos` in display order (smaller by (key, postId)). */
-export const isAfter = (e: GridPosition, pos: GridPosition): boolean => compareDisplay(e, pos) < 0;
-
 /**
  * A post's entry in the order: its override key if `overrides` has one for it, else its own ID
  * (its effective key). Pinned posts get one too (the key they go back to when unpinned).
@@ -112,16 +129,30 @@ export function effectiveEntry(overrides: readonly GridEntry[], postId: bigint):
   return { postId, key: o ? o.key : postId };
 }
 
+/** Positive when `a` comes first on a walk in `direction`. */
+const walkOrder = (direction: MergeDirection) =>
+  direction === 'down'
+    ? compareDisplay
+    : (a: GridPosition, b: GridPosition): number => compareDisplay(b, a);
+
 /**
  * The merge state machine. `offer` takes the next chronological ID and appends whatever can now
- * be emitted (overrides that sort before it, then the ID itself); `finish` flushes the overrides
- * left when the stream ends. Invariant: everything emitted so far sorts before every override at
- * index >= `next` and before every ID not yet offered.
+ * be emitted; `finish` flushes the overrides left when the stream ends. Invariant: everything
+ * emitted so far comes before every override at index >= `next` and before every ID not yet
+ * offered.
+ *
+ * Every ID offered moves the stream's position, whether its row is shown or only skipped (an
+ * overridden or pinned post): each later row comes strictly after it, so every override at or
+ * before that position is final and goes out at once. Waiting for a *shown* row instead would
+ * make a run of overridden rows hold back overrides that are already known to come first, and a
+ * page of a grid whose posts all moved would stream the whole partition. With this rule a page
+ * pulls the rows from its cursor's key down to its last entry's key, plus one.
  */
 class MergeCursor {
-  private readonly overrides: readonly GridEntry[];
-  private readonly overridden: Set<bigint>;
-  private readonly pinned: Set<bigint>;
+  private readonly first: (a: GridPosition, b: GridPosition) => number;
+  private readonly direction: MergeDirection;
+  private readonly overrides: readonly GridEntry[]; // in walk order
+  private readonly hidden: Set<bigint>; // overridden or pinned: their rows are only skipped
   private readonly after: GridPosition | undefined;
   private readonly limit: number;
   private next = 0; // index of the next override to emit
@@ -139,13 +170,16 @@ class MergeCursor {
       }
     }
     this.limit = limit;
+    this.direction = options.direction ?? 'down';
+    this.first = walkOrder(this.direction);
     this.after = options.after;
-    this.pinned = new Set(options.pinned ?? []);
+    const pinned = new Set(options.pinned ?? []);
     // Every override hides its post from the stream, even one that is pinned or before `after`.
-    this.overridden = new Set(overrides.map((o) => o.postId));
-    this.overrides = overrides.filter(
-      (o) => !this.pinned.has(o.postId) && (!this.after || isAfter(o, this.after)),
+    this.hidden = new Set([...pinned, ...overrides.map((o) => o.postId)]);
+    const shown = overrides.filter(
+      (o) => !pinned.has(o.postId) && (!this.after || this.first(o, this.after) < 0),
     );
+    this.overrides = this.direction === 'down' ? shown : shown.reverse();
   }
 
   get full(): boolean {
@@ -153,22 +187,24 @@ class MergeCursor {
   }
 
   offer(postId: bigint, out: GridEntry[]): void {
-    if (this.lastOffered !== undefined && postId >= this.lastOffered) {
-      throw new Error(
-        `chronological stream must be strictly descending (${postId} after ${this.lastOffered})`,
-      );
+    const prev = this.lastOffered;
+    if (prev !== undefined && (this.direction === 'down' ? postId >= prev : postId <= prev)) {
+      const how = this.direction === 'down' ? 'descending' : 'ascending';
+      throw new Error(`chronological stream must be strictly ${how} (${postId} after ${prev})`);
     }
     this.lastOffered = postId;
-    if (this.full || this.overridden.has(postId) || this.pinned.has(postId)) return;
-    const entry: GridEntry = { postId, key: postId };
-    if (this.after && !isAfter(entry, this.after)) return; // the caller may start the stream early
+    if (this.full) return;
+    const row: GridEntry = { postId, key: postId };
+    // An override equal to the row's position is the row's own (key = its ID): it goes now too.
     while (this.next < this.overrides.length && !this.full) {
       const o = this.overrides[this.next]!;
-      if (compareDisplay(o, entry) < 0) break;
+      if (this.first(o, row) < 0) break;
       this.push(o, out);
       this.next += 1;
     }
-    if (!this.full) this.push(entry, out);
+    if (this.full || this.hidden.has(postId)) return;
+    if (this.after && this.first(row, this.after) >= 0) return; // the stream may start early
+    this.push(row, out);
   }
 
   finish(out: GridEntry[]): void {

@@ -9,13 +9,13 @@
  *   - below the gap: the merged order read downward from the anchor (`reader.entries`, the same
  *     stream a page read uses: grid_posts `post_id <= anchor key` DESC, merged with the overrides);
  *   - from the anchor upward: grid_posts `post_id >= anchor key` ASC (`reader.chronologicalUp`),
- *     merged here with the overrides at or above the anchor.
+ *     merged with the overrides at or above the anchor by the same merge walking up.
  * Each side asks for width + 1 entries (the extra one tells whether the grid's end was reached);
  * width starts at INITIAL_SLICE_WIDTH and is multiplied by 4 on each `need_more`, re-reading both
  * sides. A move to the top (anchor null) reads only the side below.
  */
 import type { GridEntry } from '../../domain/merge.js';
-import { compareDisplay, effectiveEntry } from '../../domain/merge.js';
+import { effectiveEntry, mergeGridAsync } from '../../domain/merge.js';
 import {
   entryAboveIn,
   placeInSlice,
@@ -97,35 +97,28 @@ export async function readEntryAbove(
   return entryAboveIn(run, me) ?? null;
 }
 
-/** Up to `limit` entries from `anchor` (inclusive) upward, ascending by (key, postId). */
-async function entriesUpFrom(
+/**
+ * Up to `limit` entries from `anchor` (inclusive) upward, ascending by (key, postId): the merge
+ * walking up (`direction: 'up'`), so a skipped row releases the overrides below it and the read
+ * stops at the last entry's key, however many of the rows on the way are overridden.
+ */
+function entriesUpFrom(
   reader: CassandraGridReader,
   req: Omit<GapRequest, 'anchor'>,
   anchor: GridEntry,
   limit: number,
   pageSize = Math.min(limit + 1, 500),
 ): Promise<GridEntry[]> {
-  const overridden = new Set(req.overrides.map((o) => o.postId));
-  // Overrides at or above the anchor, ascending.
-  const ups = req.overrides
-    .filter((o) => !req.exclude.has(o.postId) && compareDisplay(o, anchor) >= 0)
-    .reverse();
-  const out: GridEntry[] = [];
-  let i = 0;
-  const stream = reader.chronologicalUp(req.profileId, anchor.key, pageSize);
-  try {
-    for await (const id of stream) {
-      if (out.length >= limit) break;
-      if (overridden.has(id) || req.exclude.has(id)) continue;
-      const e: GridEntry = { postId: id, key: id };
-      if (compareDisplay(e, anchor) < 0) continue;
-      while (i < ups.length && compareDisplay(ups[i]!, e) < 0 && out.length < limit)
-        out.push(ups[i++]!);
-      if (out.length < limit) out.push(e);
-    }
-  } finally {
-    await stream.return(undefined);
-  }
-  while (i < ups.length && out.length < limit) out.push(ups[i++]!);
-  return out;
+  // Strictly above (key, postId - 1) is at or above the anchor: post IDs are integers.
+  const below = { key: anchor.key, postId: anchor.postId - 1n };
+  return mergeGridAsync(
+    req.overrides,
+    reader.chronologicalUp(req.profileId, anchor.key, pageSize),
+    {
+      direction: 'up',
+      after: below,
+      pinned: req.exclude,
+      limit,
+    },
+  );
 }

@@ -101,6 +101,43 @@ describe('mergeGrid examples', () => {
     expect(() => mergeGrid([], [], { limit: 1.5 })).toThrow(RangeError);
   });
 
+  it('a skipped (overridden or pinned) row lets the overrides above it out', () => {
+    let pulled = 0;
+    function* src() {
+      for (const id of [8n, 5n, 2n, 1n]) {
+        pulled += 1;
+        yield id;
+      }
+    }
+    // Every post moved: row 8 proves nothing can come above (9,8), row 5 the same for (6,5).
+    const moved = [e(8, 9), e(5, 6), e(2, 3), e(1, 2)];
+    expect(mergeGrid(moved, src(), { limit: 2 })).toEqual([e(8, 9), e(5, 6)]);
+    expect(pulled).toBe(2);
+    pulled = 0;
+    // A pinned row counts the same; an override with the row's own ID as key goes with its row.
+    expect(mergeGrid([e(5, 5)], src(), { pinned: [8n], limit: 1 })).toEqual([e(5, 5)]);
+    expect(pulled).toBe(2);
+  });
+
+  it('emits overrides as given: grid membership is kept by the writers, not checked here', () => {
+    // Post 99 has no row in the stream (a page never reads the rows above its cursor's key).
+    expect(mergeGrid([e(99, 6)], ids([8, 5]))).toEqual([e(8, 8), e(99, 6), e(5, 5)]);
+    expect(mergeGrid([e(99, 2)], ids([8, 5]))).toEqual([e(8, 8), e(5, 5), e(99, 2)]);
+  });
+
+  it('up: ascending from strictly above `after`, stream ascending, overrides in display order', () => {
+    const up = (after?: GridPosition, limit?: number) =>
+      mergeGrid([e(2, 9), e(6, 3)], ids([1, 2, 5, 6, 8]), {
+        direction: 'up',
+        ...(after ? { after } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      });
+    expect(up()).toEqual([e(1, 1), e(6, 3), e(5, 5), e(8, 8), e(2, 9)]);
+    expect(up({ key: 3n, postId: 6n })).toEqual([e(5, 5), e(8, 8), e(2, 9)]);
+    expect(up({ key: 3n, postId: 5n }, 1)).toEqual([e(6, 3)]); // just below (3,6): inclusive
+    expect(() => mergeGrid([], ids([2, 1]), { direction: 'up' })).toThrow(/strictly ascending/);
+  });
+
   it('rejects unsorted inputs instead of producing a wrong order', () => {
     expect(() => mergeGrid([], ids([1, 2]))).toThrow(/strictly descending/);
     expect(() => mergeGrid([], ids([2, 2]))).toThrow(/strictly descending/);
