@@ -15,6 +15,7 @@ import type { GridHead } from '../domain/grid-head.js';
 import { needsRollForward, type Effects, type MembershipOp } from '../domain/membership.js';
 import { idToDate } from '../domain/ids.js';
 import type { Consistency, Cql } from './cassandra.js';
+import { statementScope } from './cql-budget.js';
 
 const Q = {
   gridPut:
@@ -77,10 +78,15 @@ export class MembershipStore {
     return { prepare: true, consistency: this.consistency.commit, logged, isIdempotent: true };
   }
 
-  /** Applies the head's recorded effects if they are not marked applied yet (idempotent). */
+  /**
+   * Applies the head's recorded effects if they are not marked applied yet (idempotent). Runs
+   * outside the caller's statement scope: finishing another write's effects is not a write of
+   * this request (a read that rolls forward and then fails is still just a failed read).
+   */
   async rollForward(profileId: bigint, head: GridHead): Promise<boolean> {
-    if (!needsRollForward(head.effects, head.appliedVersion ?? 0n)) return false;
-    await this.apply(profileId, head.effects);
+    const effects = head.effects;
+    if (!needsRollForward(effects, head.appliedVersion ?? 0n)) return false;
+    await statementScope.exit(() => this.apply(profileId, effects));
     return true;
   }
 
