@@ -73,7 +73,7 @@ const grid = new GridService({
   cursorSecret: 'bench-cursor-secret-0123456789',
 });
 const idem = new IdempotencyService(new IdempotencyStore(counting, config.IDEMPOTENCY_TTL_S), {
-  heads: (p) => grid.readHead(p),
+  heads: (p) => grid.readRequestRing(p),
   ttlS: config.IDEMPOTENCY_TTL_S,
   leaseMs: 30_000,
 });

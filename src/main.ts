@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const idempotency = new IdempotencyService(
     new IdempotencyStore(cassandra.cql, config.IDEMPOTENCY_TTL_S),
     {
-      heads: (p) => service.readHead(p),
+      heads: (p) => service.readRequestRing(p),
       ttlS: config.IDEMPOTENCY_TTL_S,
       leaseMs: config.IDEMPOTENCY_LEASE_MS,
     },

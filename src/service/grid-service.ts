@@ -224,6 +224,11 @@ export class GridService {
     return this.reader.readHead(profileId);
   }
 
+  /** The head with the idempotency request ring (the Idempotency-Key pre-check). */
+  readRequestRing(profileId: bigint): Promise<GridHead> {
+    return this.store.readHead(profileId, {}, true);
+  }
+
   readOrder(profileId: bigint) {
     return readOrder(this.deps, profileId);
   }

@@ -41,10 +41,13 @@ export type { GridHead, OverrideRow };
 
 export const EMPTY_HEAD: GridHead = { version: 0n, generation: 1n, pins: [], postCount: undefined };
 
-const HEAD_COLUMNS =
-  'version, generation, pins, post_count, effects, applied_version, recent_requests';
+const HEAD_COLUMNS = 'version, generation, pins, post_count, effects, applied_version';
+// The request ring (up to a few KB) travels only with the writer's snapshot and the
+// idempotency pre-check, not with every head a reader or the cache reads.
+const RING = 'recent_requests';
 const SELECT_HEAD = `SELECT ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
-const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ?`;
+const SELECT_HEAD_AND_RING = `SELECT ${HEAD_COLUMNS}, ${RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
+const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS}, ${RING} FROM grid_overrides WHERE profile_id = ?`;
 const COUNT_GRID_ROWS = 'SELECT COUNT(*) FROM grid_posts WHERE profile_id = ?';
 const SELECT_GRID_ROW = 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id = ?';
 const STREAM = {
@@ -68,9 +71,14 @@ export class GridStore {
     return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, ...extra };
   }
 
-  /** Version, generation and pins only (one row). */
-  async readHead(profileId: bigint, options: QueryOptions = {}): Promise<GridHead> {
-    const rs = await this.db.execute(SELECT_HEAD, [profileId], this.readOpts(options));
+  /** The static head (one row); with the request ring only when `withRing`. */
+  async readHead(
+    profileId: bigint,
+    options: QueryOptions = {},
+    withRing = false,
+  ): Promise<GridHead> {
+    const query = withRing ? SELECT_HEAD_AND_RING : SELECT_HEAD;
+    const rs = await this.db.execute(query, [profileId], this.readOpts(options));
     return headOf(rs.first());
   }
 
@@ -185,6 +193,6 @@ function headOf(row: types.Row | undefined | null): GridHead {
     postCount: (row.get('post_count') as bigint | null) ?? undefined,
     effects: decodeEffects(row.get('effects') as string | null),
     appliedVersion: (row.get('applied_version') as bigint | null) ?? 0n,
-    recentRequests: decodeRing(row.get('recent_requests')),
+    ...(row.keys().includes(RING) ? { recentRequests: decodeRing(row.get(RING)) } : {}),
   };
 }

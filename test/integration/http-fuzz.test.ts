@@ -100,7 +100,7 @@ beforeAll(async () => {
   service = new GridService({ cql, config, ids, cursorSecret: 'fuzz-tests-cursor-secret', redis });
   features = service;
   const idempotency = new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
-    heads: (p) => service.readHead(p),
+    heads: (p) => service.readRequestRing(p),
     ttlS: config.IDEMPOTENCY_TTL_S,
     leaseMs: config.IDEMPOTENCY_LEASE_MS,
   });

@@ -57,7 +57,7 @@ export async function openInstance(config: Config): Promise<Instance> {
   const service = new GridService({ cql, config, ids, cursorSecret: CURSOR_SECRET, redis: guard });
   const truth = new GridService({ cql, config, ids, cursorSecret: CURSOR_SECRET });
   const idempotency = new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
-    heads: (p) => service.readHead(p),
+    heads: (p) => service.readRequestRing(p),
     ttlS: config.IDEMPOTENCY_TTL_S,
     leaseMs: config.IDEMPOTENCY_LEASE_MS,
   });

@@ -39,7 +39,7 @@ function api(limit: number) {
     redis: guard,
   });
   const idempotency = new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
-    heads: (p) => service.readHead(p),
+    heads: (p) => service.readRequestRing(p),
     ttlS: config.IDEMPOTENCY_TTL_S,
     leaseMs: 30_000,
   });

@@ -69,7 +69,7 @@ beforeAll(async () => {
     cursorSecret: 'deadline-tests-cursor-secret-0123',
   });
   const idempotency = new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
-    heads: (p) => service.readHead(p),
+    heads: (p) => service.readRequestRing(p),
     ttlS: config.IDEMPOTENCY_TTL_S,
     leaseMs: 30_000,
   });

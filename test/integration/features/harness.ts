@@ -51,7 +51,7 @@ export async function openFeatures(env: Record<string, string> = {}): Promise<Fe
     idemStore,
     idempotency: (opts = {}) =>
       new IdempotencyService(idemStore, {
-        heads: (p) => service.readHead(p),
+        heads: (p) => service.readRequestRing(p),
         ttlS: config.IDEMPOTENCY_TTL_S,
         leaseMs: opts.leaseMs ?? 30_000,
       }),
