@@ -1,13 +1,34 @@
 /**
- * `npm run cassandra:up|down|status` — manage the embedded local Cassandra node.
- * `up` leaves the node running in the background (it is shared by npm start and the tests).
+ * `npm run cassandra:up|down|status` — manage the embedded local Cassandra node, or a local ring
+ * (`up -- --nodes 3`, or CASSANDRA_NODES=3; `status -- --json`; `stop-node -- N` / `start-node
+ * -- N` for fault drills). Whatever `up` starts keeps running in the background (it is shared by
+ * npm start and the tests) until `down`.
  */
 import { loadConfig } from '../../config.js';
 import { ensureCassandra } from '../infra/embedded-cassandra.js';
 import { cassandraStatus, stopCassandra } from '../infra/cassandra-control.js';
+import { ringSize } from '../infra/ring.js';
+import {
+  ringDown,
+  ringStatusCommand,
+  ringUp,
+  startNodeCommand,
+  stopNodeCommand,
+} from './cassandra-ring.js';
 
-async function main(cmd: string | undefined): Promise<number> {
+async function main(cmd: string | undefined, args: readonly string[]): Promise<number> {
   const config = loadConfig();
+  const flag = (name: string) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const nodes = Number(flag('--nodes') ?? config.CASSANDRA_NODES);
+  const ring = nodes > 1 || ringSize(config) > 0;
+  if (cmd === 'stop-node') return stopNodeCommand(config, Number(args[0]));
+  if (cmd === 'start-node') return startNodeCommand(config, Number(args[0]));
+  if (ring && cmd === 'up') return ringUp(config, nodes > 1 ? nodes : ringSize(config));
+  if (ring && cmd === 'down') return ringDown(config);
+  if (ring && cmd === 'status') return ringStatusCommand(config, args.includes('--json'));
   switch (cmd) {
     case 'up': {
       const t0 = Date.now();
@@ -48,12 +69,14 @@ async function main(cmd: string | undefined): Promise<number> {
       return s.answering ? 0 : 1;
     }
     default:
-      console.error('usage: tsx src/cli/cassandra.ts up|down|status');
+      console.error(
+        'usage: tsx src/tools/cli/cassandra.ts up [--nodes N]|down|status [--json]|stop-node N|start-node N',
+      );
       return 2;
   }
 }
 
-main(process.argv[2]).then(
+main(process.argv[2], process.argv.slice(3)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     console.error(err instanceof Error ? err.message : err);

@@ -84,7 +84,7 @@ export function daemonJavaArgs(
     `-Dcassandra.triggers_dir=${layout.triggersDir}`,
     // Fast single-node start (as testcontainers does): no gossip settling, one fixed token.
     '-Dcassandra.skip_wait_for_gossip_to_settle=0',
-    '-Dcassandra.initial_token=0',
+    `-Dcassandra.initial_token=${layout.initialToken}`,
     '-Dcassandra.ring_delay_ms=100',
     '-Dcassandra.superuser_setup_delay_ms=0',
     '-cp',

@@ -122,9 +122,10 @@ export async function ensureCassandra(
   );
 }
 
-async function launch(
+/** Writes the node's config and starts its JVM detached; resolves to its PID (not yet ready). */
+export async function launch(
   layout: NodeLayout,
-  config: EnsureConfig,
+  config: Pick<Config, 'CASSANDRA_HEAP'>,
   log: (l: string) => void,
 ): Promise<number> {
   if (!findOnPath('java'))
@@ -135,8 +136,8 @@ async function launch(
     ['CASSANDRA_STORAGE_PORT', layout.storagePort],
     ['CASSANDRA_JMX_PORT', layout.jmxPort],
   ] as const) {
-    if (await tcpOpen('127.0.0.1', port, 300)) {
-      throw new Error(`127.0.0.1:${port} (${name}) is already in use by another process`);
+    if (await tcpOpen(layout.address, port, 300)) {
+      throw new Error(`${layout.address}:${port} (${name}) is already in use by another process`);
     }
   }
   const { jars } = await resolveCassandraJars(layout.version, layout.versionDir, log);
@@ -170,7 +171,7 @@ async function launch(
   const state: NodeState = {
     pid: child.pid,
     version: layout.version,
-    nativePort: config.CASSANDRA_PORT,
+    nativePort: layout.nativePort,
     jmxPort: layout.jmxPort,
     nodeDir: layout.nodeDir,
     startedAt: new Date().toISOString(),
@@ -182,7 +183,7 @@ async function launch(
   return child.pid;
 }
 
-async function waitUntilReady(
+export async function waitUntilReady(
   layout: NodeLayout,
   ep: CqlEndpoint,
   pid: number,

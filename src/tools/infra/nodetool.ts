@@ -64,7 +64,14 @@ async function runTool(
   mainClass: string,
   args: readonly string[],
 ): Promise<string> {
-  const layout = nodeLayout(config);
+  return runToolOn(nodeLayout(config), mainClass, args);
+}
+
+async function runToolOn(
+  layout: NodeLayout,
+  mainClass: string,
+  args: readonly string[],
+): Promise<string> {
   try {
     const { stdout } = await run('java', [...toolArgs(layout, mainClass), ...args], {
       maxBuffer: 32 * 1024 * 1024,
@@ -87,6 +94,17 @@ export function runNodetool(
     '127.0.0.1',
     '-p',
     String(nodeLayout(config).jmxPort),
+    ...args,
+  ]);
+}
+
+/** `nodetool <args>` against one node of a ring (its own JMX port on 127.0.0.1). */
+export function runNodetoolAt(layout: NodeLayout, args: readonly string[]): Promise<string> {
+  return runToolOn(layout, 'org.apache.cassandra.tools.NodeTool', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(layout.jmxPort),
     ...args,
   ]);
 }
