@@ -53,6 +53,10 @@ export const CQL_LIMIT_DEFAULTS = { maxInFlight: 1024, maxQueued: 8192 } as cons
 export const ConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('127.0.0.1'),
+  /** pino level of the JSON logs (one line per request at info). */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Run the consistency audit every this many seconds in the server (0 = never). */
+  AUDIT_EVERY_S: intFrom(0, 0),
   PORT: intFrom(8080, 0, 65535),
   BODY_LIMIT_BYTES: intFrom(16 * 1024, 256),
   /** A request not answered by then gets a 503 (reads: GET/HEAD; writes: everything else). */

@@ -8,6 +8,10 @@ import { openCassandra, openIdGenerator, settleSecrets } from './bootstrap.js';
 import { createRedisGuard } from './cache/redis.js';
 import { loadConfig } from './config.js';
 import { collectProcessMetrics } from './obs/registry.js';
+import { createLogger, logCallback } from './obs/logger.js';
+import { recordBuildInfo } from './obs/metrics.js';
+import { packageVersion, releaseVersion } from './obs/build-info.js';
+import { scheduleAudits } from './service/read/audit-rounds.js';
 import { issueToken } from './http/auth.js';
 import { createApp } from './http/app.js';
 import { deadlinesOf } from './http/deadline.js';
@@ -22,7 +26,8 @@ import { makeReadiness } from './service/readiness.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   collectProcessMetrics();
-  const log = (line: string) => console.log(line);
+  const logger = createLogger({ level: config.LOG_LEVEL, nodeEnv: config.NODE_ENV });
+  const log = (line: string) => logger.info(line);
   const secrets = settleSecrets(config);
 
   const cassandra = await openCassandra(config, log);
@@ -34,7 +39,7 @@ async function main(): Promise<void> {
   let shuttingDown = false;
   const { ids, lease } = await openIdGenerator(cassandra.cql, config, (worker, reason) => {
     // Two processes must never share a worker number: stop rather than risk duplicate IDs.
-    console.error(`[ids] lost worker lease ${worker}: ${reason}; shutting down`);
+    logger.fatal(`[ids] lost worker lease ${worker}: ${reason}; shutting down`);
     void shutdown(1);
   });
   log(`[ids] worker ${lease.worker} (${lease.owner === 'config' ? 'configured' : 'leased'})`);
@@ -44,7 +49,7 @@ async function main(): Promise<void> {
     config,
     ids,
     cursorSecret: secrets.cursorSecret,
-    hooks: { log: (m, e) => console.error(`[grid] ${m}`, e) },
+    hooks: { log: logCallback(logger.child({ component: 'grid' })) },
     // Read cache, post-commit refill/invalidation and the move rate limit (src/cache/).
     redis,
   });
@@ -65,8 +70,22 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     readiness: makeReadiness({ cql: cassandra.cql, redis, timeoutMs: config.READYZ_TIMEOUT_MS }),
     deadlines: deadlinesOf(config),
-    log: (m, e) => console.error(`[http] ${m}`, e),
+    log: logCallback(logger.child({ component: 'http' })),
+    logger,
   });
+  recordBuildInfo({
+    version: packageVersion(),
+    cassandraVersion: await releaseVersion(cassandra.client),
+    relabelPolicy: config.RELABEL_POLICY,
+  });
+  const auditLog = logCallback(logger.child({ component: 'audit' }), 'warn');
+  const audits =
+    config.AUDIT_EVERY_S > 0
+      ? scheduleAudits(() => service.auditAll(), {
+          everyMs: config.AUDIT_EVERY_S * 1000,
+          onError: (err) => auditLog('audit round failed', err),
+        })
+      : undefined;
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = `http://${config.HOST}:${info.port}`;
@@ -83,6 +102,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(code || 1), 10_000);
     force.unref();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await audits?.stop();
     await lease.release();
     await Promise.allSettled([cassandra.client.shutdown(), redis.close()]);
     process.exit(code);

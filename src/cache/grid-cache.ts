@@ -35,7 +35,9 @@ import type {
   GridCacheStats,
   ReadFirstOptions,
 } from './grid-cache-types.js';
+import { exportedStats } from './cache-metrics.js';
 import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
+import { cacheLeaseWaitSeconds } from '../obs/metrics.js';
 import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import { createOrderReader } from './order-reader.js';
 import type { OverrideCache } from './override-cache.js';
@@ -61,7 +63,7 @@ export function createGridCache(
   withCacheCommands(guard.client);
   const pollMs = settings.pollMs ?? 10;
   const hooks = settings.hooks ?? {};
-  const stats: GridCacheStats = {
+  const stats: GridCacheStats = exportedStats({
     hits: 0,
     fills: 0,
     directReads: 0,
@@ -69,7 +71,7 @@ export function createGridCache(
     previousServed: 0,
     staleSetsRejected: 0,
     notCachedVersionMoved: 0,
-  };
+  });
   const reader = createOrderReader(guard, source, settings, stats, overrides);
   const { read, readHead, readOrder, summaryOf, cachedOrder, storeOrder, direct, readAtLeast } =
     reader;
@@ -191,9 +193,20 @@ export function createGridCache(
     if (got === undefined) return direct(profileId, min);
     if (got === 'OK') return fill(profileId, token, min);
 
-    // Someone else holds the lease: poll for their result, bounded; then serve the state before
-    // the last change if the caller accepts it (non-owners may lag, §6.3), else read directly.
     stats.leaseWaits += 1;
+    const waited = cacheLeaseWaitSeconds.startTimer();
+    try {
+      return await awaitFill(profileId, min);
+    } finally {
+      waited();
+    }
+  }
+
+  /**
+   * Someone else holds the lease: poll for their result, bounded; then serve the state before
+   * the last change if the caller accepts it (non-owners may lag, §6.3), else read directly.
+   */
+  async function awaitFill(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
     const deadline = Date.now() + settings.leaseWaitMs;
     // Backoff with jitter (10, 20, 40, 80, 100… ms): a thousand waiters polling in lockstep
     // would load Redis exactly when it matters.

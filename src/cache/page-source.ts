@@ -31,7 +31,10 @@ export function cachedPageSource(caches: ReadCaches, store: PageSource): PageSou
       });
       const { generation, version, pins } = first;
       const head = { generation, version, pins, postCount: first.summary.postCount };
-      return { head, order: first, bodies: first.bodies };
+      // 'previous' is also Redis's answer (the state before the last change); fills and direct
+      // reads went to Cassandra.
+      const cache = first.served === 'cache' || first.served === 'previous' ? 'hit' : 'miss';
+      return { head, order: first, bodies: first.bodies, cache };
     },
     async overrides(profileId, head) {
       return (await caches.overrides.read(profileId, head)).rows;

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DomainError } from '../domain/errors.js';
 import { cacheKeys } from './keys.js';
+import { rateLimited } from '../obs/metrics.js';
 import type { RedisGuard } from './redis.js';
 
 /**
@@ -84,6 +85,7 @@ export function createMoveRateLimiter(
     const [allowed, remaining, waitMs] = reply.map(Number) as [number, number, number];
     if (allowed === 1) return { allowed: true, remaining, retryAfterS: 0 };
     stats.limited += 1;
+    rateLimited.inc();
     const retryAfterS = Math.max(1, Math.ceil(waitMs / 1000));
     throw new DomainError(
       'rate_limited',

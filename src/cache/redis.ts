@@ -24,6 +24,7 @@
  */
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
+import { redisErrors, watchBreaker } from '../obs/metrics.js';
 
 export type RedisHealth = 'ok' | 'degraded';
 
@@ -112,6 +113,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   }
 
   function onFailure(): void {
+    redisErrors.inc();
     consecutiveFailures += 1;
     if (consecutiveFailures >= failureThreshold) openUntil = Date.now() + coolDownMs;
     report();
@@ -198,8 +200,12 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     });
   }
 
+  // The gauge says whether callers are being sent to Cassandra right now, not a past event.
+  const unwatch = watchBreaker(() => owed() || Date.now() < openUntil);
+
   async function close(): Promise<void> {
     closing = true;
+    unwatch();
     clearTimeout(probe);
     try {
       await client.quit();

@@ -65,6 +65,8 @@ export interface PageHead {
   readonly order?: CachedOrder | undefined;
   /** Bodies fetched along with the head (a cache hit), by post ID. */
   readonly bodies?: ReadonlyMap<bigint, Post> | undefined;
+  /** How a cache answered the head: `hit` = from Redis; absent = no cache in front. */
+  readonly cache?: 'hit' | 'miss' | undefined;
 }
 
 export interface PageSource {

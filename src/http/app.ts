@@ -17,6 +17,8 @@ import type { Readiness } from '../service/readiness.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { registry } from '../obs/registry.js';
+import { silentLogger, type Logger } from '../obs/logger.js';
+import { observe } from './observe.js';
 import { postsRoutes } from './routes/posts.js';
 import { adminRoutes } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-edits.js';
@@ -38,11 +40,14 @@ export interface AppDeps {
   readonly adminToken?: string;
   /** Per-request deadlines on /v1/* (src/http/deadline.ts); none = requests wait the driver. */
   readonly deadlines?: Deadlines;
+  /** One JSON line per request (http/observe.ts); request metrics are kept either way. */
+  readonly logger?: Logger;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(onError(deps.log, answeredByDeadline));
+  app.use('*', observe(deps.logger ?? silentLogger)); // first: it sees every final answer
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
   if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));

@@ -47,6 +47,7 @@ import { readGridPage, type GridPage, type PageQuery } from './read/read-page.js
 import { resetGrid } from './ops/reset.js';
 import { takedownPost } from './ops/takedown.js';
 import { undoMove } from './ops/undo.js';
+import { trackOp } from './write/write-op.js';
 
 export interface IdSource {
   next(): bigint;
@@ -124,17 +125,12 @@ export class GridService {
     after: bigint | null,
     options?: MoveOptions,
   ): Promise<MoveOutcome> {
-    return movePost(
-      { ...this.deps, moveRate: this.caches?.moveRate },
-      profileId,
-      postId,
-      after,
-      options,
-    );
+    const deps = { ...this.deps, moveRate: this.caches?.moveRate };
+    return trackOp('move', () => movePost(deps, profileId, postId, after, options));
   }
 
   undoMove(profileId: bigint, moveId: string, options?: WriteOptions) {
-    return undoMove(this.deps, profileId, moveId, options);
+    return trackOp('undo', () => undoMove(this.deps, profileId, moveId, options));
   }
 
   /** A post on the author's grid; named collaborators are invited (collaborators.ts). */
@@ -144,24 +140,27 @@ export class GridService {
     options?: WriteOptions,
   ): Promise<PostWriteResult<PostRecord>> {
     const collaborators = input.collaborators ?? [];
-    if (collaborators.length === 0) return postsOps.createPost(this.deps, authorId, input, options);
-    return collab
-      .createCollabPost(this.deps, authorId, { ...input, collaborators }, options)
-      .then((r) => ({ value: r.post, version: r.version, generation: r.generation }));
+    if (collaborators.length === 0)
+      return trackOp('create', () => postsOps.createPost(this.deps, authorId, input, options));
+    return trackOp('create', () =>
+      collab.createCollabPost(this.deps, authorId, { ...input, collaborators }, options),
+    ).then((r) => ({ value: r.post, version: r.version, generation: r.generation }));
   }
 
   async deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    const out = await postsOps.deletePost(this.deps, profileId, postId, options);
+    const out = await trackOp('delete', () =>
+      postsOps.deletePost(this.deps, profileId, postId, options),
+    );
     await this.caches?.posts.forget([postId]);
     return out;
   }
 
   setPins(profileId: bigint, postIds: readonly bigint[], options?: WriteOptions) {
-    return setPins(this.deps, profileId, postIds, options);
+    return trackOp('pins', () => setPins(this.deps, profileId, postIds, options));
   }
 
   archivePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    return archive.archivePost(this.deps, profileId, postId, options);
+    return trackOp('archive', () => archive.archivePost(this.deps, profileId, postId, options));
   }
 
   unarchivePost(
@@ -170,11 +169,13 @@ export class GridService {
     position: archive.UnarchivePosition,
     options?: WriteOptions,
   ) {
-    return archive.unarchivePost(this.deps, profileId, postId, position, options);
+    return trackOp('unarchive', () =>
+      archive.unarchivePost(this.deps, profileId, postId, position, options),
+    );
   }
 
   reset(profileId: bigint, options?: WriteOptions) {
-    return resetGrid(this.deps, profileId, options);
+    return trackOp('reset', () => resetGrid(this.deps, profileId, options));
   }
 
   patchOrder(
@@ -183,15 +184,17 @@ export class GridService {
     request: BatchOrderRequest,
     options?: WriteOptions,
   ) {
-    return patchOrder(this.deps, profileId, ifMatch, request, options);
+    return trackOp('batch_order', () =>
+      patchOrder(this.deps, profileId, ifMatch, request, options),
+    );
   }
 
   acceptInvite(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    return collab.acceptInvite(this.deps, profileId, postId, options);
+    return trackOp('accept', () => collab.acceptInvite(this.deps, profileId, postId, options));
   }
 
   declineInvite(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    return collab.declineInvite(this.deps, profileId, postId, options);
+    return trackOp('decline', () => collab.declineInvite(this.deps, profileId, postId, options));
   }
 
   removeCollaborator(
@@ -200,11 +203,13 @@ export class GridService {
     collaboratorId: bigint,
     options?: WriteOptions,
   ) {
-    return collab.removeCollaborator(this.deps, actorId, postId, collaboratorId, options);
+    return trackOp('remove_collaborator', () =>
+      collab.removeCollaborator(this.deps, actorId, postId, collaboratorId, options),
+    );
   }
 
   async takedown(postId: bigint) {
-    const out = await takedownPost(this.deps, postId);
+    const out = await trackOp('takedown', () => takedownPost(this.deps, postId));
     await this.caches?.posts.forget([postId]);
     return out;
   }

@@ -25,6 +25,7 @@ import {
   unavailable,
 } from './cql-errors.js';
 import { DomainError } from '../domain/errors.js';
+import { kindOfBatch, kindOfStatement, observed, type StatementKind } from './cql-metrics.js';
 
 /** The subset of `Client` the stores use. */
 export interface Cql {
@@ -107,8 +108,6 @@ export const consistencyOf = (config: Config): Consistency => ({
  */
 const budgets = new WeakMap<object, Budget>();
 
-const WRITE = /^\s*(INSERT|UPDATE|DELETE|BEGIN|TRUNCATE)\b/i;
-
 /**
  * Wraps a Client: a bounded in-flight budget, per-request write accounting, and availability
  * failures as DomainError('unavailable'), or 'write_outcome_unknown' once a write of the same
@@ -122,7 +121,8 @@ export function cqlOf(
   if (!budget) budgets.set(client, (budget = new Budget(limits)));
   const held = budget;
 
-  async function run(write: boolean, send: () => Promise<types.ResultSet>) {
+  async function run(kind: StatementKind, send: () => Promise<types.ResultSet>) {
+    const write = kind !== 'read';
     const scope = statementScope.getStore();
     let sent = false;
     try {
@@ -156,9 +156,15 @@ export function cqlOf(
     }
   }
 
+  // Timed outside `run`: the latency a caller sees includes waiting for the budget.
   return {
-    execute: (query, params, options) =>
-      run(WRITE.test(query), () => client.execute(query, params, options)),
-    batch: (queries, options) => run(true, () => client.batch(queries, options)),
+    execute: (query, params, options) => {
+      const kind = kindOfStatement(query);
+      return observed(kind, () => run(kind, () => client.execute(query, params, options)));
+    },
+    batch: (queries, options) => {
+      const kind = kindOfBatch(queries);
+      return observed(kind, () => run(kind, () => client.batch(queries, options)));
+    },
   };
 }

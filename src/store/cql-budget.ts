@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../config.js';
+import { cqlInFlight, cqlQueued } from '../obs/metrics.js';
 import { NotSent, REFUSED_AFTER_DEADLINE } from './cql-errors.js';
 
 /**
@@ -63,6 +64,7 @@ export class Budget {
   acquire(scope: StatementScope | undefined): Promise<void> {
     if (this.inFlight < this.limits.maxInFlight && this.line.size === 0) {
       this.inFlight++;
+      cqlInFlight.inc();
       return Promise.resolve();
     }
     if (this.line.size >= this.limits.maxQueued) {
@@ -73,18 +75,22 @@ export class Budget {
       const grant = () => {
         off?.();
         this.inFlight++;
+        cqlQueued.dec();
+        cqlInFlight.inc();
         resolve();
       };
       const off = scope?.onSeal(() => {
-        this.line.delete(grant);
+        if (this.line.delete(grant)) cqlQueued.dec();
         reject(new NotSent(REFUSED_AFTER_DEADLINE));
       });
       this.line.add(grant);
+      cqlQueued.inc();
     });
   }
 
   release(): void {
     this.inFlight--;
+    cqlInFlight.dec();
     const next = this.line.values().next();
     if (!next.done) {
       this.line.delete(next.value);

@@ -8,6 +8,7 @@
  * any row is read (domain/membership.ts), so a reader that saw version v and then the rows can
  * only see *more* than v, never an older order under a newer version.
  */
+import { minVersionEscalations } from '../obs/metrics.js';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import type {
   EntriesQuery,
@@ -46,7 +47,9 @@ export class CassandraGridReader implements GridSource, PageSource {
 
   async readHeadAtLeast(profileId: bigint, min?: MinVersion): Promise<GridHead> {
     const head = await this.readHead(profileId, 'quorum');
-    return meetsMin(head, min) ? head : this.readHead(profileId, 'serial');
+    if (meetsMin(head, min)) return head;
+    minVersionEscalations.inc();
+    return this.readHead(profileId, 'serial');
   }
 
   // --- PageSource: straight from Cassandra (the cache decorates these, cache/page-source.ts)

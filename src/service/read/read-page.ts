@@ -17,6 +17,7 @@ import type { PageSource } from '../../domain/grid-source.js';
 import type { MinVersion } from '../../domain/grid-version.js';
 import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
 import type { Post } from '../../domain/post.js';
+import { recordPageRead } from './read-metrics.js';
 
 export const DEFAULT_PAGE_LIMIT = 24;
 export const MAX_PAGE_LIMIT = 100;
@@ -50,6 +51,7 @@ export async function readGridPage(
   cursorSecret: string,
   q: PageQuery,
 ): Promise<GridPage> {
+  const started = performance.now();
   const cursor = q.cursor ? decodeCursor(q.cursor, cursorSecret, q.profileId) : undefined;
   // Never below min_version (the source escalates to LOCAL_SERIAL, or skips a stale summary).
   const read = await source.head(q.profileId, q.minVersion, cursor ? 0 : q.limit);
@@ -95,6 +97,13 @@ export async function readGridPage(
           q.profileId,
         )
       : null;
+  const changed = cursor ? compareGridVersions(cursor, head) !== 0 : false;
+  recordPageRead(read, {
+    firstPage: !cursor,
+    fromCachedOrder: Boolean(fast),
+    changed,
+    seconds: (performance.now() - started) / 1000,
+  });
   return {
     items,
     entries,
@@ -102,6 +111,6 @@ export async function readGridPage(
     version: head.version,
     generation: head.generation,
     postCount: head.postCount,
-    gridChanged: cursor ? compareGridVersions(cursor, head) !== 0 : false,
+    gridChanged: changed,
   };
 }

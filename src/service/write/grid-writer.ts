@@ -31,6 +31,7 @@ import { countDelta, nextEffectsTs, type Effects } from '../../domain/membership
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
+import { recordAttempts, recordCasMiss, recordCommit } from './write-metrics.js';
 
 export interface PlanContext {
   readonly profileId: bigint;
@@ -131,6 +132,7 @@ export class GridWriter {
         outcomeUnknown,
       });
       if (decision.kind === 'skip') {
+        recordAttempts(attempt);
         return {
           result: decision.result,
           version,
@@ -151,6 +153,8 @@ export class GridWriter {
       const mutation: GridMutation = { ...decision.mutation, statics };
       const cas = await this.store.casGrid(profileId, version, nextVersion, mutation);
       if (cas.applied) {
+        recordAttempts(attempt);
+        recordCommit(decision.mutation);
         const event: CommitEvent = { profileId, version: nextVersion, generation, mutation };
         await this.hooks.afterCas?.(event);
         if (effects) await this.applyOwn(profileId, effects);
@@ -163,9 +167,11 @@ export class GridWriter {
           attempts: attempt,
         };
       }
+      recordCasMiss(cas.reason);
       if (cas.reason === 'timeout') outcomeUnknown = true;
       if (attempt < maxAttempts) await sleep(this.backoff(attempt));
     }
+    recordAttempts(maxAttempts);
     throw new DomainError('contention', 'the grid is being changed concurrently; retry shortly', {
       retry_after_s: this.settings.retryAfterS,
       attempts: maxAttempts,

@@ -2,19 +2,24 @@
  * The `regrid` operator commands, separated from process start-up so tests run them in-process:
  *   regrid takedown <post_id>     remove a post from every grid it is on (moderation)
  *   regrid audit [--profile ID]   consistency audit; exit code 1 when anything is found
+ *     [--every 10m [--times N]]   repeat it (N rounds, else until stopped); each round sets
+ *                                 regrid_audit_findings{kind}; the exit code is the last round's
  * Returns the exit code; all output goes through `out` / `err`.
  */
 import { describeFinding } from '../../domain/audit.js';
 import { isDomainError } from '../../domain/errors.js';
 import { parseId } from '../../domain/ids.js';
 import type { GridService } from '../../service/grid-service.js';
+import { auditRound, scheduleAudits, type AuditRound } from '../../service/read/audit-rounds.js';
 
 export interface Io {
   out(line: string): void;
   err(line: string): void;
 }
 
-export const USAGE = 'usage: regrid takedown <post_id> | regrid audit [--profile <profile_id>]...';
+export const USAGE =
+  'usage: regrid takedown <post_id> | ' +
+  'regrid audit [--profile <profile_id>]... [--every <n>(ms|s|m|h) [--times <n>]]';
 
 export async function runRegrid(
   argv: readonly string[],
@@ -46,25 +51,54 @@ async function takedown(arg: string, service: GridService, io: Io): Promise<numb
 
 async function audit(args: readonly string[], service: GridService, io: Io): Promise<number> {
   const only: bigint[] = [];
+  let everyMs: number | undefined;
+  let times: number | undefined;
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--profile' && args[i + 1] !== undefined)
-      only.push(parseId(args[++i]!, 'profile'));
-    else {
+    const value = args[i + 1];
+    if (args[i] === '--profile' && value !== undefined) only.push(parseId(args[++i]!, 'profile'));
+    else if (args[i] === '--every' && value !== undefined && durationMs(value) !== undefined) {
+      everyMs = durationMs(value);
+      i++;
+    } else if (args[i] === '--times' && value !== undefined && /^[1-9][0-9]{0,6}$/.test(value)) {
+      times = Number(value);
+      i++;
+    } else {
       io.err(USAGE);
       return 64;
     }
   }
-  const it = service.auditAll(only.length > 0 ? only : undefined);
-  let dirty = 0;
-  let step = await it.next();
-  while (!step.done) {
-    dirty += 1;
-    io.out(`profile ${step.value.profileId}:`);
-    for (const f of step.value.findings) io.out(`  ${describeFinding(f)}`);
-    step = await it.next();
+  const all = () => service.auditAll(only.length > 0 ? only : undefined);
+  let code = 0;
+  const report = (round: AuditRound) => {
+    for (const p of round.dirty) {
+      io.out(`profile ${p.profileId}:`);
+      for (const f of p.findings) io.out(`  ${describeFinding(f)}`);
+    }
+    const n = round.dirty.length;
+    io.out(`audited ${round.profiles} profile(s): ${n === 0 ? 'clean' : `${n} with findings`}`);
+    code = n === 0 ? 0 : 1;
+  };
+  if (everyMs === undefined) {
+    report(await auditRound(all));
+    return code;
   }
-  io.out(
-    `audited ${step.value.profiles} profile(s): ${dirty === 0 ? 'clean' : `${dirty} with findings`}`,
-  );
-  return dirty === 0 ? 0 : 1;
+  const schedule = scheduleAudits(all, {
+    everyMs,
+    ...(times !== undefined ? { times } : {}),
+    onRound: report,
+    onError: (e) => {
+      io.err(`audit round failed: ${e instanceof Error ? e.message : String(e)}`);
+      code = 2;
+    },
+  });
+  await schedule.done;
+  return code;
+}
+
+/** `10m`, `30s`, `1h`, `500ms`; a bare number is seconds. */
+function durationMs(text: string): number | undefined {
+  const m = /^([1-9][0-9]{0,6})(ms|s|m|h)?$/.exec(text);
+  if (!m) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's']!;
+  return Number(m[1]) * unit;
 }

@@ -1,0 +1,72 @@
+/**
+ * The one request middleware of the observability seam: a request ID (the caller's
+ * `X-Request-Id` when it is a sane token, else a fresh UUID; echoed in the response), the
+ * request counter and latency histogram by route pattern, and one JSON log line per request.
+ *
+ * Only fields chosen here are logged: no headers (tokens), no bodies (post captions), no query
+ * string (cursors). The route is the pattern (`/v1/posts/:post_id`), so metrics stay one
+ * series per route, not per post.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
+import { isDomainError } from '../domain/errors.js';
+import type { Logger } from '../obs/logger.js';
+import { httpDuration, httpRequests } from '../obs/metrics.js';
+import type { AppEnv } from './env.js';
+import { causeLine } from './problem.js';
+
+/** Letters, digits and `._:-`, at most 128: safe in a header, a log field and a grep. */
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+export const requestIdOf = (header: string | undefined): string =>
+  header !== undefined && SANE_ID.test(header) ? header : randomUUID();
+
+/** The pattern of the handler that answered; middleware-only matches (404s) are 'unmatched'. */
+function routeOf(c: Context): string {
+  const handlers = matchedRoutes(c).filter((r) => r.method !== 'ALL');
+  return handlers[handlers.length - 1]?.path ?? 'unmatched';
+}
+
+export function observe(logger: Logger): MiddlewareHandler<AppEnv> {
+  return async function observeRequest(c, next) {
+    const started = performance.now();
+    const requestId = requestIdOf(c.req.header('x-request-id'));
+    c.set('requestId', requestId);
+    await next();
+    const seconds = (performance.now() - started) / 1000;
+    const route = routeOf(c);
+    const method = METHODS.has(c.req.method) ? c.req.method : 'OTHER';
+    const status = c.res.status;
+    httpRequests.inc({ method, route, status_class: `${Math.floor(status / 100)}xx` });
+    httpDuration.observe({ method, route }, seconds);
+    setHeader(c, 'x-request-id', requestId);
+
+    const profileId = c.get('profileId');
+    const err = c.error;
+    const line = {
+      req_id: requestId,
+      method,
+      route,
+      path: c.req.path,
+      status,
+      latency_ms: Math.round(seconds * 1e4) / 10,
+      ...(profileId !== undefined ? { profile_id: profileId.toString() } : {}),
+      ...(isDomainError(err) ? { code: err.code } : {}),
+      ...(err && status >= 500 ? { cause: causeLine(err) } : {}),
+    };
+    if (status >= 500) logger.error(line, 'request failed');
+    else logger.info(line, 'request');
+  };
+}
+
+/** Responses built elsewhere (fetch-style) may have immutable headers: copy them then. */
+function setHeader(c: Context, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.res = new Response(c.res.body, c.res);
+    c.res.headers.set(name, value);
+  }
+}

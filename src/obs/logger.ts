@@ -1,0 +1,64 @@
+/**
+ * The process logger: JSON lines (pino) on stdout, one object per event, so a log pipeline can
+ * index request IDs, routes and statuses without parsing prose. Human-readable output only for
+ * a developer at a terminal (NODE_ENV=development and stdout a TTY), through pino-pretty, a
+ * development dependency that production images do not ship.
+ */
+import { createRequire } from 'node:module';
+import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+
+export type { Logger };
+
+export interface LoggerOptions {
+  readonly level: Level | 'silent';
+  readonly nodeEnv?: string;
+  /** Where lines go (tests capture them); stdout otherwise. */
+  readonly destination?: DestinationStream;
+}
+
+/** Never logged even if a caller hands them over: credentials and post content. */
+const REDACT = [
+  'authorization',
+  'token',
+  'password',
+  'secret',
+  'caption',
+  'body',
+  '*.authorization',
+  '*.token',
+  '*.caption',
+  '*.body',
+];
+
+export function createLogger(opts: LoggerOptions): Logger {
+  const base = { level: opts.level, base: { service: 'regrid' }, redact: REDACT };
+  if (opts.destination) return pino(base, opts.destination);
+  if (opts.nodeEnv === 'development' && process.stdout.isTTY && hasPretty()) {
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true } } });
+  }
+  return pino(base);
+}
+
+/** For wiring that has no logger configured (tests, tools): metrics still run, lines do not. */
+export const silentLogger: Logger = pino({ level: 'silent' });
+
+function hasPretty(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The `(msg, err?)` callbacks the service layers take (writer hooks, cache, HTTP), as logger
+ * calls: a cause string stays a field, an Error is serialised with its stack by pino.
+ */
+export function logCallback(logger: Logger, level: 'warn' | 'error' = 'error') {
+  return (msg: string, err?: unknown): void => {
+    if (err === undefined) logger[level](msg);
+    else if (err instanceof Error) logger[level]({ err }, msg);
+    else logger[level]({ cause: String(err) }, msg);
+  };
+}

@@ -1,0 +1,257 @@
+/**
+ * The service's metric families, registered once on the process registry (registry.ts). Labels
+ * are small closed sets (operation names, problem codes, statement kinds, route patterns): a
+ * profile or post ID never becomes a label, it would make one series per user.
+ *
+ * The seams that feed these live beside the code they observe: the grid writer (writes, CAS),
+ * the Cql wrapper and its budget (statements), the cache stats object (cache-stats-metrics.ts),
+ * the Redis guard, the page read, and one HTTP middleware (http/observe.ts).
+ */
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { registry } from './registry.js';
+
+const registers = [registry];
+
+/** Seconds buckets from 1 ms to 10 s: grid writes and page reads live between those. */
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Attempts are bounded by CAS_MAX_ATTEMPTS (≤ 100, default 8). */
+const ATTEMPTS = [1, 2, 3, 4, 5, 6, 8, 12, 20, 50, 100];
+/** Rows a write touches: 1 for a plain move, up to a batch order of thousands. */
+const ROWS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096];
+
+// --- grid writes (service/write/) ------------------------------------------------------------
+
+export const gridWrites = new Counter({
+  name: 'regrid_grid_writes_total',
+  help: 'Grid operations by operation and outcome (ok, or the problem code it ended with)',
+  labelNames: ['op', 'outcome'] as const,
+  registers,
+});
+
+export const gridWriteDuration = new Histogram({
+  name: 'regrid_grid_write_duration_seconds',
+  help: 'Duration of grid operations, rate limit and retries included',
+  labelNames: ['op'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+export const casAttempts = new Histogram({
+  name: 'regrid_cas_attempts',
+  help: 'Compare-and-set attempts per grid write (read, plan, conditional batch)',
+  labelNames: ['op'] as const,
+  buckets: ATTEMPTS,
+  registers,
+});
+
+export const casLost = new Counter({
+  name: 'regrid_cas_lost_total',
+  help: 'Conditional batches that lost to a concurrent writer (re-read and re-planned)',
+  labelNames: ['op'] as const,
+  registers,
+});
+
+export const casOutcomeUnknown = new Counter({
+  name: 'regrid_cas_outcome_unknown_total',
+  help: 'Conditional batches whose Paxos round timed out (outcome unknown; re-read decides)',
+  labelNames: ['op'] as const,
+  registers,
+});
+
+export const relabels = new Counter({
+  name: 'regrid_relabels_total',
+  help: 'Committed grid writes that rewrote the keys of posts nobody moved (relabels)',
+  labelNames: ['op'] as const,
+  registers,
+});
+
+export const relabelRows = new Histogram({
+  name: 'regrid_relabel_rows',
+  help: 'Rows relabelled per relabelling grid write',
+  buckets: ROWS,
+  registers,
+});
+
+export const rowsWritten = new Histogram({
+  name: 'regrid_rows_written',
+  help: 'Override rows written or deleted per committed grid write',
+  labelNames: ['op'] as const,
+  buckets: [0, ...ROWS],
+  registers,
+});
+
+export const rateLimited = new Counter({
+  name: 'regrid_rate_limited_total',
+  help: 'Moves refused by the per-profile move rate limit',
+  registers,
+});
+
+// --- page reads (service/read/, cache/) -------------------------------------------------------
+
+export const firstPageReads = new Counter({
+  name: 'regrid_first_page_reads_total',
+  help: 'First-page reads by cache result: hit, miss (filled or read from Cassandra), bypass (no cache)',
+  labelNames: ['result'] as const,
+  registers,
+});
+
+export const pageReadDuration = new Histogram({
+  name: 'regrid_page_read_duration_seconds',
+  help: 'Duration of grid page reads by page (first/later) and where the order came from',
+  labelNames: ['page', 'source'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+export const gridChanged = new Counter({
+  name: 'regrid_grid_changed_total',
+  help: 'Later pages whose cursor was issued at another grid version (grid_changed: true)',
+  registers,
+});
+
+export const minVersionEscalations = new Counter({
+  name: 'regrid_min_version_escalations_total',
+  help: 'Head reads below the caller min_version at LOCAL_QUORUM, re-read at LOCAL_SERIAL',
+  registers,
+});
+
+// --- cache and Redis (cache/) -----------------------------------------------------------------
+
+export const cacheFills = new Counter({
+  name: 'regrid_cache_fills_total',
+  help: 'First-page orders read from Cassandra to fill the cache',
+  registers,
+});
+
+export const cacheLeaseWaits = new Counter({
+  name: 'regrid_cache_lease_waits_total',
+  help: 'First-page misses that waited for another reader holding the fill lease',
+  registers,
+});
+
+export const cacheLeaseWaitSeconds = new Histogram({
+  name: 'regrid_cache_lease_wait_seconds',
+  help: 'Time spent waiting for the fill lease holder (bounded by CACHE_LEASE_WAIT_MS)',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2],
+  registers,
+});
+
+export const cacheFallbacks = new Counter({
+  name: 'regrid_cache_fallbacks_total',
+  help: 'First pages read straight from Cassandra because Redis was unusable (direct reads)',
+  registers,
+});
+
+export const cachePreviousServed = new Counter({
+  name: 'regrid_cache_previous_served_total',
+  help: 'Lease waiters whose wait ran out and who got the state before the last change',
+  registers,
+});
+
+export const cacheStaleSetsRejected = new Counter({
+  name: 'regrid_cache_stale_sets_rejected_total',
+  help: 'Cache fills refused because a write invalidated the lease meanwhile',
+  registers,
+});
+
+export const redisErrors = new Counter({
+  name: 'regrid_redis_errors_total',
+  help: 'Redis calls that failed or exceeded REDIS_TIMEOUT_MS',
+  registers,
+});
+
+const breakerProbes = new Set<() => boolean>();
+
+/** Registers a guard's "breaker open" probe for the gauge; returns the unregister. */
+export function watchBreaker(open: () => boolean): () => void {
+  breakerProbes.add(open);
+  return () => void breakerProbes.delete(open);
+}
+
+new Gauge({
+  name: 'regrid_redis_breaker_open',
+  help: '1 while a Redis guard skips Redis (breaker cool-down or repair pending), else 0',
+  registers,
+  collect() {
+    this.set([...breakerProbes].some((open) => open()) ? 1 : 0);
+  },
+});
+
+// --- Cassandra (store/) -----------------------------------------------------------------------
+
+export const cqlDuration = new Histogram({
+  name: 'regrid_cql_duration_seconds',
+  help: 'Cassandra statement latency by kind (read, write, cas, batch), queueing included',
+  labelNames: ['kind'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+export const cqlErrors = new Counter({
+  name: 'regrid_cql_errors_total',
+  help: 'Cassandra statements that failed, by kind and error (unavailable, timeout, cas_timeout, refused, other)',
+  labelNames: ['kind', 'error'] as const,
+  registers,
+});
+
+export const cqlInFlight = new Gauge({
+  name: 'regrid_cql_in_flight',
+  help: 'Statements handed to the driver and not yet answered (CASSANDRA_MAX_IN_FLIGHT bounds it)',
+  registers,
+});
+
+export const cqlQueued = new Gauge({
+  name: 'regrid_cql_queued',
+  help: 'Statements waiting for the in-flight budget (CASSANDRA_MAX_QUEUED bounds it)',
+  registers,
+});
+
+// --- HTTP (http/observe.ts) -------------------------------------------------------------------
+
+export const httpRequests = new Counter({
+  name: 'regrid_http_requests_total',
+  help: 'HTTP requests by method, route pattern and status class',
+  labelNames: ['method', 'route', 'status_class'] as const,
+  registers,
+});
+
+export const httpDuration = new Histogram({
+  name: 'regrid_http_request_duration_seconds',
+  help: 'HTTP request duration by method and route pattern',
+  labelNames: ['method', 'route'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+// --- audit and build --------------------------------------------------------------------------
+
+export const auditFindings = new Gauge({
+  name: 'regrid_audit_findings',
+  help: 'Findings of the last completed audit round, by kind (0 = clean)',
+  labelNames: ['kind'] as const,
+  registers,
+});
+
+const buildInfo = new Gauge({
+  name: 'regrid_build_info',
+  help: 'Always 1; the labels say what runs',
+  labelNames: ['version', 'cassandra_version', 'relabel_policy'] as const,
+  registers,
+});
+
+/** Sets `regrid_build_info` (one series: a restart with new labels replaces the old one). */
+export function recordBuildInfo(labels: {
+  version: string;
+  cassandraVersion: string;
+  relabelPolicy: string;
+}): void {
+  buildInfo.reset();
+  buildInfo.set(
+    {
+      version: labels.version,
+      cassandra_version: labels.cassandraVersion,
+      relabel_policy: labels.relabelPolicy,
+    },
+    1,
+  );
+}
