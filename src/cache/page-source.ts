@@ -31,7 +31,7 @@ export function cachedPageSource(caches: ReadCaches, store: PageSource): PageSou
       });
       const { generation, version, pins } = first;
       const head = { generation, version, pins, postCount: first.summary.postCount };
-      return { head, order: first, bodies: first.bodies };
+      return { head, order: first, bodies: first.bodies, cached: first.served === 'cache' };
     },
     async overrides(profileId, head) {
       return (await caches.overrides.read(profileId, head)).rows;

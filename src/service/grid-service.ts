@@ -43,7 +43,11 @@ import { movePost, type MoveOptions, type MoveOutcome } from './ops/move.js';
 import { setPins } from './ops/pins.js';
 import * as postsOps from './ops/posts.js';
 import type { NewPost, PostWriteResult } from './ops/posts.js';
-import { readGridPage, type GridPage, type PageQuery } from './read/read-page.js';
+import type { GridPage, PageQuery } from './read/read-page.js';
+import { createReadChecks, type ReadChecks } from './read/read-checks.js';
+import { createPageReader } from './read/read-mode.js';
+import { Flags } from './flags.js';
+import { FlagsStore } from '../store/flags-store.js';
 import { resetGrid } from './ops/reset.js';
 import { takedownPost } from './ops/takedown.js';
 import { undoMove } from './ops/undo.js';
@@ -63,6 +67,8 @@ export interface GridServiceOptions {
   readonly redis?: RedisGuard;
   /** Test/benchmark seams of the grid cache (race hooks, bypass, leases). */
   readonly cacheTuning?: Partial<GridCacheSettings>;
+  /** Where shadow-read and cache-sample mismatches are described (default: a stderr line). */
+  readonly checkLog?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 export type { MoveOutcome } from './ops/move.js';
@@ -75,9 +81,13 @@ export class GridService {
   readonly reader: CassandraGridReader;
   readonly writer: GridWriter;
   readonly caches: ServiceCaches | undefined;
+  /** Operational flags (kill switch, reorder writes), polled from Cassandra. */
+  readonly flags: Flags;
+  /** Shadow reads and cache sampling beside the page read. */
+  readonly checks: ReadChecks;
   /** What pages are read from: the Cassandra reader, decorated by the cache when there is one. */
   private readonly pages: PageSource;
-  private readonly cursorSecret: string;
+  private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   private readonly deps: ServiceDeps;
 
   constructor(opts: GridServiceOptions) {
@@ -98,7 +108,22 @@ export class GridService {
     if (grid)
       hooks.onCommitted = [...(hooks.onCommitted ?? []), (e) => grid.afterGridWrite(e.profileId)];
     this.writer = new GridWriter(this.store, this.membership, writerSettingsOf(config), hooks);
-    this.cursorSecret = opts.cursorSecret;
+    this.flags = new Flags(
+      new FlagsStore(cql, consistency, config.FLAGS_SCOPE),
+      config.FLAGS_REFRESH_MS,
+    );
+    this.checks = createReadChecks(this.reader, {
+      shadowSample: config.SHADOW_READ_SAMPLE,
+      cacheSample: config.CACHE_SAMPLE_RATE,
+      ...(opts.checkLog ? { log: opts.checkLog } : {}),
+    });
+    this.pageReader = createPageReader(
+      this.pages,
+      this.reader,
+      opts.cursorSecret,
+      this.flags,
+      this.checks,
+    );
     this.deps = {
       store: this.store,
       reader: this.reader,
@@ -118,12 +143,13 @@ export class GridService {
 
   // --- writes ------------------------------------------------------------------------------
 
-  move(
+  async move(
     profileId: bigint,
     postId: bigint,
     after: bigint | null,
     options?: MoveOptions,
   ): Promise<MoveOutcome> {
+    await this.flags.require('writes.reorder');
     return movePost(
       { ...this.deps, moveRate: this.caches?.moveRate },
       profileId,
@@ -133,7 +159,8 @@ export class GridService {
     );
   }
 
-  undoMove(profileId: bigint, moveId: string, options?: WriteOptions) {
+  async undoMove(profileId: bigint, moveId: string, options?: WriteOptions) {
+    await this.flags.require('writes.reorder');
     return undoMove(this.deps, profileId, moveId, options);
   }
 
@@ -173,16 +200,18 @@ export class GridService {
     return archive.unarchivePost(this.deps, profileId, postId, position, options);
   }
 
-  reset(profileId: bigint, options?: WriteOptions) {
+  async reset(profileId: bigint, options?: WriteOptions) {
+    await this.flags.require('writes.reorder');
     return resetGrid(this.deps, profileId, options);
   }
 
-  patchOrder(
+  async patchOrder(
     profileId: bigint,
     ifMatch: string | undefined,
     request: BatchOrderRequest,
     options?: WriteOptions,
   ) {
+    await this.flags.require('writes.reorder');
     return patchOrder(this.deps, profileId, ifMatch, request, options);
   }
 
@@ -216,7 +245,7 @@ export class GridService {
   }
 
   readPage(q: PageQuery): Promise<GridPage> {
-    return readGridPage(this.pages, this.cursorSecret, q);
+    return this.pageReader(q);
   }
 
   /** The grid's head (version, generation, pins, count), rolled forward, from Cassandra. */
@@ -224,7 +253,9 @@ export class GridService {
     return this.reader.readHead(profileId);
   }
 
-  readOrder(profileId: bigint) {
+  /** The editor's resource: hidden with the arrangement it edits (docs/ops/rollout.md). */
+  async readOrder(profileId: bigint) {
+    await this.flags.require('reads.overrides');
     return readOrder(this.deps, profileId);
   }
 

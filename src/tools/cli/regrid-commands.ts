@@ -2,6 +2,9 @@
  * The `regrid` operator commands, separated from process start-up so tests run them in-process:
  *   regrid takedown <post_id>     remove a post from every grid it is on (moderation)
  *   regrid audit [--profile ID]   consistency audit; exit code 1 when anything is found
+ *   regrid flags list             every operational flag, its value and whether a row is stored
+ *   regrid flags set NAME on|off  flip a flag (docs/ops/rollout.md); other processes follow
+ *                                 within the refresh bound
  * Returns the exit code; all output goes through `out` / `err`.
  */
 import { describeFinding } from '../../domain/audit.js';
@@ -14,7 +17,9 @@ export interface Io {
   err(line: string): void;
 }
 
-export const USAGE = 'usage: regrid takedown <post_id> | regrid audit [--profile <profile_id>]...';
+export const USAGE =
+  'usage: regrid takedown <post_id> | regrid audit [--profile <profile_id>]... | ' +
+  'regrid flags list | regrid flags set <name> on|off';
 
 export async function runRegrid(
   argv: readonly string[],
@@ -25,6 +30,10 @@ export async function runRegrid(
   try {
     if (command === 'takedown' && rest.length === 1) return await takedown(rest[0]!, service, io);
     if (command === 'audit') return await audit(rest, service, io);
+    if (command === 'flags') {
+      const code = await flags(rest, service, io);
+      if (code !== undefined) return code;
+    }
   } catch (e) {
     if (isDomainError(e)) {
       io.err(`${e.code}: ${e.message}`);
@@ -67,4 +76,24 @@ async function audit(args: readonly string[], service: GridService, io: Io): Pro
     `audited ${step.value.profiles} profile(s): ${dirty === 0 ? 'clean' : `${dirty} with findings`}`,
   );
   return dirty === 0 ? 0 : 1;
+}
+
+const SWITCH: Record<string, boolean> = { on: true, true: true, off: false, false: false };
+
+async function flags(args: readonly string[], service: GridService, io: Io) {
+  const [sub, name, value] = args;
+  if (sub === 'list' && args.length === 1) {
+    for (const f of await service.flags.list()) {
+      io.out(`${f.name}\t${f.enabled ? 'on' : 'off'}${f.stored ? '' : '\t(default)'}`);
+    }
+    return 0;
+  }
+  const enabled = value === undefined ? undefined : SWITCH[value];
+  if (sub === 'set' && name !== undefined && enabled !== undefined && args.length === 3) {
+    const f = await service.flags.set(name, enabled);
+    io.out(`${f.name} ${f.enabled ? 'on' : 'off'}`);
+    io.out(`every process follows within ${service.flags.boundMs} ms (FLAGS_REFRESH_MS × 2)`);
+    return 0;
+  }
+  return undefined;
 }
