@@ -15,7 +15,9 @@
  * the defaults, before the first success) and is retried on later use; it is never a request error.
  */
 import { DomainError } from '../domain/errors.js';
-import type { FlagsStore } from '../store/flags-store.js';
+import type { Config } from '../config.js';
+import { consistencyOf, type Cql } from '../store/cassandra.js';
+import { FlagsStore } from '../store/flags-store.js';
 
 /**
  * `reads.overrides`: the kill switch of user-defined order; off = every grid read is
@@ -114,6 +116,13 @@ export class Flags {
     return this.refreshing;
   }
 }
+
+/** The process's flags reader over `cql`, as configured (scope, refresh). */
+export const flagsOf = (cql: Cql, config: Config): Flags =>
+  new Flags(
+    new FlagsStore(cql, consistencyOf(config), config.FLAGS_SCOPE),
+    config.FLAGS_REFRESH_MS,
+  );
 
 /** A known flag's name, or DomainError('flag_not_found'). */
 export function flagName(name: string): FlagName {

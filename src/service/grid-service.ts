@@ -46,8 +46,7 @@ import type { NewPost, PostWriteResult } from './ops/posts.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import { createReadChecks, type ReadChecks } from './read/read-checks.js';
 import { createPageReader } from './read/read-mode.js';
-import { Flags } from './flags.js';
-import { FlagsStore } from '../store/flags-store.js';
+import { flagsOf, type Flags } from './flags.js';
 import { resetGrid } from './ops/reset.js';
 import { takedownPost } from './ops/takedown.js';
 import { undoMove } from './ops/undo.js';
@@ -67,6 +66,8 @@ export interface GridServiceOptions {
   readonly redis?: RedisGuard;
   /** Test/benchmark seams of the grid cache (race hooks, bypass, leases). */
   readonly cacheTuning?: Partial<GridCacheSettings>;
+  /** Share another service's flags (a second service over a tracing Cql must not read them). */
+  readonly flags?: Flags;
   /** Where shadow-read and cache-sample mismatches are described (default: a stderr line). */
   readonly checkLog?: (message: string, fields: Record<string, unknown>) => void;
 }
@@ -108,10 +109,7 @@ export class GridService {
     if (grid)
       hooks.onCommitted = [...(hooks.onCommitted ?? []), (e) => grid.afterGridWrite(e.profileId)];
     this.writer = new GridWriter(this.store, this.membership, writerSettingsOf(config), hooks);
-    this.flags = new Flags(
-      new FlagsStore(cql, consistency, config.FLAGS_SCOPE),
-      config.FLAGS_REFRESH_MS,
-    );
+    this.flags = opts.flags ?? flagsOf(cql, config);
     this.checks = createReadChecks(this.reader, {
       shadowSample: config.SHADOW_READ_SAMPLE,
       cacheSample: config.CACHE_SAMPLE_RATE,
