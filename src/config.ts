@@ -132,6 +132,16 @@ export const ConfigSchema = z.object({
   /** How long an in-flight Idempotency-Key blocks duplicates (409) before a retry may take over. */
   IDEMPOTENCY_LEASE_MS: intFrom(30_000, 1),
 
+  // Operational flags (service/flags.ts, docs/ops/rollout.md). A decision uses values at most
+  // 2 × FLAGS_REFRESH_MS old; the cap keeps that under the documented 2 s.
+  FLAGS_REFRESH_MS: intFrom(500, 10, 900),
+  /** The flags partition this process follows (one fleet, or a canary group of its own). */
+  FLAGS_SCOPE: z.string().min(1).max(64).default('default'),
+  /** Share of first-page reads (profiles without overrides) also read chronologically: 0..1. */
+  SHADOW_READ_SAMPLE: z.coerce.number().min(0).max(1).default(0.01),
+  /** Share of first-page cache hits re-read from Cassandra and compared: 0..1. */
+  CACHE_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(0.01),
+
   // Cache
   CACHE_ORDER_TTL_S: intFrom(3600, 1),
   CACHE_SUMMARY_TTL_S: intFrom(60, 1),

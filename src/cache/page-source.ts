@@ -34,7 +34,8 @@ export function cachedPageSource(caches: ReadCaches, store: PageSource): PageSou
       // 'previous' is also Redis's answer (the state before the last change); fills and direct
       // reads went to Cassandra.
       const cache = first.served === 'cache' || first.served === 'previous' ? 'hit' : 'miss';
-      return { head, order: first, bodies: first.bodies, cache };
+      const cached = first.served === 'cache';
+      return { head, order: first, bodies: first.bodies, cache, cached };
     },
     async overrides(profileId, head) {
       return (await caches.overrides.read(profileId, head)).rows;

@@ -9,6 +9,9 @@
  * - 0x02 is the format byte, so a later format can be told apart (0x01 tokens were not bound to
  *   a profile; they no longer verify and get 'bad_cursor', like any stale token).
  * - The JSON holds bigints as decimal strings: {"k","p","v","g"} = key, postId, version, generation.
+ *   A cursor issued while overrides were not read (the `reads.overrides` kill switch) also carries
+ *   "m":"c": its key is a chronological position, which the other mode must not take for an
+ *   effective key (service/read/read-page.ts resumes it by post instead).
  * - CONTEXT separates cursor MACs from any other HMAC made with the same secret.
  * - profile = the grid's profile ID as 8 bytes big-endian. It is signed but not carried: a cursor
  *   only verifies for the grid that issued it, so a position read on one profile can never be
@@ -29,6 +32,7 @@ export interface Cursor extends GridVersion {
   readonly postId: bigint; // that row's post ID, in (0, 2^63)
   readonly version: bigint; // grid version the page was read at, >= 0
   readonly generation: bigint; // grid generation, >= 1
+  readonly chronological?: boolean; // issued by a read that ignored the overrides
 }
 
 export type CursorSecret = string | Uint8Array;
@@ -50,6 +54,7 @@ export function encodeCursor(cursor: Cursor, secret: CursorSecret, profileId: bi
     p: cursor.postId.toString(),
     v: cursor.version.toString(),
     g: cursor.generation.toString(),
+    ...(cursor.chronological ? { m: 'c' } : {}),
   });
   const body = Buffer.concat([Buffer.of(FORMAT), Buffer.from(json, 'utf8')]);
   return Buffer.concat([body, mac(body, secret, profile)]).toString('base64url');
@@ -89,11 +94,12 @@ export function decodeCursor(token: string, secret: CursorSecret, profileId: big
 function fromPayload(payload: unknown): Cursor | undefined {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
   const o = payload as Record<string, unknown>;
-  if (Object.keys(o).length !== 4) return undefined;
+  const chronological = o.m === 'c';
+  if (Object.keys(o).length !== (chronological ? 5 : 4)) return undefined;
   const fields = [o.k, o.p, o.v, o.g];
   if (!fields.every((f): f is string => typeof f === 'string' && DECIMAL.test(f))) return undefined;
   const [key, postId, version, generation] = fields.map(BigInt) as [bigint, bigint, bigint, bigint];
-  return { key, postId, version, generation };
+  return { key, postId, version, generation, ...(chronological ? { chronological } : {}) };
 }
 
 /** Describes the first out-of-range field, or returns undefined when the cursor is valid. */

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'forbidden' // authenticated but not allowed (403)
   | 'post_not_found' // the post does not exist (404)
   | 'post_not_on_grid' // the post exists but is not on this grid (404)
+  | 'flag_not_found' // no operational flag of that name (404)
   | 'anchor_not_on_grid' // `after` is not on the grid any more (409, with current version)
   | 'post_pinned' // a pinned post cannot be moved (409)
   | 'conflict' // other state conflict (409)
@@ -19,6 +20,7 @@ export type ErrorCode =
   | 'rate_limited' // too many moves (429)
   | 'contention' // compare-and-set lost too often (503, Retry-After)
   | 'key_space_exhausted' // no room left for keys even after a whole-grid relabel (409)
+  | 'feature_disabled' // switched off by an operational flag (503, Retry-After)
   | 'unavailable' // a backing store is down; the request's writes were not applied (503)
   | 'write_outcome_unknown'; // a write may or may not have been applied (503)
 

@@ -63,6 +63,8 @@ export interface PageHead {
   readonly head: GridHead;
   /** The cached first entries of `head`'s state, when a cache holds them. */
   readonly order?: CachedOrder | undefined;
+  /** `order` came from the cache (not filled by this read): what cache sampling checks. */
+  readonly cached?: boolean | undefined;
   /** Bodies fetched along with the head (a cache hit), by post ID. */
   readonly bodies?: ReadonlyMap<bigint, Post> | undefined;
   /** How a cache answered the head: `hit` = from Redis; absent = no cache in front. */

@@ -22,6 +22,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   forbidden: 403,
   post_not_found: 404,
   post_not_on_grid: 404,
+  flag_not_found: 404,
   anchor_not_on_grid: 409,
   post_pinned: 409,
   conflict: 409,
@@ -31,6 +32,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   precondition_required: 428,
   rate_limited: 429,
   contention: 503,
+  feature_disabled: 503,
   key_space_exhausted: 409,
   unavailable: 503,
   write_outcome_unknown: 503,
@@ -43,6 +45,7 @@ const TITLES: Record<string, string> = {
   forbidden: 'Not allowed',
   post_not_found: 'No such post',
   post_not_on_grid: 'The post is not on this grid',
+  flag_not_found: 'No such flag',
   anchor_not_on_grid: 'The anchor post is not on the grid any more',
   post_pinned: 'The post is pinned',
   conflict: 'Conflict with the current state',
@@ -52,6 +55,7 @@ const TITLES: Record<string, string> = {
   precondition_required: 'If-Match is required',
   rate_limited: 'Too many requests',
   contention: 'The grid is busy; retry shortly',
+  feature_disabled: 'This feature is switched off for now',
   key_space_exhausted: 'No room left for sort keys',
   unavailable: 'A backing store is unavailable',
   write_outcome_unknown: 'The write may or may not have been applied',
@@ -68,6 +72,7 @@ const OUTCOME_UNKNOWN_ADVICE =
 /** 503s a client should retry after Retry-After (the default being one second). */
 const RETRY_AFTER_DEFAULT = new Set<ErrorCode>([
   'contention',
+  'feature_disabled',
   'unavailable',
   'write_outcome_unknown',
 ]);

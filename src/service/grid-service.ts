@@ -43,7 +43,10 @@ import { movePost, type MoveOptions, type MoveOutcome } from './ops/move.js';
 import { setPins } from './ops/pins.js';
 import * as postsOps from './ops/posts.js';
 import type { NewPost, PostWriteResult } from './ops/posts.js';
-import { readGridPage, type GridPage, type PageQuery } from './read/read-page.js';
+import type { GridPage, PageQuery } from './read/read-page.js';
+import { createReadChecks, type ReadChecks } from './read/read-checks.js';
+import { createPageReader } from './read/read-mode.js';
+import { flagsOf, type Flags } from './flags.js';
 import { resetGrid } from './ops/reset.js';
 import { takedownPost } from './ops/takedown.js';
 import { undoMove } from './ops/undo.js';
@@ -64,6 +67,10 @@ export interface GridServiceOptions {
   readonly redis?: RedisGuard;
   /** Test/benchmark seams of the grid cache (race hooks, bypass, leases). */
   readonly cacheTuning?: Partial<GridCacheSettings>;
+  /** Share another service's flags (a second service over a tracing Cql must not read them). */
+  readonly flags?: Flags;
+  /** Where shadow-read and cache-sample mismatches are described (default: a stderr line). */
+  readonly checkLog?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 export type { MoveOutcome } from './ops/move.js';
@@ -76,9 +83,13 @@ export class GridService {
   readonly reader: CassandraGridReader;
   readonly writer: GridWriter;
   readonly caches: ServiceCaches | undefined;
+  /** Operational flags (kill switch, reorder writes), polled from Cassandra. */
+  readonly flags: Flags;
+  /** Shadow reads and cache sampling beside the page read. */
+  readonly checks: ReadChecks;
   /** What pages are read from: the Cassandra reader, decorated by the cache when there is one. */
   private readonly pages: PageSource;
-  private readonly cursorSecret: string;
+  private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   private readonly deps: ServiceDeps;
 
   constructor(opts: GridServiceOptions) {
@@ -99,7 +110,19 @@ export class GridService {
     if (grid)
       hooks.onCommitted = [...(hooks.onCommitted ?? []), (e) => grid.afterGridWrite(e.profileId)];
     this.writer = new GridWriter(this.store, this.membership, writerSettingsOf(config), hooks);
-    this.cursorSecret = opts.cursorSecret;
+    this.flags = opts.flags ?? flagsOf(cql, config);
+    this.checks = createReadChecks(this.reader, {
+      shadowSample: config.SHADOW_READ_SAMPLE,
+      cacheSample: config.CACHE_SAMPLE_RATE,
+      ...(opts.checkLog ? { log: opts.checkLog } : {}),
+    });
+    this.pageReader = createPageReader(
+      this.pages,
+      this.reader,
+      opts.cursorSecret,
+      this.flags,
+      this.checks,
+    );
     this.deps = {
       store: this.store,
       reader: this.reader,
@@ -119,18 +142,24 @@ export class GridService {
 
   // --- writes ------------------------------------------------------------------------------
 
-  move(
+  async move(
     profileId: bigint,
     postId: bigint,
     after: bigint | null,
     options?: MoveOptions,
   ): Promise<MoveOutcome> {
     const deps = { ...this.deps, moveRate: this.caches?.moveRate };
-    return trackOp('move', () => movePost(deps, profileId, postId, after, options));
+    return trackOp('move', async () => {
+      await this.flags.require('writes.reorder');
+      return movePost(deps, profileId, postId, after, options);
+    });
   }
 
   undoMove(profileId: bigint, moveId: string, options?: WriteOptions) {
-    return trackOp('undo', () => undoMove(this.deps, profileId, moveId, options));
+    return trackOp('undo', async () => {
+      await this.flags.require('writes.reorder');
+      return undoMove(this.deps, profileId, moveId, options);
+    });
   }
 
   /** A post on the author's grid; named collaborators are invited (collaborators.ts). */
@@ -175,18 +204,22 @@ export class GridService {
   }
 
   reset(profileId: bigint, options?: WriteOptions) {
-    return trackOp('reset', () => resetGrid(this.deps, profileId, options));
+    return trackOp('reset', async () => {
+      await this.flags.require('writes.reorder');
+      return resetGrid(this.deps, profileId, options);
+    });
   }
 
-  patchOrder(
+  async patchOrder(
     profileId: bigint,
     ifMatch: string | undefined,
     request: BatchOrderRequest,
     options?: WriteOptions,
   ) {
-    return trackOp('batch_order', () =>
-      patchOrder(this.deps, profileId, ifMatch, request, options),
-    );
+    return trackOp('batch_order', async () => {
+      await this.flags.require('writes.reorder');
+      return patchOrder(this.deps, profileId, ifMatch, request, options);
+    });
   }
 
   acceptInvite(profileId: bigint, postId: bigint, options?: WriteOptions) {
@@ -221,7 +254,7 @@ export class GridService {
   }
 
   readPage(q: PageQuery): Promise<GridPage> {
-    return readGridPage(this.pages, this.cursorSecret, q);
+    return this.pageReader(q);
   }
 
   /** The grid's head (version, generation, pins, count), rolled forward, from Cassandra. */
@@ -234,7 +267,9 @@ export class GridService {
     return this.store.readHead(profileId, {}, true);
   }
 
-  readOrder(profileId: bigint) {
+  /** The editor's resource: hidden with the arrangement it edits (docs/ops/rollout.md). */
+  async readOrder(profileId: bigint) {
+    await this.flags.require('reads.overrides');
     return readOrder(this.deps, profileId);
   }
 

@@ -3,6 +3,7 @@
  *   POST /v1/admin/posts/:post_id/takedown → {post_id, grids: [{profile_id, grid_version}]}
  * Removes the post from every grid it is on, each through the grid's version path. Without a
  * configured ADMIN_TOKEN every admin request is refused. Accepts Idempotency-Key (scope 0).
+ * The operational flags live under /v1/admin/flags (flags.ts), behind the same token.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -13,6 +14,7 @@ import type { AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
 import { parseIdParam } from '../schemas.js';
 import { versionView } from '../views.js';
+import { flagRoutes } from './flags.js';
 
 export function requireAdmin(token: string | undefined): MiddlewareHandler<AppEnv> {
   const expected = token ? Buffer.from(token) : undefined;
@@ -52,6 +54,8 @@ export function adminRoutes(
       };
     });
   });
+
+  app.route('/', flagRoutes(features));
 
   return app;
 }

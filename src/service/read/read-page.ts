@@ -9,6 +9,12 @@
  *
  * Pins come first on the first page only, in addition to `limit` main-order entries; they never
  * appear in a cursor. Bodies are hydrated afterwards; a post deleted meanwhile is skipped.
+ *
+ * `chronological` (the reads.overrides kill switch, service/read/read-mode.ts): the source then
+ * returns no overrides and no cached order, and cursors are marked as chronological. A cursor
+ * from the other mode holds a key of the other order, so it is resumed after its post's position
+ * in this order (the post's ID in chronological order, its effective key otherwise) and the
+ * page says grid_changed: the reader continues where they were, without skips from a foreign key.
  */
 import { sliceCachedOrder } from '../../domain/cached-order.js';
 import { compareGridVersions, decodeCursor, encodeCursor } from '../../domain/cursor.js';
@@ -50,19 +56,27 @@ export async function readGridPage(
   source: PageSource,
   cursorSecret: string,
   q: PageQuery,
+  chronological = false,
 ): Promise<GridPage> {
   const started = performance.now();
   const cursor = q.cursor ? decodeCursor(q.cursor, cursorSecret, q.profileId) : undefined;
+  const foreign = cursor !== undefined && (cursor.chronological ?? false) !== chronological;
   // Never below min_version (the source escalates to LOCAL_SERIAL, or skips a stale summary).
   const read = await source.head(q.profileId, q.minVersion, cursor ? 0 : q.limit);
   const { head } = read;
   const after = cursor ? { key: cursor.key, postId: cursor.postId } : undefined;
   // Served from a cached order of this state: no override read at all (pins then get their ID
   // as key; pins never enter a cursor).
-  const fast = read.order && sliceCachedOrder(read.order, cursor, after, q.limit + 1);
+  const fast = foreign
+    ? undefined
+    : read.order && sliceCachedOrder(read.order, cursor, after, q.limit + 1);
   const rows = fast ? [] : await source.overrides(q.profileId, head);
   // The grid changed since the cursor: follow a relabel of the cursor's post (cursor-resume.ts).
-  const start = cursor && !fast ? resumePosition(cursor, head, rows) : after;
+  const start = foreign
+    ? effectiveEntry(rows, cursor.postId)
+    : cursor && !fast
+      ? resumePosition(cursor, head, rows)
+      : after;
   const main =
     fast ??
     (await source.entries(q.profileId, rows, {
@@ -92,12 +106,13 @@ export async function readGridPage(
             postId: last.postId,
             version: head.version,
             generation: head.generation,
+            ...(chronological ? { chronological } : {}),
           },
           cursorSecret,
           q.profileId,
         )
       : null;
-  const changed = cursor ? compareGridVersions(cursor, head) !== 0 : false;
+  const changed = cursor ? foreign || compareGridVersions(cursor, head) !== 0 : false;
   recordPageRead(read, {
     firstPage: !cursor,
     fromCachedOrder: Boolean(fast),

@@ -4,6 +4,9 @@
  *   regrid audit [--profile ID]   consistency audit; exit code 1 when anything is found
  *     [--every 10m [--times N]]   repeat it (N rounds, else until stopped); each round sets
  *                                 regrid_audit_findings{kind}; the exit code is the last round's
+ *   regrid flags list             every operational flag, its value and whether a row is stored
+ *   regrid flags set NAME on|off  flip a flag (docs/ops/rollout.md); other processes follow
+ *                                 within the refresh bound
  * Returns the exit code; all output goes through `out` / `err`.
  */
 import { describeFinding } from '../../domain/audit.js';
@@ -19,7 +22,8 @@ export interface Io {
 
 export const USAGE =
   'usage: regrid takedown <post_id> | ' +
-  'regrid audit [--profile <profile_id>]... [--every <n>(ms|s|m|h) [--times <n>]]';
+  'regrid audit [--profile <profile_id>]... [--every <n>(ms|s|m|h) [--times <n>]] | ' +
+  'regrid flags list | regrid flags set <name> on|off';
 
 export async function runRegrid(
   argv: readonly string[],
@@ -30,6 +34,10 @@ export async function runRegrid(
   try {
     if (command === 'takedown' && rest.length === 1) return await takedown(rest[0]!, service, io);
     if (command === 'audit') return await audit(rest, service, io);
+    if (command === 'flags') {
+      const code = await flags(rest, service, io);
+      if (code !== undefined) return code;
+    }
   } catch (e) {
     if (isDomainError(e)) {
       io.err(`${e.code}: ${e.message}`);
@@ -101,4 +109,24 @@ function durationMs(text: string): number | undefined {
   if (!m) return undefined;
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's']!;
   return Number(m[1]) * unit;
+}
+
+const SWITCH: Record<string, boolean> = { on: true, true: true, off: false, false: false };
+
+async function flags(args: readonly string[], service: GridService, io: Io) {
+  const [sub, name, value] = args;
+  if (sub === 'list' && args.length === 1) {
+    for (const f of await service.flags.list()) {
+      io.out(`${f.name}\t${f.enabled ? 'on' : 'off'}${f.stored ? '' : '\t(default)'}`);
+    }
+    return 0;
+  }
+  const enabled = value === undefined ? undefined : SWITCH[value];
+  if (sub === 'set' && name !== undefined && enabled !== undefined && args.length === 3) {
+    const f = await service.flags.set(name, enabled);
+    io.out(`${f.name} ${f.enabled ? 'on' : 'off'}`);
+    io.out(`every process follows within ${service.flags.boundMs} ms (FLAGS_REFRESH_MS × 2)`);
+    return 0;
+  }
+  return undefined;
 }

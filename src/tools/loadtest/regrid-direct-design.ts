@@ -72,7 +72,14 @@ export class RegridDirectDesign implements GridDesign {
     this.service = new GridService({ cql, config, ids, cursorSecret });
     // A second service over a tracing Cql, used only for the sampled traced reads.
     this.traced = new TracingCql(client);
-    this.tracedService = new GridService({ cql: this.traced, config, ids, cursorSecret });
+    // Traced reads count only their own statements: no flag reads, no sampled checks.
+    this.tracedService = new GridService({
+      cql: this.traced,
+      config: { ...config, SHADOW_READ_SAMPLE: 0, CACHE_SAMPLE_RATE: 0 },
+      flags: this.service.flags,
+      ids,
+      cursorSecret,
+    });
   }
 
   /** Leases an ID worker number (released by close()) so IDs never collide with a server's. */

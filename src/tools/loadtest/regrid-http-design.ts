@@ -10,7 +10,9 @@
 import type { Client } from 'cassandra-driver';
 import type { Config } from '../../config.js';
 import { issueToken } from '../../http/auth.js';
+import { flagsOf } from '../../service/flags.js';
 import { GridService } from '../../service/grid-service.js';
+import { cqlOf } from '../../store/cassandra.js';
 import { TracingCql } from '../../store/trace.js';
 import type { FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
 
@@ -50,9 +52,11 @@ export class RegridHttpDesign implements GridDesign {
   ) {
     this.transport = `http ${base}`;
     this.traced = new TracingCql(client);
+    // Traced reads count only their own statements: no flag reads, no sampled checks.
     this.tracedService = new GridService({
       cql: this.traced,
-      config,
+      config: { ...config, SHADOW_READ_SAMPLE: 0, CACHE_SAMPLE_RATE: 0 },
+      flags: flagsOf(cqlOf(client), config),
       ids: {
         next: () => {
           throw new Error('the HTTP design never issues IDs in-process');

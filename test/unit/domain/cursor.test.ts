@@ -219,3 +219,24 @@ describe('compareGridVersions', () => {
     );
   });
 });
+
+describe('read mode', () => {
+  const c: Cursor = { key: 900n, postId: 7n, version: 3n, generation: 1n };
+
+  it('a chronological cursor says so; an override-mode cursor keeps the 4-field payload', () => {
+    const chrono = decodeCursor(
+      encodeCursor({ ...c, chronological: true }, SECRET, PROFILE),
+      SECRET,
+      PROFILE,
+    );
+    expect(chrono).toEqual({ ...c, chronological: true });
+    const merged = decodeCursor(encodeCursor(c, SECRET, PROFILE), SECRET, PROFILE);
+    expect(merged).toEqual(c);
+    expect(merged.chronological).toBeUndefined();
+  });
+
+  it('refuses a mode field other than "c"', () => {
+    const token = signRaw('{"k":"900","p":"7","v":"3","g":"1","m":"x"}');
+    expect(() => decodeCursor(token, SECRET, PROFILE)).toThrow(DomainError);
+  });
+});
