@@ -42,6 +42,7 @@ import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import { createOrderReader } from './order-reader.js';
 import type { OverrideCache } from './override-cache.js';
 import { createPendingInvalidations } from './pending-invalidations.js';
+import { createWriteSide } from './write-side.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
 import type { GridHead } from '../domain/grid-head.js';
@@ -73,8 +74,7 @@ export function createGridCache(
     notCachedVersionMoved: 0,
   });
   const reader = createOrderReader(guard, source, settings, stats, overrides);
-  const { read, readHead, readOrder, summaryOf, cachedOrder, storeOrder, direct, readAtLeast } =
-    reader;
+  const { read, readHead, readOrder, summaryOf, cachedOrder, direct, readAtLeast } = reader;
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);
   const owe = guard.addRepair(pending);
 
@@ -229,40 +229,14 @@ export function createGridCache(
     return direct(profileId, min);
   }
 
-  async function invalidate(profileId: bigint): Promise<void> {
-    const done = await guard.run((c) =>
-      withCacheCommands(c).regridInvalidate(
-        cacheKeys.summary(profileId),
-        cacheKeys.lease(profileId),
-        cacheKeys.previous(profileId),
-        settings.summaryTtlS * 1000,
-      ),
-    );
-    // Not confirmed: it may or may not run later. Remember it before the write is acknowledged.
-    if (done === undefined) {
-      pending.add(profileId);
-      owe();
-    }
-  }
-
-  async function afterGridWrite(profileId: bigint): Promise<void> {
-    // Store the new state's order first (read like a fill), so readers that learn the new
-    // version find it; then delete the summary and the lease. Deletes commute, so writers on
-    // different servers may finish in any order. The grid write has committed already: nothing
-    // here may fail it, so a Cassandra error only costs the pre-filled entry.
-    if (guard.health() === 'ok') {
-      try {
-        const head = await source.readHead(profileId, 'quorum');
-        const { order, stable } = await readOrder(profileId, head);
-        await storeOrder(profileId, order, stable);
-      } catch {
-        // The next reader fills under a lease instead.
-      }
-    }
-    await invalidate(profileId);
-    // A direct read that started before this commit must not answer readers that start after it.
-    reader.forgetInFlight(profileId);
-  }
+  const { invalidate, afterGridWrite } = createWriteSide({
+    guard,
+    source,
+    summaryTtlS: settings.summaryTtlS,
+    reader,
+    pending,
+    owe,
+  });
 
   return { readFirstOrder, afterGridWrite, invalidate, stats, repairs: pending.stats };
 }

@@ -12,7 +12,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { isDomainError } from '../domain/errors.js';
 import type { Logger } from '../obs/logger.js';
-import { httpDuration, httpRequests } from '../obs/metrics.js';
+import { httpDuration, httpRequests } from '../obs/metrics-platform.js';
 import type { AppEnv } from './env.js';
 import { causeLine } from './problem.js';
 

@@ -1,6 +1,6 @@
 /**
  * The service: the one surface the HTTP layer, the CLIs, the load tester and the benchmarks call.
- * Built once (src/main.ts, or a test harness): it constructs every store once, the single write
+ * Built once (src/main.ts, or a test harness): wiring.ts constructs every store once, the single write
  * path (GridWriter.writeGrid), the reader, and the Redis caches when given, and hands the same
  * dependencies (deps.ts) to every operation. Each operation's logic lives in its own module; this
  * class only names them.
@@ -8,71 +8,33 @@
  * Writes: ops/ (move, posts, pins, archive, reset, batch order, invitations and collaborators,
  * undo, takedown). Reads: read/ (pages, media, audit), the order resource, the listings.
  */
-import { createServiceCaches } from '../cache/caches.js';
-import { cachedPageSource } from '../cache/page-source.js';
-import type { PageSource } from '../domain/grid-source.js';
 import type { ServiceCaches } from '../cache/caches.js';
-import type { GridCacheSettings } from '../cache/grid-cache.js';
-import type { RedisGuard } from '../cache/redis.js';
-import type { Config } from '../config.js';
 import type { BatchOrderRequest } from '../domain/batch-order.js';
-import type { RelabelPolicy } from '../domain/keys.js';
-import { ArchiveStore } from '../store/archive-store.js';
-import type { Cql } from '../store/cassandra.js';
-import { consistencyOf } from '../store/cassandra.js';
-import { GridStore, type GridHead } from '../store/grid-store.js';
-import { InvitesStore } from '../store/invites-store.js';
-import { MembershipStore } from '../store/membership-store.js';
-import { MovesStore } from '../store/moves-store.js';
-import { PostsStore, type PostRecord } from '../store/posts-store.js';
-import { ProfilesStore } from '../store/profiles-store.js';
+import type { CassandraGridReader } from '../store/grid-reader.js';
+import type { GridHead, GridStore } from '../store/grid-store.js';
+import type { MembershipStore } from '../store/membership-store.js';
+import type { PostRecord, PostsStore } from '../store/posts-store.js';
+import type { ServiceDeps } from './deps.js';
+import type { Flags } from './flags.js';
 import * as archive from './ops/archive.js';
-import { auditAll, auditProfile } from './read/audit.js';
 import { patchOrder, readOrder } from './ops/batch-order.js';
 import * as collab from './ops/collaborators.js';
-import type { ServiceDeps } from './deps.js';
-import { CassandraGridReader } from '../store/grid-reader.js';
-import {
-  GridWriter,
-  writerSettingsOf,
-  type WriteOptions,
-  type WriterHooks,
-} from './write/grid-writer.js';
-import { listMedia, type MediaQuery } from './read/media.js';
 import { movePost, type MoveOptions, type MoveOutcome } from './ops/move.js';
 import { setPins } from './ops/pins.js';
 import * as postsOps from './ops/posts.js';
 import type { NewPost, PostWriteResult } from './ops/posts.js';
-import type { GridPage, PageQuery } from './read/read-page.js';
-import { createReadChecks, type ReadChecks } from './read/read-checks.js';
-import { createPageReader } from './read/read-mode.js';
-import { flagsOf, type Flags } from './flags.js';
 import { resetGrid } from './ops/reset.js';
 import { takedownPost } from './ops/takedown.js';
 import { undoMove } from './ops/undo.js';
+import { auditAll, auditProfile } from './read/audit.js';
+import { listMedia, type MediaQuery } from './read/media.js';
+import type { ReadChecks } from './read/read-checks.js';
+import type { GridPage, PageQuery } from './read/read-page.js';
+import { wireService, type GridServiceOptions } from './wiring.js';
+import type { GridWriter, WriteOptions } from './write/grid-writer.js';
 import { trackOp } from './write/write-op.js';
 
-export interface IdSource {
-  next(): bigint;
-}
-
-export interface GridServiceOptions {
-  readonly cql: Cql;
-  readonly config: Config;
-  readonly ids: IdSource;
-  readonly cursorSecret: string;
-  readonly hooks?: WriterHooks;
-  readonly policy?: RelabelPolicy;
-  /** Redis: read cache, post-commit refill/invalidation, move rate limit. Optional. */
-  readonly redis?: RedisGuard;
-  /** Test/benchmark seams of the grid cache (race hooks, bypass, leases). */
-  readonly cacheTuning?: Partial<GridCacheSettings>;
-  /** Share another service's flags (a second service over a tracing Cql must not read them). */
-  readonly flags?: Flags;
-  /** Where shadow-read and cache-sample mismatches are described (default: a stderr line). */
-  readonly checkLog?: (message: string, fields: Record<string, unknown>) => void;
-}
-
+export type { GridServiceOptions } from './wiring.js';
 export type { MoveOutcome } from './ops/move.js';
 
 export class GridService {
@@ -87,57 +49,21 @@ export class GridService {
   readonly flags: Flags;
   /** Shadow reads and cache sampling beside the page read. */
   readonly checks: ReadChecks;
-  /** What pages are read from: the Cassandra reader, decorated by the cache when there is one. */
-  private readonly pages: PageSource;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   private readonly deps: ServiceDeps;
 
   constructor(opts: GridServiceOptions) {
-    const { cql, config } = opts;
-    const consistency = consistencyOf(config);
-    this.store = new GridStore(cql, consistency);
-    this.posts = new PostsStore(cql, consistency);
-    this.membership = new MembershipStore(cql, consistency);
-    this.reader = new CassandraGridReader(this.store, this.posts, this.membership, consistency);
-    this.caches = opts.redis
-      ? createServiceCaches(config, opts.redis, this.reader, opts.cacheTuning)
-      : undefined;
-    this.pages = this.caches ? cachedPageSource(this.caches, this.reader) : this.reader;
-    const grid = this.caches?.grid;
-    // After every commit (any write path): store the new state's order, then drop the summary.
-    // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
-    const hooks: WriterHooks = opts.hooks ?? {};
-    if (grid)
-      hooks.onCommitted = [...(hooks.onCommitted ?? []), (e) => grid.afterGridWrite(e.profileId)];
-    this.writer = new GridWriter(this.store, this.membership, writerSettingsOf(config), hooks);
-    this.flags = opts.flags ?? flagsOf(cql, config);
-    this.checks = createReadChecks(this.reader, {
-      shadowSample: config.SHADOW_READ_SAMPLE,
-      cacheSample: config.CACHE_SAMPLE_RATE,
-      ...(opts.checkLog ? { log: opts.checkLog } : {}),
-    });
-    this.pageReader = createPageReader(
-      this.pages,
-      this.reader,
-      opts.cursorSecret,
-      this.flags,
-      this.checks,
-    );
-    this.deps = {
-      store: this.store,
-      reader: this.reader,
-      posts: this.posts,
-      writer: this.writer,
-      archive: new ArchiveStore(cql, consistency),
-      invites: new InvitesStore(cql, consistency),
-      membership: this.membership,
-      // Undo stays possible as long as the move's Idempotency-Key would be remembered.
-      moves: new MovesStore(cql, consistency, config.IDEMPOTENCY_TTL_S),
-      profiles: new ProfilesStore(cql, consistency),
-      nextId: () => opts.ids.next(),
-      policy: opts.policy ?? config.RELABEL_POLICY,
-      readPage: (q) => this.readPage(q),
-    };
+    const w = wireService(opts, (q) => this.readPage(q));
+    this.store = w.store;
+    this.posts = w.posts;
+    this.membership = w.membership;
+    this.reader = w.reader;
+    this.writer = w.writer;
+    this.caches = w.caches;
+    this.flags = w.flags;
+    this.checks = w.checks;
+    this.pageReader = w.pageReader;
+    this.deps = w.deps;
   }
 
   // --- writes ------------------------------------------------------------------------------

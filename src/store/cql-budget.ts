@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Config } from '../config.js';
-import { cqlInFlight, cqlQueued } from '../obs/metrics.js';
+import { cqlInFlight, cqlQueued } from '../obs/metrics-platform.js';
 import { NotSent, REFUSED_AFTER_DEADLINE } from './cql-errors.js';
 
 /**

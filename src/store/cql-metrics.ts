@@ -5,7 +5,7 @@
  */
 import { errors } from 'cassandra-driver';
 import { DomainError } from '../domain/errors.js';
-import { cqlDuration, cqlErrors } from '../obs/metrics.js';
+import { cqlDuration, cqlErrors } from '../obs/metrics-platform.js';
 import { isCasTimeout, NotSent } from './cql-errors.js';
 
 export type StatementKind = 'read' | 'write' | 'cas' | 'batch';

@@ -6,7 +6,7 @@
  * after the previous one ends.
  */
 import type { AuditFinding } from '../../domain/audit.js';
-import { auditFindings } from '../../obs/metrics.js';
+import { auditFindings } from '../../obs/metrics-platform.js';
 import type { ProfileAudit } from './audit.js';
 
 /** Every kind, so a clean round exports explicit zeros (an alert `> 0` then has a series). */

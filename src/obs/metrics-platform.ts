@@ -1,0 +1,89 @@
+/**
+ * The platform metric families: Cassandra statements (store/), HTTP requests (http/observe.ts),
+ * the periodic audit and build info. The grid-level families are in metrics.ts.
+ */
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { registry } from './registry.js';
+
+const registers = [registry];
+/** Seconds buckets from 1 ms to 10 s. */
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+// --- Cassandra (store/) -----------------------------------------------------------------------
+
+export const cqlDuration = new Histogram({
+  name: 'regrid_cql_duration_seconds',
+  help: 'Cassandra statement latency by kind (read, write, cas, batch), queueing included',
+  labelNames: ['kind'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+export const cqlErrors = new Counter({
+  name: 'regrid_cql_errors_total',
+  help: 'Cassandra statements that failed, by kind and error (unavailable, timeout, cas_timeout, refused, other)',
+  labelNames: ['kind', 'error'] as const,
+  registers,
+});
+
+export const cqlInFlight = new Gauge({
+  name: 'regrid_cql_in_flight',
+  help: 'Statements handed to the driver and not yet answered (CASSANDRA_MAX_IN_FLIGHT bounds it)',
+  registers,
+});
+
+export const cqlQueued = new Gauge({
+  name: 'regrid_cql_queued',
+  help: 'Statements waiting for the in-flight budget (CASSANDRA_MAX_QUEUED bounds it)',
+  registers,
+});
+
+// --- HTTP (http/observe.ts) -------------------------------------------------------------------
+
+export const httpRequests = new Counter({
+  name: 'regrid_http_requests_total',
+  help: 'HTTP requests by method, route pattern and status class',
+  labelNames: ['method', 'route', 'status_class'] as const,
+  registers,
+});
+
+export const httpDuration = new Histogram({
+  name: 'regrid_http_request_duration_seconds',
+  help: 'HTTP request duration by method and route pattern',
+  labelNames: ['method', 'route'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+// --- audit and build --------------------------------------------------------------------------
+
+export const auditFindings = new Gauge({
+  name: 'regrid_audit_findings',
+  help: 'Findings of the last completed audit round, by kind (0 = clean)',
+  labelNames: ['kind'] as const,
+  registers,
+});
+
+const buildInfo = new Gauge({
+  name: 'regrid_build_info',
+  help: 'Always 1; the labels say what runs',
+  labelNames: ['version', 'cassandra_version', 'relabel_policy'] as const,
+  registers,
+});
+
+/** Sets `regrid_build_info` (one series: a restart with new labels replaces the old one). */
+export function recordBuildInfo(labels: {
+  version: string;
+  cassandraVersion: string;
+  relabelPolicy: string;
+}): void {
+  buildInfo.reset();
+  buildInfo.set(
+    {
+      version: labels.version,
+      cassandra_version: labels.cassandraVersion,
+      relabel_policy: labels.relabelPolicy,
+    },
+    1,
+  );
+}

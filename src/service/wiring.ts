@@ -1,0 +1,108 @@
+/**
+ * Builds what the service is made of, once: every store, the reader, the Redis caches (when
+ * given) decorating the page source, the one writer with the cache hook, the flags, the read
+ * checks and the dependencies every operation module receives (deps.ts). GridService names the
+ * operations; this module only wires.
+ */
+import { createServiceCaches, type ServiceCaches } from '../cache/caches.js';
+import type { GridCacheSettings } from '../cache/grid-cache.js';
+import { cachedPageSource } from '../cache/page-source.js';
+import type { RedisGuard } from '../cache/redis.js';
+import type { Config } from '../config.js';
+import type { RelabelPolicy } from '../domain/keys.js';
+import { ArchiveStore } from '../store/archive-store.js';
+import { consistencyOf, type Cql } from '../store/cassandra.js';
+import { CassandraGridReader } from '../store/grid-reader.js';
+import { GridStore } from '../store/grid-store.js';
+import { InvitesStore } from '../store/invites-store.js';
+import { MembershipStore } from '../store/membership-store.js';
+import { MovesStore } from '../store/moves-store.js';
+import { PostsStore } from '../store/posts-store.js';
+import { ProfilesStore } from '../store/profiles-store.js';
+import type { ServiceDeps } from './deps.js';
+import { flagsOf, type Flags } from './flags.js';
+import { createReadChecks, type ReadChecks } from './read/read-checks.js';
+import { createPageReader } from './read/read-mode.js';
+import type { GridPage, PageQuery } from './read/read-page.js';
+import { GridWriter, writerSettingsOf, type WriterHooks } from './write/grid-writer.js';
+
+export interface IdSource {
+  next(): bigint;
+}
+
+export interface GridServiceOptions {
+  readonly cql: Cql;
+  readonly config: Config;
+  readonly ids: IdSource;
+  readonly cursorSecret: string;
+  readonly hooks?: WriterHooks;
+  readonly policy?: RelabelPolicy;
+  /** Redis: read cache, post-commit refill/invalidation, move rate limit. Optional. */
+  readonly redis?: RedisGuard;
+  /** Test/benchmark seams of the grid cache (race hooks, bypass, leases). */
+  readonly cacheTuning?: Partial<GridCacheSettings>;
+  /** Share another service's flags (a second service over a tracing Cql must not read them). */
+  readonly flags?: Flags;
+  /** Where shadow-read and cache-sample mismatches are described (default: a stderr line). */
+  readonly checkLog?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export interface Wiring {
+  readonly store: GridStore;
+  readonly posts: PostsStore;
+  readonly membership: MembershipStore;
+  readonly reader: CassandraGridReader;
+  readonly writer: GridWriter;
+  readonly caches: ServiceCaches | undefined;
+  readonly flags: Flags;
+  readonly checks: ReadChecks;
+  readonly pageReader: (q: PageQuery) => Promise<GridPage>;
+  readonly deps: ServiceDeps;
+}
+
+/** `readPage` is the service's own page read (the audit checks what users get through it). */
+export function wireService(
+  opts: GridServiceOptions,
+  readPage: (q: PageQuery) => Promise<GridPage>,
+): Wiring {
+  const { cql, config } = opts;
+  const consistency = consistencyOf(config);
+  const store = new GridStore(cql, consistency);
+  const posts = new PostsStore(cql, consistency);
+  const membership = new MembershipStore(cql, consistency);
+  const reader = new CassandraGridReader(store, posts, membership, consistency);
+  const caches = opts.redis
+    ? createServiceCaches(config, opts.redis, reader, opts.cacheTuning)
+    : undefined;
+  const pages = caches ? cachedPageSource(caches, reader) : reader;
+  const grid = caches?.grid;
+  // After every commit (any write path): store the new state's order, then drop the summary.
+  // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
+  const hooks: WriterHooks = opts.hooks ?? {};
+  if (grid)
+    hooks.onCommitted = [...(hooks.onCommitted ?? []), (e) => grid.afterGridWrite(e.profileId)];
+  const writer = new GridWriter(store, membership, writerSettingsOf(config), hooks);
+  const flags = opts.flags ?? flagsOf(cql, config);
+  const checks = createReadChecks(reader, {
+    shadowSample: config.SHADOW_READ_SAMPLE,
+    cacheSample: config.CACHE_SAMPLE_RATE,
+    ...(opts.checkLog ? { log: opts.checkLog } : {}),
+  });
+  const pageReader = createPageReader(pages, reader, opts.cursorSecret, flags, checks);
+  const deps = {
+    store: store,
+    reader: reader,
+    posts: posts,
+    writer: writer,
+    archive: new ArchiveStore(cql, consistency),
+    invites: new InvitesStore(cql, consistency),
+    membership: membership,
+    // Undo stays possible as long as the move's Idempotency-Key would be remembered.
+    moves: new MovesStore(cql, consistency, config.IDEMPOTENCY_TTL_S),
+    profiles: new ProfilesStore(cql, consistency),
+    nextId: () => opts.ids.next(),
+    policy: opts.policy ?? config.RELABEL_POLICY,
+    readPage,
+  };
+  return { store, posts, membership, reader, writer, caches, flags, checks, pageReader, deps };
+}
