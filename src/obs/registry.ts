@@ -15,4 +15,13 @@ export function collectProcessMetrics(): void {
   if (collecting) return;
   collecting = true;
   collectDefaultMetrics({ register: registry });
+  // prom-client also exports these totals as gauges, which `promtool check metrics` rejects (a
+  // `_total` name must be a counter); the per-type gauges without the suffix stay.
+  for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
 }
+
+const LINT_FAILING_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];

@@ -73,7 +73,9 @@ export function scheduleAudits(audit: AuditAll, opts: ScheduleOptions): AuditSch
   const done = (async () => {
     for (let n = 1; !stopped && (opts.times === undefined || n <= opts.times); n++) {
       try {
-        opts.onRound?.(await auditRound(audit), n);
+        // Run the round first: an optional call would skip evaluating its argument.
+        const round = await auditRound(audit);
+        opts.onRound?.(round, n);
       } catch (err) {
         opts.onError(err);
       }

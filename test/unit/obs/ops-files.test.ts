@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../../src/obs/registry.js';
 import '../../../src/obs/metrics.js';
+import '../../../src/obs/metrics-platform.js';
 
 const SIGNALS = ['regrid_shadow_reads_total', 'regrid_cache_samples_total'];
 const read = (p: string) => readFileSync(new URL(`../../../${p}`, import.meta.url), 'utf8');
