@@ -9,7 +9,7 @@ import { createRedisGuard } from './cache/redis.js';
 import { loadConfig } from './config.js';
 import { collectProcessMetrics } from './obs/registry.js';
 import { createLogger, logCallback } from './obs/logger.js';
-import { recordBuildInfo } from './obs/metrics-platform.js';
+import { recordBuildInfo, watchDriver } from './obs/metrics-platform.js';
 import { packageVersion, releaseVersion } from './obs/build-info.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
 import { issueToken } from './http/auth.js';
@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     log: logCallback(logger.child({ component: 'http' })),
     logger,
   });
+  watchDriver(cassandra.client);
   recordBuildInfo({
     version: packageVersion(),
     cassandraVersion: await releaseVersion(cassandra.client),

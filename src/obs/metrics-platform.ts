@@ -57,6 +57,46 @@ export const httpDuration = new Histogram({
 
 // --- audit and build --------------------------------------------------------------------------
 
+/** What the driver itself reports, read at scrape time (`Client.getState()`). */
+export interface DriverState {
+  getState(): {
+    getConnectedHosts(): Array<unknown>;
+    getOpenConnections(host: unknown): number;
+    getInFlightQueries(host: unknown): number;
+  };
+}
+
+let driver: DriverState | undefined;
+
+/** Exports the driver's open connections and in-flight requests (summed over hosts). */
+export function watchDriver(client: DriverState): void {
+  driver = client;
+}
+
+const sumOverHosts = (pick: 'getOpenConnections' | 'getInFlightQueries'): number => {
+  if (!driver) return 0;
+  const state = driver.getState();
+  return state.getConnectedHosts().reduce<number>((n, h) => n + state[pick](h), 0);
+};
+
+new Gauge({
+  name: 'regrid_cassandra_open_connections',
+  help: 'Connections the driver holds open, over every connected host',
+  registers,
+  collect() {
+    this.set(sumOverHosts('getOpenConnections'));
+  },
+});
+
+new Gauge({
+  name: 'regrid_cassandra_driver_in_flight',
+  help: 'Requests the driver has on the wire, over every connected host',
+  registers,
+  collect() {
+    this.set(sumOverHosts('getInFlightQueries'));
+  },
+});
+
 export const auditFindings = new Gauge({
   name: 'regrid_audit_findings',
   help: 'Findings of the last completed audit round, by kind (0 = clean)',

@@ -18,6 +18,7 @@ import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
 import { createLogger } from '../../../src/obs/logger.js';
 import { collectProcessMetrics, registry } from '../../../src/obs/registry.js';
+import { watchDriver } from '../../../src/obs/metrics-platform.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
@@ -246,8 +247,9 @@ describe('observability', () => {
     expect(n('regrid_cql_queued')).toBe(0);
     expect(n('regrid_redis_breaker_open')).toBe(0);
 
-    // As served in production: with the process families (collectProcessMetrics in main.ts).
+    // As served in production: with the process and driver families (main.ts).
     collectProcessMetrics();
+    watchDriver(w.client);
     const served = await (await w.app.request('/metrics')).text();
     const checked = promtool(['check', 'metrics'], served);
     if (!checked) {
@@ -256,6 +258,9 @@ describe('observability', () => {
     }
     // promtool parses, then lints: both must pass on the exposition exactly as served.
     expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+    const line = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(served)?.[1]);
+    expect(line('regrid_cassandra_open_connections')).toBeGreaterThanOrEqual(1);
+    expect(line('regrid_cassandra_driver_in_flight')).toBeGreaterThanOrEqual(0);
     const rules = promtool(['check', 'rules', 'docs/ops/alerts.yml'])!;
     expect(rules.status, rules.stdout + rules.stderr).toBe(0);
   });
