@@ -19,3 +19,9 @@ export const gridItemView = (p: PostRecord) => ({
 
 /** grid_version is a decimal string: versions are 64-bit and JSON numbers are not. */
 export const versionView = (v: bigint) => v.toString();
+
+/** The stored response of a write that answers with the grid version alone. */
+export const versionOnly = (_result: unknown, version: bigint) => ({
+  status: 200 as const,
+  body: { grid_version: versionView(version) },
+});

@@ -3,6 +3,7 @@
  * posts-store.ts: listing every profile that has a grid (audit, full scan, paged) and rewriting a
  * post's collaborator set. Neither is on the grid read path.
  */
+import type { types } from 'cassandra-driver';
 import type { Consistency, Cql } from './cassandra.js';
 
 const DISTINCT = {
@@ -22,24 +23,13 @@ export class ProfilesStore {
   async *listProfiles(pageSize = 500): AsyncGenerator<bigint, void, undefined> {
     const seen = new Set<bigint>();
     for (const query of Object.values(DISTINCT)) {
-      let pageState: string | undefined;
-      do {
-        const rs = await this.db.execute(query, [], {
-          prepare: true,
-          consistency: this.consistency.commit,
-          isIdempotent: true,
-          fetchSize: pageSize,
-          ...(pageState ? { pageState } : {}),
-        });
-        for (const row of rs.rows) {
-          const id = row.get('profile_id') as bigint;
-          if (!seen.has(id)) {
-            seen.add(id);
-            yield id;
-          }
+      for await (const row of this.scan(query, pageSize)) {
+        const id = row.get('profile_id') as bigint;
+        if (!seen.has(id)) {
+          seen.add(id);
+          yield id;
         }
-        pageState = rs.pageState ?? undefined;
-      } while (pageState);
+      }
     }
   }
 
@@ -47,19 +37,24 @@ export class ProfilesStore {
   async *listLivePosts(
     pageSize = 1000,
   ): AsyncGenerator<{ postId: bigint; authorId: bigint }, void, undefined> {
+    for await (const row of this.scan(LIVE_POSTS, pageSize)) {
+      if (row.get('removed_at')) continue;
+      yield { postId: row.get('post_id') as bigint, authorId: row.get('author_id') as bigint };
+    }
+  }
+
+  /** The rows of a full-table query, one page at a time. */
+  private async *scan(query: string, pageSize: number): AsyncGenerator<types.Row> {
     let pageState: string | undefined;
     do {
-      const rs = await this.db.execute(LIVE_POSTS, [], {
+      const rs = await this.db.execute(query, [], {
         prepare: true,
         consistency: this.consistency.commit,
         isIdempotent: true,
         fetchSize: pageSize,
         ...(pageState ? { pageState } : {}),
       });
-      for (const row of rs.rows) {
-        if (row.get('removed_at')) continue;
-        yield { postId: row.get('post_id') as bigint, authorId: row.get('author_id') as bigint };
-      }
+      yield* rs.rows;
       pageState = rs.pageState ?? undefined;
     } while (pageState);
   }

@@ -9,18 +9,13 @@
  */
 import { Hono } from 'hono';
 import type { GridService } from '../../service/grid-service.js';
-import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
+import type { IdempotencyService } from '../../service/write/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { ArchiveQuery } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';
-import { postView, versionView } from '../views.js';
-
-const versionOnly = (_r: unknown, v: bigint): StoredResponse => ({
-  status: 200,
-  body: { grid_version: versionView(v) },
-});
+import { postView, versionOnly } from '../views.js';
 
 export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new Hono<AppEnv>();

@@ -20,6 +20,7 @@ import { idToDate } from '../../domain/ids.js';
 import type { MembershipOp } from '../../domain/membership.js';
 import type { PostRecord } from '../../store/posts-store.js';
 import type { WriteOptions } from '../write/grid-writer.js';
+import { outOfOrder } from '../write/post-removal.js';
 import { restoreKey } from '../write/restore-key.js';
 
 export type UnarchivePosition = 'previous' | 'chronological';
@@ -53,7 +54,6 @@ export function archivePost(
       }
       const post = await deps.posts.getPost(postId);
       const own = snapshot.overrides.find((o) => o.postId === postId);
-      const pinned = snapshot.head.pins.includes(postId);
       const effects: MembershipOp[] = [
         { op: 'grid_drop', postId },
         {
@@ -66,11 +66,7 @@ export function archivePost(
       ];
       return {
         kind: 'write',
-        mutation: {
-          effects,
-          ...(own ? { deleteRows: [postId] } : {}),
-          ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
-        },
+        mutation: { effects, ...outOfOrder(snapshot, postId) },
         result: { changed: true },
       };
     },

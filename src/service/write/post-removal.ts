@@ -11,6 +11,8 @@
  */
 import type { ServiceDeps } from '../deps.js';
 import type { MembershipOp } from '../../domain/membership.js';
+import type { GridMutation } from '../../store/grid-mutation.js';
+import type { OverridesSnapshot } from '../../store/grid-store.js';
 import type { GridPlanner } from './grid-writer.js';
 
 export interface RemovalResult {
@@ -36,12 +38,18 @@ export function removalPlanner(deps: ServiceDeps, postId: bigint): GridPlanner<R
       return { kind: 'skip', result: { removed: false } };
     return {
       kind: 'write',
-      mutation: {
-        effects,
-        ...(own ? { deleteRows: [postId] } : {}),
-        ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
-      },
+      mutation: { effects, ...outOfOrder(snapshot, postId) },
       result: { removed: true },
     };
+  };
+}
+
+/** The mutation that takes a post out of the grid's order: its override row and its pin. */
+export function outOfOrder(snapshot: OverridesSnapshot, postId: bigint): GridMutation {
+  const own = snapshot.overrides.some((o) => o.postId === postId);
+  const pinned = snapshot.head.pins.includes(postId);
+  return {
+    ...(own ? { deleteRows: [postId] } : {}),
+    ...(pinned ? { statics: { pins: snapshot.head.pins.filter((p) => p !== postId) } } : {}),
   };
 }

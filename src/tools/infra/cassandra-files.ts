@@ -62,6 +62,21 @@ export type LayoutConfig = Pick<
 > &
   Partial<Pick<Config, 'CASSANDRA_COMMITLOG_SYNC'>>;
 
+/** A node's own folders under its `nodeDir` (one node, or one node of a ring). */
+export function nodeFolders(nodeDir: string) {
+  return {
+    nodeDir,
+    confDir: join(nodeDir, 'conf'),
+    dataDir: join(nodeDir, 'data'),
+    commitlogDir: join(nodeDir, 'commitlog'),
+    hintsDir: join(nodeDir, 'hints'),
+    savedCachesDir: join(nodeDir, 'saved_caches'),
+    cdcDir: join(nodeDir, 'cdc_raw'),
+    logDir: join(nodeDir, 'logs'),
+    triggersDir: join(nodeDir, 'triggers'),
+  };
+}
+
 export function nodeLayout(config: LayoutConfig): NodeLayout {
   const home = regridHome(config);
   const root = join(home, 'cassandra');
@@ -72,15 +87,7 @@ export function nodeLayout(config: LayoutConfig): NodeLayout {
     version: config.CASSANDRA_VERSION,
     versionDir,
     libDir: join(versionDir, 'lib'),
-    nodeDir,
-    confDir: join(nodeDir, 'conf'),
-    dataDir: join(nodeDir, 'data'),
-    commitlogDir: join(nodeDir, 'commitlog'),
-    hintsDir: join(nodeDir, 'hints'),
-    savedCachesDir: join(nodeDir, 'saved_caches'),
-    cdcDir: join(nodeDir, 'cdc_raw'),
-    logDir: join(nodeDir, 'logs'),
-    triggersDir: join(nodeDir, 'triggers'),
+    ...nodeFolders(nodeDir),
     stateFile: join(root, 'node.json'),
     lockFile: join(root, 'provision.lock'),
     nativePort: config.CASSANDRA_PORT,

@@ -12,7 +12,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config.js';
-import { nodeLayout, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
+import { nodeFolders, nodeLayout, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
 import { probeCql } from './cql-probe.js';
 import { launch, liveNodePid, waitUntilReady } from './embedded-cassandra.js';
 import { runNodetoolAt } from './nodetool.js';
@@ -42,15 +42,7 @@ export function ringNodes(config: LayoutConfig, nodes: number): RingNode[] {
     const nodeDir = join(ringDir, `node${index}`);
     const layout: NodeLayout = {
       ...base,
-      nodeDir,
-      confDir: join(nodeDir, 'conf'),
-      dataDir: join(nodeDir, 'data'),
-      commitlogDir: join(nodeDir, 'commitlog'),
-      hintsDir: join(nodeDir, 'hints'),
-      savedCachesDir: join(nodeDir, 'saved_caches'),
-      cdcDir: join(nodeDir, 'cdc_raw'),
-      logDir: join(nodeDir, 'logs'),
-      triggersDir: join(nodeDir, 'triggers'),
+      ...nodeFolders(nodeDir),
       stateFile: join(ringDir, `node${index}.json`),
       lockFile: join(ringDir, 'provision.lock'),
       jmxPort: base.jmxPort + 100 * k,
