@@ -183,6 +183,16 @@ export class GridService {
     return this.pageReader(q);
   }
 
+  /**
+   * The first page's order straight from Cassandra, pins first, no bodies and no cache: what the
+   * load tester traces and checks a page read against.
+   */
+  async firstPageOrder(profileId: bigint, limit: number): Promise<bigint[]> {
+    const head = await this.reader.readHead(profileId);
+    const entries = await this.reader.readFirstEntries(profileId, head, limit);
+    return [...head.pins, ...entries.map((e) => e.postId)];
+  }
+
   /** The grid's head (version, generation, pins, count), rolled forward, from Cassandra. */
   readHead(profileId: bigint): Promise<GridHead> {
     return this.reader.readHead(profileId);

@@ -148,7 +148,5 @@ async function firstPage(
   profileId: bigint,
   limit: number,
 ): Promise<bigint[]> {
-  const head = await service.reader.readHead(profileId);
-  const entries = await service.reader.readFirstEntries(profileId, head, limit);
-  return [...head.pins, ...entries.map((e) => e.postId)];
+  return service.firstPageOrder(profileId, limit);
 }

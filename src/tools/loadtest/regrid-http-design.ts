@@ -141,8 +141,7 @@ export class RegridHttpDesign implements GridDesign {
   }
 
   async traceFirstPage(profileId: bigint, limit: number): Promise<ReadCounts> {
-    const head = await this.tracedService.reader.readHead(profileId);
-    await this.tracedService.reader.readFirstEntries(profileId, head, limit);
+    await this.tracedService.firstPageOrder(profileId, limit);
     return this.traced.tally();
   }
 
