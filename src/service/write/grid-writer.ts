@@ -27,10 +27,12 @@
  */
 import type { Config } from '../../config.js';
 import { DomainError } from '../../domain/errors.js';
-import { countDelta, nextEffectsTs, type Effects } from '../../domain/membership.js';
+import type { Effects } from '../../domain/membership.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
+import { membershipStatics } from './membership-statics.js';
+import { ProfileQueue } from './profile-queue.js';
 import { recordAttempts, recordCasMiss, recordCommit } from './write-metrics.js';
 
 export interface PlanContext {
@@ -94,6 +96,8 @@ export interface WriterSettings {
   readonly maxBackoffMs: number;
   /** Seconds a client should wait after a 'contention' error. */
   readonly retryAfterS: number;
+  /** Longest wait for this process's earlier writes to the same profile; 0 = no queue. */
+  readonly queueMaxWaitMs: number;
 }
 
 export const writerSettingsOf = (config: Config): WriterSettings => ({
@@ -101,20 +105,38 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
   baseBackoffMs: 5,
   maxBackoffMs: 200,
   retryAfterS: 1,
+  queueMaxWaitMs: config.WRITE_QUEUE_MAX_WAIT_MS,
 });
 
 export class GridWriter {
+  private readonly queue: ProfileQueue | undefined;
+
   constructor(
     private readonly store: GridStore,
     private readonly membership: MembershipStore,
     private readonly settings: WriterSettings,
     readonly hooks: WriterHooks = {},
-  ) {}
+  ) {
+    this.queue =
+      settings.queueMaxWaitMs > 0
+        ? new ProfileQueue(settings.queueMaxWaitMs, settings.retryAfterS)
+        : undefined;
+  }
 
-  async writeGrid<R>(
+  /** One write of `profileId`, in turn with this process's other writes to it (profile-queue.ts). */
+  writeGrid<R>(
     profileId: bigint,
     planner: GridPlanner<R>,
     options: WriteOptions = {},
+  ): Promise<WriteOutcome<R>> {
+    const write = () => this.attempts(profileId, planner, options);
+    return this.queue ? this.queue.run(profileId, write) : write();
+  }
+
+  private async attempts<R>(
+    profileId: bigint,
+    planner: GridPlanner<R>,
+    options: WriteOptions,
   ): Promise<WriteOutcome<R>> {
     const { maxAttempts } = this.settings;
     let outcomeUnknown = false;
@@ -142,14 +164,14 @@ export class GridWriter {
         };
       }
       const extra = options.interceptor?.extraStatics?.(snapshot, nextVersion, decision.result);
-      const effects = effectsOf(decision.mutation, snapshot, nextVersion);
-      const postCount = await this.postCountAfter(profileId, snapshot, decision.mutation);
-      const statics = {
-        ...decision.mutation.statics,
-        ...extra,
-        ...(effects ? { effects } : {}),
-        ...(postCount !== undefined ? { postCount } : {}),
-      };
+      const { effects, statics: membership } = await membershipStatics(
+        this.store,
+        profileId,
+        snapshot,
+        decision.mutation,
+        nextVersion,
+      );
+      const statics = { ...decision.mutation.statics, ...extra, ...membership };
       const mutation: GridMutation = { ...decision.mutation, statics };
       const cas = await this.store.casGrid(profileId, version, nextVersion, mutation);
       if (cas.applied) {
@@ -176,24 +198,6 @@ export class GridWriter {
       retry_after_s: this.settings.retryAfterS,
       attempts: maxAttempts,
     });
-  }
-
-  /**
-   * The exact post count after a membership change: the snapshot's count plus the change its ops
-   * make (a grid row is only ever added or dropped by a record whose planner saw it absent or
-   * present in this very snapshot, so the delta is exact). A grid that predates the column is
-   * counted once. Undefined (no write) when membership does not change.
-   */
-  private async postCountAfter(
-    profileId: bigint,
-    snapshot: OverridesSnapshot,
-    mutation: GridMutation,
-  ): Promise<bigint | undefined> {
-    const delta = countDelta(mutation.effects ?? []);
-    const known = snapshot.head.postCount;
-    if (delta === 0n) return undefined;
-    const base = known ?? (await this.store.countGridRows(profileId));
-    return base + delta < 0n ? 0n : base + delta;
   }
 
   /**
@@ -226,18 +230,6 @@ export class GridWriter {
       }
     }
   }
-}
-
-/** The record a mutation's effects commit with (its timestamp above the previous record's). */
-function effectsOf(
-  mutation: GridMutation,
-  snapshot: OverridesSnapshot,
-  version: bigint,
-): Effects | undefined {
-  const ops = mutation.effects ?? [];
-  if (ops.length === 0) return undefined;
-  const ts = nextEffectsTs(snapshot.head.effects, BigInt(Date.now()) * 1000n);
-  return { version, ts, ops };
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
