@@ -76,12 +76,10 @@ export function wireService(
     : undefined;
   const pages = caches ? cachedPageSource(caches, reader) : reader;
   const grid = caches?.grid;
-  // After every commit (any write path): store the new state's order, then drop the summary.
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
-  const hooks: WriterHooks = opts.hooks ?? {};
-  if (grid)
-    hooks.onCommitted = [...(hooks.onCommitted ?? []), (e) => grid.afterGridWrite(e.profileId)];
-  const writer = new GridWriter(store, membership, writerSettingsOf(config), hooks);
+  const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
+  // After every commit (any write path): store the new state's order, then drop the summary.
+  if (grid) writer.afterEachCommit((e) => grid.afterGridWrite(e.profileId));
   const flags = opts.flags ?? flagsOf(cql, config);
   const checks = createReadChecks(reader, {
     shadowSample: config.SHADOW_READ_SAMPLE,

@@ -12,7 +12,7 @@ import type { AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
 import { CreatePostBody, parseIdParam } from '../schemas.js';
-import { postView, versionView } from '../views.js';
+import { postView, versionOnly, versionView } from '../views.js';
 
 export function postsRoutes(service: GridService, idempotency?: IdempotencyService) {
   const app = new Hono<AppEnv>();
@@ -49,15 +49,11 @@ export function postsRoutes(service: GridService, idempotency?: IdempotencyServi
   app.delete('/me/posts/:post_id', async (c) => {
     const profileId = c.get('profileId');
     const postId = parseIdParam(c.req.param('post_id'), 'post_id');
-    const render = (_r: unknown, v: bigint): StoredResponse => ({
-      status: 200,
-      body: { grid_version: versionView(v) },
-    });
-    const spec = { scope: profileId, gridProfileId: profileId, render };
+    const spec = { scope: profileId, gridProfileId: profileId, render: versionOnly };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
-      // A collaborative post also leaves every collaborator's grid (posts-service.ts).
+      // A collaborative post also leaves every collaborator's grid (ops/posts.ts).
       const out = await service.deletePost(profileId, postId, opts());
-      return render(null, out.version);
+      return versionOnly(null, out.version);
     });
   });
 

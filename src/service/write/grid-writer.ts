@@ -110,6 +110,8 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
 
 export class GridWriter {
   private readonly queue: ProfileQueue | undefined;
+  /** The service's own post-commit steps (the cache), after the caller's `hooks.onCommitted`. */
+  private readonly ownHooks: Array<(event: CommitEvent) => Promise<void> | void> = [];
 
   constructor(
     private readonly store: GridStore,
@@ -221,8 +223,13 @@ export class GridWriter {
     return Math.random() * cap;
   }
 
+  /** Registers a step run after every commit (failures are logged, never surfaced). */
+  afterEachCommit(hook: (event: CommitEvent) => Promise<void> | void): void {
+    this.ownHooks.push(hook);
+  }
+
   private async notify(event: CommitEvent): Promise<void> {
-    for (const hook of this.hooks.onCommitted ?? []) {
+    for (const hook of [...(this.hooks.onCommitted ?? []), ...this.ownHooks]) {
       try {
         await hook(event);
       } catch (err) {

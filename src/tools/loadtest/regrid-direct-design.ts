@@ -108,17 +108,17 @@ export class RegridDirectDesign implements GridDesign {
 
   /** The first page's order as the cache would fill it: head, overrides, grid_posts (no bodies). */
   async readFirstPage(profileId: bigint, limit: number): Promise<bigint[]> {
-    return firstPage(this.service, profileId, limit);
+    return this.service.firstPageOrder(profileId, limit);
   }
 
   async traceFirstPage(profileId: bigint, limit: number): Promise<ReadCounts> {
-    await firstPage(this.tracedService, profileId, limit);
+    await this.tracedService.firstPageOrder(profileId, limit);
     return this.traced.tally();
   }
 
   /** The whole order the same way (no bodies): what the sampler times against the naive table. */
   readOrder(profileId: bigint): Promise<bigint[]> {
-    return firstPage(this.service, profileId, WHOLE_GRID);
+    return this.service.firstPageOrder(profileId, WHOLE_GRID);
   }
 
   /** The whole grid through the service's own paged read (cursors), as clients see it. */
@@ -141,12 +141,4 @@ export class RegridDirectDesign implements GridDesign {
   async close(): Promise<void> {
     await this.lease.release();
   }
-}
-
-async function firstPage(
-  service: GridService,
-  profileId: bigint,
-  limit: number,
-): Promise<bigint[]> {
-  return service.firstPageOrder(profileId, limit);
 }
