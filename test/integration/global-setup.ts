@@ -12,7 +12,7 @@ import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { provisionTestStores } from './support/test-stores.js';
 
-export const TEST_KEYSPACE = 'regrid_test';
+export const TEST_KEYSPACE = process.env.REGRID_TEST_KEYSPACE ?? 'regrid_test';
 
 export interface IntegrationContext {
   readonly contactPoints: string[];

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { createCassandraClient, cqlOf } from '../../../src/store/cassandra.js';
 import { applyMigrations } from '../../../src/store/migrations.js';
+import { TEST_KEYSPACE } from '../support/stores.js';
 import { leaseWorker } from '../../../src/store/worker-lease.js';
 
 const KEYSPACE = `regrid_mig_${process.pid}_${Date.now() % 100000}`;
@@ -77,7 +78,7 @@ describe('applyMigrations', () => {
 
 describe('worker leases', () => {
   it('two processes never hold the same worker number', async () => {
-    const bound = [0, 1].map(() => createCassandraClient(config, { keyspace: 'regrid_test' }));
+    const bound = [0, 1].map(() => createCassandraClient(config, { keyspace: TEST_KEYSPACE }));
     await Promise.all(bound.map((c) => c.connect()));
     try {
       const leases = await Promise.all(bound.map((c) => leaseWorker(cqlOf(c), { ttlSeconds: 30 })));

@@ -8,7 +8,8 @@ import { loadConfig, type Config } from '../../../src/config.js';
 import { IdGenerator } from '../../../src/domain/ids.js';
 import { createCassandraClient } from '../../../src/store/cassandra.js';
 
-export const TEST_KEYSPACE = 'regrid_test';
+// REGRID_TEST_KEYSPACE lets two checkouts run their suites on one node without sharing data.
+export const TEST_KEYSPACE = process.env.REGRID_TEST_KEYSPACE ?? 'regrid_test';
 
 /** The global setup's connection facts, test mode, the test keyspace, then `env` on top. */
 export const testConfig = (env: Record<string, string> = {}): Config =>
