@@ -150,6 +150,15 @@ export const ConfigSchema = z.object({
   CACHE_POST_TTL_S: intFrom(6 * 3600, 1),
   CACHE_LEASE_MS: intFrom(2000, 10),
   CACHE_LEASE_WAIT_MS: intFrom(300, 0),
+  /**
+   * How long this process trusts a rendered first page it holds without asking Redis: the bound
+   * on how late another process's write shows here (docs/cache.md "Tiers"). 0 = no local tier.
+   */
+  CACHE_LOCAL_TTL_MS: intFrom(1000, 0, 10_000),
+  /** Rendered first pages (Redis + local tier); 'false' serves hits from the cached order. */
+  CACHE_RENDERED_PAGES: z.stringbool().default(true),
+  /** Memory of the process-local tier of rendered first pages. */
+  CACHE_LOCAL_MAX_BYTES: intFrom(64 * 1024 * 1024, 0),
   /** Memcache-style fill leases; 'false' only to measure the thundering herd without them. */
   CACHE_LEASES: z.stringbool().default(true),
   /** After this many consecutive Redis failures, skip Redis for REDIS_BREAKER_COOLDOWN_MS. */

@@ -1,6 +1,7 @@
 /**
  * Builds every Redis-backed piece the service uses from one guard and the Cassandra read port:
- * the first-page cache, the override-list cache, the post-body cache and the move rate limiter.
+ * the first-page cache, the override-list cache, the post-body cache, the rendered first pages
+ * and the move rate limiter.
  */
 import type { Config } from '../config.js';
 import { createGridCache } from './grid-cache.js';
@@ -12,6 +13,7 @@ import type { PostCache } from './post-cache.js';
 import { createMoveRateLimiter } from './rate-limit.js';
 import type { MoveRateLimiter } from './rate-limit.js';
 import type { RedisGuard } from './redis.js';
+import { createRenderedPages, type RenderedPages } from './rendered-pages.js';
 import type { GridSource } from '../domain/grid-source.js';
 
 export interface ServiceCaches {
@@ -20,6 +22,8 @@ export interface ServiceCaches {
   readonly overrides: OverrideCache;
   readonly posts: PostCache;
   readonly moveRate: MoveRateLimiter;
+  /** Unset when CACHE_RENDERED_PAGES is off: hits are then rendered from the cached order. */
+  readonly rendered: RenderedPages | undefined;
 }
 
 export const gridCacheSettingsOf = (config: Config): GridCacheSettings => ({
@@ -48,5 +52,12 @@ export function createServiceCaches(
       limit: config.MOVE_RATE_LIMIT,
       windowS: config.MOVE_RATE_WINDOW_S,
     }),
+    rendered: config.CACHE_RENDERED_PAGES
+      ? createRenderedPages(guard, {
+          ttlS: config.CACHE_ORDER_TTL_S,
+          localTtlMs: config.CACHE_LOCAL_TTL_MS,
+          localMaxBytes: config.CACHE_LOCAL_MAX_BYTES,
+        })
+      : undefined,
   };
 }

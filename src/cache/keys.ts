@@ -23,6 +23,12 @@ export const cacheKeys = {
   /** Pins + first entries of the display order for one grid state. Immutable once written. */
   order: (profileId: bigint, generation: bigint, version: bigint) =>
     `grid:{${profileId}}:g${generation}:v${version}`,
+  /**
+   * The rendered first page (`limit` entries) of one grid state, beside its order entry: the
+   * READ_PAGE script (scripts.ts) finds it by appending `:l{limit}` to the summary's order key.
+   */
+  rendered: (profileId: bigint, generation: bigint, version: bigint, limit: number) =>
+    `grid:{${profileId}}:g${generation}:v${version}:l${limit}`,
   /** The whole override list for one grid state (later pages). Immutable once written. */
   overrides: (profileId: bigint, generation: bigint, version: bigint) =>
     `ovr:{${profileId}}:g${generation}:v${version}`,

@@ -43,6 +43,19 @@ return out
 `;
 
 /**
+ * The rendered first page of the summary's state in one round trip (rendered-pages.ts).
+ * KEYS[1] = summary; ARGV[1] = suffix of the rendering's key after the order key (`:l{limit}`).
+ * Returns {summary or false, rendering or false}.
+ */
+const READ_PAGE = `
+local s = redis.call('GET', KEYS[1])
+if not s then return {false, false} end
+local ok, d = pcall(cjson.decode, s)
+if not ok or type(d) ~= 'table' or type(d.k) ~= 'string' then return {s, false} end
+return {s, redis.call('GET', d.k .. ARGV[1])}
+`;
+
+/**
  * A lease holder's write (memcache's stale-set protection). The order entry is written whatever
  * happens, because it is keyed by the version it was read at and so can only be right; the summary
  * is written only while the caller's lease token is still the current one. A writer's
@@ -84,6 +97,7 @@ export interface CacheCommands {
     bodies: number,
     postPrefix: string,
   ): Promise<Array<string | null>>;
+  regridReadPage(summaryKey: string, suffix: string): Promise<Array<string | null>>;
   regridPublishFill(
     leaseKey: string,
     summaryKey: string,
@@ -109,6 +123,7 @@ const registered = new WeakSet<Redis>();
 export function withCacheCommands(client: Redis): Redis & CacheCommands {
   if (!registered.has(client)) {
     client.defineCommand('regridReadFirst', { numberOfKeys: 1, lua: READ_FIRST });
+    client.defineCommand('regridReadPage', { numberOfKeys: 1, lua: READ_PAGE });
     client.defineCommand('regridPublishFill', { numberOfKeys: 3, lua: PUBLISH_FILL });
     client.defineCommand('regridRelease', { numberOfKeys: 1, lua: RELEASE });
     client.defineCommand('regridInvalidate', { numberOfKeys: 3, lua: INVALIDATE });

@@ -1,6 +1,6 @@
 /**
  * Builds the Hono app: one sub-app per resource mounted with `app.route()`, auth on /v1/me/*,
- * a body size limit on every route, and the single problem+json error mapping. No I/O happens here;
+ * a body size limit on every route that takes a body, and the single problem+json error mapping. No I/O happens here;
  * the caller passes the wired service (src/main.ts, or a test).
  */
 import { Hono } from 'hono';

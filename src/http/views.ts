@@ -1,4 +1,5 @@
 /** JSON views of domain records: IDs and versions as decimal strings, times as ISO 8601. */
+import type { GridPage } from '../service/read/read-page.js';
 import type { PostRecord } from '../store/posts-store.js';
 
 export const postView = (p: PostRecord) => ({
@@ -16,6 +17,17 @@ export const gridItemView = (p: PostRecord) => ({
   media_url: p.mediaUrl ?? null,
   created_at: p.createdAt.toISOString(),
 });
+
+/** The JSON text of a grid page: what the rendered-page tiers keep (service/read/rendered-read.ts). */
+export const renderGridPage = (page: GridPage): string =>
+  JSON.stringify({
+    items: page.items.map(gridItemView),
+    next_cursor: page.nextCursor,
+    grid_version: versionView(page.version),
+    grid_changed: page.gridChanged,
+    // Decimal string like every 64-bit value; left out for a grid not yet counted.
+    ...(page.postCount !== undefined ? { post_count: page.postCount.toString() } : {}),
+  });
 
 /** grid_version is a decimal string: versions are 64-bit and JSON numbers are not. */
 export const versionView = (v: bigint) => v.toString();

@@ -30,6 +30,8 @@ import { auditAll, auditProfile } from './read/audit.js';
 import { listMedia, type MediaQuery } from './read/media.js';
 import type { ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
+import type { RenderedRead, RenderPage } from './read/rendered-read.js';
+import type { RenderedPage } from '../cache/rendered-pages.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
 import type { GridWriter, WriteOptions } from './write/grid-writer.js';
 import { trackOp } from './write/write-op.js';
@@ -50,6 +52,7 @@ export class GridService {
   /** Shadow reads and cache sampling beside the page read. */
   readonly checks: ReadChecks;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
+  private readonly renderedRead: RenderedRead;
   private readonly deps: ServiceDeps;
 
   constructor(opts: GridServiceOptions) {
@@ -63,6 +66,7 @@ export class GridService {
     this.flags = w.flags;
     this.checks = w.checks;
     this.pageReader = w.pageReader;
+    this.renderedRead = w.renderedRead;
     this.deps = w.deps;
   }
 
@@ -181,6 +185,14 @@ export class GridService {
 
   readPage(q: PageQuery): Promise<GridPage> {
     return this.pageReader(q);
+  }
+
+  /**
+   * A page as the response sends it (body + ETag): first pages from the rendered-page tiers when
+   * they hold the current state, else read and rendered with `render` (read/rendered-read.ts).
+   */
+  readRenderedPage(q: PageQuery, render: RenderPage): Promise<RenderedPage> {
+    return this.renderedRead(q, render);
   }
 
   /**

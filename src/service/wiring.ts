@@ -24,6 +24,7 @@ import { flagsOf, type Flags } from './flags.js';
 import { createReadChecks, type ReadChecks } from './read/read-checks.js';
 import { createPageReader } from './read/read-mode.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
+import { createRenderedRead, type RenderedRead } from './read/rendered-read.js';
 import { GridWriter, writerSettingsOf, type WriterHooks } from './write/grid-writer.js';
 
 export interface IdSource {
@@ -57,6 +58,7 @@ export interface Wiring {
   readonly flags: Flags;
   readonly checks: ReadChecks;
   readonly pageReader: (q: PageQuery) => Promise<GridPage>;
+  readonly renderedRead: RenderedRead;
   readonly deps: ServiceDeps;
 }
 
@@ -79,6 +81,9 @@ export function wireService(
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
   // After every commit (any write path): store the new state's order, then drop the summary.
+  // This process's rendered pages of the grid are dropped at once, before the refill.
+  const rendered = caches?.rendered;
+  if (rendered) writer.afterEachCommit((e) => rendered.forget(e.profileId, e));
   if (grid) writer.afterEachCommit((e) => grid.afterGridWrite(e.profileId));
   const flags = opts.flags ?? flagsOf(cql, config);
   const checks = createReadChecks(reader, {
@@ -87,6 +92,12 @@ export function wireService(
     ...(opts.checkLog ? { log: opts.checkLog } : {}),
   });
   const pageReader = createPageReader(pages, reader, opts.cursorSecret, flags, checks);
+  const renderedRead = createRenderedRead(
+    pageReader,
+    caches?.rendered,
+    flags,
+    config.CACHE_SAMPLE_RATE,
+  );
   const deps = {
     store: store,
     reader: reader,
@@ -102,5 +113,17 @@ export function wireService(
     policy: opts.policy ?? config.RELABEL_POLICY,
     readPage,
   };
-  return { store, posts, membership, reader, writer, caches, flags, checks, pageReader, deps };
+  return {
+    store,
+    posts,
+    membership,
+    reader,
+    writer,
+    caches,
+    flags,
+    checks,
+    pageReader,
+    renderedRead,
+    deps,
+  };
 }

@@ -3,7 +3,7 @@
  *   POST /v1/me/grid/moves                 {post_id, after} → {grid_version, move_id}
  *   GET  /v1/profiles/:profile_id/grid     ?limit&cursor&min_version
  *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed,
- *           post_count?}
+ *           post_count?}   (strong ETag; If-None-Match → 304: conditional.ts)
  */
 import { Hono } from 'hono';
 import type { GridService } from '../../service/grid-service.js';
@@ -12,7 +12,8 @@ import type { AppEnv } from '../env.js';
 import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
 import { readBody, readQuery } from '../request.js';
 import { GridQuery, MoveBody, parseIdParam } from '../schemas.js';
-import { gridItemView, versionView } from '../views.js';
+import { sendRendered } from '../conditional.js';
+import { renderGridPage, versionView } from '../views.js';
 
 export function gridRoutes(service: GridService, idempotency?: IdempotencyService) {
   const app = new Hono<AppEnv>();
@@ -36,20 +37,13 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
   app.get('/profiles/:profile_id/grid', async (c) => {
     const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
     const q = readQuery(c, GridQuery);
-    const page = await service.readPage({
+    const query = {
       profileId,
       limit: q.limit,
       cursor: q.cursor,
       minVersion: q.min_version,
-    });
-    return c.json({
-      items: page.items.map(gridItemView),
-      next_cursor: page.nextCursor,
-      grid_version: versionView(page.version),
-      grid_changed: page.gridChanged,
-      // Decimal string like every 64-bit value; left out for a grid not yet counted.
-      ...(page.postCount !== undefined ? { post_count: page.postCount.toString() } : {}),
-    });
+    };
+    return sendRendered(c, await service.readRenderedPage(query, renderGridPage));
   });
 
   return app;

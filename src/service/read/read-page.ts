@@ -50,6 +50,13 @@ export interface GridPage {
   readonly postCount: bigint | undefined;
   /** The cursor was issued at another version: the order changed since the previous page. */
   readonly gridChanged: boolean;
+  /** Read with overrides switched off (the kill switch): not the grid's arrangement. */
+  readonly chronological: boolean;
+  /**
+   * The entries came from the cache entry of exactly this state (immutable), so what is rendered
+   * from this page belongs to (generation, version) and may be kept under it.
+   */
+  readonly fromStateCache: boolean;
 }
 
 export async function readGridPage(
@@ -127,5 +134,7 @@ export async function readGridPage(
     generation: head.generation,
     postCount: head.postCount,
     gridChanged: changed,
+    chronological,
+    fromStateCache: Boolean(fast) && read.cached === true,
   };
 }

@@ -1,0 +1,174 @@
+/**
+ * Rendered first pages: the response body of a grid's first page for one grid state, in the form
+ * the response needs (JSON text plus its strong ETag), so a hit costs one Redis round trip and no
+ * decoding of orders or bodies, or nothing at all from the process-local tier.
+ *
+ * Why a state's rendering is immutable: the body holds pins, entries, post views, the version and
+ * the post count; every change to any of them (a move, a pin, a new, archived, deleted or taken
+ * down post) is a grid write that advances the version (design §3.3), and post views have no
+ * field that changes without one. So `page:{p}:g{gen}:v{ver}:l{limit}` is written once and never
+ * answers for another state, exactly like the order entry it sits beside.
+ *
+ * Tiers:
+ * - Redis: one script call reads the summary and the rendering of the state it names. The summary
+ *   is what the order cache already keeps fresh (deleted on every write), so this tier is as
+ *   fresh as the order hit path, and a summary below the caller's min_version is never used.
+ * - Process-local (bounded by bytes, least recently used out): the last rendering this process
+ *   saw per (profile, limit), trusted for `localTtlMs` after it was read or rendered. This is the
+ *   one bounded staleness the tier adds: another process's write becomes visible here at most
+ *   `localTtlMs` after Redis lost the old summary (design §6.3 allows others a few seconds). This
+ *   process's own writes drop the profile's local entries at commit (`forget`), a min_version the
+ *   entry does not meet skips it, and `localTtlMs` = 0 turns the tier off.
+ * Redis failures are never errors: the caller renders from the page read instead.
+ */
+import { compareGridVersions, meetsMin } from '../domain/grid-version.js';
+import type { GridVersion, MinVersion } from '../domain/grid-version.js';
+import { decodeSummary } from './codec.js';
+import { cacheKeys } from './keys.js';
+import type { RedisGuard } from './redis.js';
+import { withCacheCommands } from './scripts.js';
+
+export interface RenderedPage {
+  readonly generation: bigint;
+  readonly version: bigint;
+  /** The JSON response body. */
+  readonly body: string;
+  /** Strong validator of `body` (quoted, as sent in the ETag header). */
+  readonly etag: string;
+}
+
+export interface RenderedPageSettings {
+  readonly ttlS: number;
+  readonly localTtlMs: number;
+  readonly localMaxBytes: number;
+  readonly now?: () => number;
+}
+
+export interface RenderedPagesStats {
+  localHits: number;
+  redisHits: number;
+  misses: number;
+}
+
+export interface RenderedPages {
+  /** The first page of the profile's current state (never below `min`), or undefined. */
+  read(profileId: bigint, limit: number, min?: MinVersion): Promise<RenderedPage | undefined>;
+  /** Keeps a rendering of the state it was read at (both tiers; Redis not awaited). */
+  remember(profileId: bigint, limit: number, page: RenderedPage): void;
+  /**
+   * This process committed `committed` on the grid: its local renderings are no longer current,
+   * and none below that state is kept again (a read that started before the write may finish
+   * after it).
+   */
+  forget(profileId: bigint, committed: GridVersion): void;
+  readonly stats: RenderedPagesStats;
+}
+
+interface LocalEntry {
+  readonly page: RenderedPage;
+  readonly until: number;
+  readonly bytes: number;
+}
+
+const FLOORS_MAX = 100_000;
+
+/** Value layout in Redis: the ETag, a newline, the body (ETags hold no newline). */
+const pack = (p: RenderedPage) => `${p.etag}\n${p.body}`;
+
+export function createRenderedPages(
+  guard: RedisGuard,
+  settings: RenderedPageSettings,
+): RenderedPages {
+  withCacheCommands(guard.client);
+  const now = settings.now ?? Date.now;
+  const local = new Map<string, LocalEntry>();
+  const byProfile = new Map<bigint, Set<string>>();
+  // Newest state this process committed per profile; bounded: cleared when it grows past the
+  // cap (then a late read could keep an older rendering, for localTtlMs at most).
+  const floors = new Map<bigint, GridVersion>();
+  const stats: RenderedPagesStats = { localHits: 0, redisHits: 0, misses: 0 };
+  let bytes = 0;
+
+  const slot = (profileId: bigint, limit: number) => `${profileId}:${limit}`;
+
+  function drop(key: string, profileId: bigint): void {
+    const entry = local.get(key);
+    if (!entry) return;
+    local.delete(key);
+    bytes -= entry.bytes;
+    const keys = byProfile.get(profileId);
+    keys?.delete(key);
+    if (keys?.size === 0) byProfile.delete(profileId);
+  }
+
+  function keep(profileId: bigint, limit: number, page: RenderedPage): void {
+    if (settings.localTtlMs <= 0) return;
+    const floor = floors.get(profileId);
+    if (floor && compareGridVersions(page, floor) < 0) return;
+    const key = slot(profileId, limit);
+    drop(key, profileId);
+    const size = page.body.length * 2 + 200; // UTF-16 in memory, plus the entry itself
+    if (size > settings.localMaxBytes) return;
+    local.set(key, { page, until: now() + settings.localTtlMs, bytes: size });
+    bytes += size;
+    let keys = byProfile.get(profileId);
+    if (!keys) byProfile.set(profileId, (keys = new Set()));
+    keys.add(key);
+    // Map order is insertion order and hits re-insert: the first key is the least recent.
+    for (const [oldest] of local) {
+      if (bytes <= settings.localMaxBytes) break;
+      drop(oldest, BigInt(oldest.slice(0, oldest.indexOf(':'))));
+    }
+  }
+
+  async function fromRedis(profileId: bigint, limit: number, min?: MinVersion) {
+    const reply = await guard.run((c) =>
+      withCacheCommands(c).regridReadPage(cacheKeys.summary(profileId), `:l${limit}`),
+    );
+    const summary = decodeSummary(reply?.[0]);
+    const packed = reply?.[1];
+    if (!summary || !packed || !meetsMin(summary, min)) return undefined;
+    const cut = packed.indexOf('\n');
+    if (cut < 0) return undefined;
+    return {
+      generation: summary.generation,
+      version: summary.version,
+      etag: packed.slice(0, cut),
+      body: packed.slice(cut + 1),
+    };
+  }
+
+  return {
+    stats,
+    async read(profileId, limit, min) {
+      const key = slot(profileId, limit);
+      const entry = local.get(key);
+      if (entry && entry.until > now() && meetsMin(entry.page, min)) {
+        local.delete(key); // re-inserted below: most recently used
+        local.set(key, entry);
+        stats.localHits += 1;
+        return entry.page;
+      }
+      const page = await fromRedis(profileId, limit, min);
+      if (!page) {
+        stats.misses += 1;
+        return undefined;
+      }
+      stats.redisHits += 1;
+      keep(profileId, limit, page);
+      return page;
+    },
+    remember(profileId, limit, page) {
+      keep(profileId, limit, page);
+      const key = cacheKeys.rendered(profileId, page.generation, page.version, limit);
+      void guard.run((c) => c.set(key, pack(page), 'EX', settings.ttlS));
+    },
+    forget(profileId, committed) {
+      if (settings.localTtlMs <= 0) return;
+      if (floors.size >= FLOORS_MAX) floors.clear();
+      const floor = floors.get(profileId);
+      if (!floor || compareGridVersions(committed, floor) > 0) floors.set(profileId, committed);
+      for (const key of [...(byProfile.get(profileId) ?? [])]) drop(key, profileId);
+    },
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * Conditional GETs of grid pages: a strong ETag derived from the rendered body (not from the
+ * version alone, so it changes with anything the body shows) and `If-None-Match` answered 304
+ * without a body. `no-cache` lets clients and proxies keep a copy but revalidate every use: a grid
+ * changes whenever its owner drags a post.
+ */
+import type { Context } from 'hono';
+
+/** RFC 9110 §13.1.2: GET compares weakly, so a `W/` prefix on the client's tag is ignored. */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => {
+    const tag = t.trim();
+    return (tag.startsWith('W/') ? tag.slice(2) : tag) === etag;
+  });
+}
+
+export function sendRendered(c: Context, page: { readonly body: string; readonly etag: string }) {
+  const headers = { etag: page.etag, 'cache-control': 'no-cache' };
+  if (noneMatch(c.req.header('if-none-match'), page.etag)) return c.body(null, 304, headers);
+  return c.body(page.body, 200, { ...headers, 'content-type': 'application/json' });
+}

@@ -1,0 +1,162 @@
+/**
+ * Rendered first pages (cache/rendered-pages.ts) on the real service, Cassandra and Redis: strong
+ * ETags and 304s, the Redis tier shared by two processes (two services) and never serving an old
+ * state after a write, the process-local tier's staleness bound (CACHE_LOCAL_TTL_MS), own writes
+ * visible at once, and min_version honoured by both tiers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisGuard } from '../../../src/cache/redis.js';
+import type { RedisGuard } from '../../../src/cache/redis.js';
+import { createApp } from '../../../src/http/app.js';
+import { issueToken } from '../../../src/http/auth.js';
+import { GridService } from '../../../src/service/grid-service.js';
+import { cqlOf } from '../../../src/store/cassandra.js';
+import { freshProfile, openStores, seedPosts } from './harness.js';
+import type { Stores } from './harness.js';
+
+const JWT = 'rendered-tests-jwt-secret-0123456789';
+const CURSORS = 'rendered-tests-cursor-secret-0123456789';
+
+let s: Stores;
+let guard: RedisGuard;
+beforeAll(async () => {
+  s = await openStores();
+  guard = createRedisGuard(s.config, { log: () => {} });
+  expect(await guard.waitReady(5000)).toBe(true);
+});
+afterAll(async () => {
+  await guard.close();
+  await s.close();
+});
+
+/** One "process": a service with its own local tier over the shared Redis and Cassandra. */
+function processWith(localTtlMs: number) {
+  const config = { ...s.config, CACHE_LOCAL_TTL_MS: localTtlMs, CACHE_SAMPLE_RATE: 0 };
+  const cql = cqlOf(s.client);
+  const service = new GridService({ cql, config, ids: s.ids, cursorSecret: CURSORS, redis: guard });
+  const app = createApp({
+    service,
+    jwtSecret: JWT,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    readiness: async () => ({ ready: true, checks: {} }),
+  });
+  const page = async (profileId: bigint, query = '', headers: Record<string, string> = {}) => {
+    const res = await app.request(`/v1/profiles/${profileId}/grid?limit=24${query}`, { headers });
+    const text = await res.text();
+    return {
+      status: res.status,
+      etag: res.headers.get('etag'),
+      text,
+      json: text && JSON.parse(text),
+    };
+  };
+  const move = async (profileId: bigint, postId: bigint, after: bigint | null) => {
+    const res = await app.request('/v1/me/grid/moves', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await issueToken(JWT, profileId)}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        post_id: String(postId),
+        after: after === null ? null : String(after),
+      }),
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { grid_version: string };
+  };
+  return { service, page, move, stats: () => service.caches!.rendered!.stats };
+}
+
+const ids = (p: { json: { items: Array<{ id: string }> } }) => p.json.items.map((i) => i.id);
+
+describe('rendered first pages', () => {
+  it('carry a strong ETag of the body; If-None-Match answers 304 until the grid changes', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 30);
+    const a = processWith(1000);
+    const first = await a.page(p);
+    expect(first.status).toBe(200);
+    expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    const again = await a.page(p, '', { 'if-none-match': `W/"other", ${first.etag}` });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect((await a.page(p, '', { 'if-none-match': '"other"' })).status).toBe(200);
+    await a.move(p, posts[0]!, null);
+    const after = await a.page(p, '', { 'if-none-match': first.etag! });
+    expect(after.status).toBe(200);
+    expect(after.etag).not.toBe(first.etag);
+    expect(ids(after)[0]).toBe(String(posts[0]));
+    // Later pages get ETags too (rendered per request).
+    const next = await a.page(p, `&cursor=${encodeURIComponent(after.json.next_cursor)}`);
+    expect(next.status).toBe(200);
+    expect(
+      (
+        await a.page(p, `&cursor=${encodeURIComponent(after.json.next_cursor)}`, {
+          'if-none-match': next.etag!,
+        })
+      ).status,
+    ).toBe(304);
+  });
+
+  it('the Redis tier serves another process the same bytes, and never an old state after a write', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 30);
+    const a = processWith(0);
+    const b = processWith(0);
+    await a.page(p); // fills the order cache
+    const rendered = await a.page(p); // an order hit: its rendering is kept under the state
+    const fromB = await b.page(p);
+    expect(b.stats().redisHits).toBe(1);
+    expect(fromB.text).toBe(rendered.text);
+    expect(fromB.etag).toBe(rendered.etag);
+    for (let i = 0; i < 5; i++) {
+      const moved = await b.move(p, posts[i]!, null);
+      const seen = await a.page(p); // no min_version: the Redis summary was invalidated
+      expect(seen.json.grid_version).toBe(moved.grid_version);
+      expect(ids(seen)[0]).toBe(String(posts[i]));
+      // The next order hit renders and keeps the new state; the one after reads that rendering.
+      const kept = await a.page(p);
+      const hits = a.stats().redisHits;
+      expect((await a.page(p)).text).toBe(kept.text);
+      expect(a.stats().redisHits).toBe(hits + 1);
+    }
+  });
+
+  it('the local tier: own writes at once, min_version at once, others within CACHE_LOCAL_TTL_MS', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 30);
+    const ttl = 400;
+    const a = processWith(ttl);
+    const b = processWith(ttl);
+    await a.page(p);
+    const kept = await a.page(p);
+    const hitsBefore = a.stats().localHits;
+    expect((await a.page(p)).text).toBe(kept.text);
+    expect(a.stats().localHits).toBe(hitsBefore + 1);
+
+    // Own write: the next read shows it, without min_version.
+    const own = await a.move(p, posts[1]!, null);
+    expect((await a.page(p)).json.grid_version).toBe(own.grid_version);
+    await a.page(p); // kept locally again
+
+    // Another process's write: visible to every reader here within the local TTL…
+    const changedAt = Date.now();
+    const other = await b.move(p, posts[2]!, null);
+    let seen = '';
+    while (Date.now() - changedAt < ttl + 1000) {
+      seen = (await a.page(p)).json.grid_version;
+      if (seen === other.grid_version) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(seen).toBe(other.grid_version);
+    expect(Date.now() - changedAt).toBeLessThan(ttl + 1000);
+
+    // …and at once to a reader that names it (min_version), although a local entry is held.
+    expect((await a.page(p)).json.grid_version).toBe(other.grid_version);
+    const next = await b.move(p, posts[3]!, null);
+    const withMin = await a.page(p, `&min_version=${next.grid_version}`);
+    expect(withMin.json.grid_version).toBe(next.grid_version);
+    expect(ids(withMin)[0]).toBe(String(posts[3]));
+  });
+});
