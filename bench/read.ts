@@ -3,9 +3,12 @@
  *
  * What the Redis read path buys, measured side by side in one run on loopback against the real
  * Cassandra (provisioned or reused like `npm start`, keyspace `regrid_bench`) and Redis:
- * - first-page rps and p50/p99 through HTTP for a cache hit, a cache miss (the bench-only
- *   `bypass` setting: every first page read from Cassandra, bodies still from their own cache)
- *   and a bare Hono route returning the same bytes (the ceiling);
+ * - first-page rps and p50/p99 through HTTP: a bare Hono route returning the same bytes (the
+ *   ceiling), a Hono route doing one Redis GET of a value that size (the floor of any Redis hit),
+ *   a hit with every tier (process-local rendering, then Redis), the Redis tier alone
+ *   (CACHE_LOCAL_TTL_MS=0), the hit without rendered pages (cached order + bodies decoded and
+ *   rendered per request: the path before the rendered tier), a 304 on If-None-Match, and a miss
+ *   (the bench-only `bypass` setting: every first page read from Cassandra);
  * - the thundering herd: N simultaneous first-page readers of one hot profile right after its
  *   version changed, counting Cassandra fills with and without leases;
  * - cold and warm first page / page 5 latency with 0, 100, 1,000 and 10,000 overrides.
@@ -17,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { ensureRedis } from '../src/tools/infra/redis-local.js';
 import { GridService } from '../src/service/grid-service.js';
@@ -74,10 +77,14 @@ async function main(): Promise<void> {
   });
   const counted = counting(session.cql);
   const secret = randomBytes(24).toString('base64url');
-  const make = (tuning: { leases?: boolean; bypass?: boolean } = {}, redis = true) =>
+  const make = (
+    tuning: { leases?: boolean; bypass?: boolean } = {},
+    redis = true,
+    overrides: Partial<Config> = {},
+  ) =>
     new GridService({
       cql: counted.cql,
-      config,
+      config: { ...config, ...overrides },
       ids,
       cursorSecret: secret,
       ...(redis ? { redis: guard, cacheTuning: tuning } : {}),
@@ -88,8 +95,8 @@ async function main(): Promise<void> {
     const bench: Bench = {
       guard,
       queries: counted.count,
-      async serve(tuning) {
-        const service = make(tuning);
+      async serve(tuning, overrides) {
+        const service = make(tuning, true, overrides);
         const app = createApp({
           service,
           jwtSecret: secret,
@@ -131,9 +138,19 @@ async function main(): Promise<void> {
       bare_rps: t.bare.rps,
       bare_p50_ms: t.bare.p50Ms,
       bare_p99_ms: t.bare.p99Ms,
-      cached_over_bare: Math.round((t.cached.rps / t.bare.rps) * 100) / 100,
-      cached_over_miss: Math.round((t.cached.rps / t.miss.rps) * 10) / 10,
-      errors: t.bare.errors + t.cached.errors + t.miss.errors,
+      redis_get_floor_rps: t.redisFloor.rps,
+      cached_redis_rps: t.cachedRedis.rps,
+      cached_redis_p99_ms: t.cachedRedis.p99Ms,
+      cached_order_rps: t.cachedOrder.rps,
+      not_modified_rps: t.notModified.rps,
+      cached_over_bare: ratio(t.cached.rps, t.bare.rps),
+      cached_over_redis_floor: ratio(t.cached.rps, t.redisFloor.rps),
+      cached_redis_over_redis_floor: ratio(t.cachedRedis.rps, t.redisFloor.rps),
+      not_modified_over_bare: ratio(t.notModified.rps, t.bare.rps),
+      cached_over_miss: ratio(t.cached.rps, t.miss.rps),
+      errors: [t.bare, t.redisFloor, t.cached, t.cachedRedis, t.cachedOrder, t.notModified, t.miss]
+        .map((x) => x.errors)
+        .reduce((a, b) => a + b, 0),
       fills_during_cached_run: t.cachedFillsDuringRun,
       fills_with_leases: withLeases.fills,
       fills_without_leases: withoutLeases.fills,
@@ -162,6 +179,8 @@ async function main(): Promise<void> {
   }
 }
 
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+
 function table(
   r: { machine: { cores: number; cpu: string; node: string }; cached_over_bare: number },
   t: Awaited<ReturnType<typeof throughput>>,
@@ -173,17 +192,26 @@ function table(
     cells
       .map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!)))
       .join('');
-  const w1 = [18, 10, 10, 10];
+  const w1 = [18, 10, 10, 10, 8];
   const w2 = [18, 8, 20, 13, 9];
   const w3 = [11, 17, 17, 14, 14];
   return [
     `regrid read benchmark: ${r.machine.cores} cores (${r.machine.cpu}), Node ${r.machine.node}`,
     `first page, limit 24 (${t.responseBytes} bytes of JSON), ${seconds} s per run, ${connections} connections, loopback`,
-    row(['', 'rps', 'p50 ms', 'p99 ms'], w1),
-    row(['bare Hono route', t.bare.rps, t.bare.p50Ms, t.bare.p99Ms], w1),
-    row(['cache hit', t.cached.rps, t.cached.p50Ms, t.cached.p99Ms], w1),
-    row(['cache miss', t.miss.rps, t.miss.p50Ms, t.miss.p99Ms], w1),
-    `cached / bare = ${r.cached_over_bare}   cached / miss = ${Math.round((t.cached.rps / t.miss.rps) * 10) / 10}   (fills during the cached run: ${t.cachedFillsDuringRun})`,
+    row(['', 'rps', 'p50 ms', 'p99 ms', 'errors'], w1),
+    ...(
+      [
+        ['bare Hono route', t.bare],
+        ['one Redis GET', t.redisFloor],
+        ['hit, all tiers', t.cached],
+        ['hit, Redis tier', t.cachedRedis],
+        ['hit, order+bodies', t.cachedOrder],
+        ['304 Not Modified', t.notModified],
+        ['cache miss', t.miss],
+      ] as const
+    ).map(([name, x]) => row([name, x.rps, x.p50Ms, x.p99Ms, x.errors], w1)),
+    `cached / bare = ${r.cached_over_bare}   cached / Redis GET = ${ratio(t.cached.rps, t.redisFloor.rps)}   Redis tier / Redis GET = ${ratio(t.cachedRedis.rps, t.redisFloor.rps)}`,
+    `304 / bare = ${ratio(t.notModified.rps, t.bare.rps)}   cached / miss = ${ratio(t.cached.rps, t.miss.rps)}   (fills during the cached run: ${t.cachedFillsDuringRun})`,
     '',
     `thundering herd: ${on.readers} simultaneous first-page readers right after a version change`,
     row(['', 'fills', 'Cassandra queries', 'lease waits', 'non-200'], w2),

@@ -157,6 +157,15 @@ export const ConfigSchema = z.object({
   CACHE_LOCAL_TTL_MS: intFrom(1000, 0, 10_000),
   /** Rendered first pages (Redis + local tier); 'false' serves hits from the cached order. */
   CACHE_RENDERED_PAGES: z.stringbool().default(true),
+  /**
+   * Profiles with at least this many overrides get reordered copies (docs/cache.md "Copies for
+   * many overrides"); 0 = never.
+   */
+  COPY_MIN_OVERRIDES: intFrom(1000, 0),
+  /** A burst of writes to such a profile is copied this long after its last write… */
+  COPY_DEBOUNCE_MS: intFrom(500, 0, 60_000),
+  /** …and at the latest this long after its first. */
+  COPY_MAX_DELAY_MS: intFrom(5000, 0, 600_000),
   /** Memory of the process-local tier of rendered first pages. */
   CACHE_LOCAL_MAX_BYTES: intFrom(64 * 1024 * 1024, 0),
   /** Memcache-style fill leases; 'false' only to measure the thundering herd without them. */

@@ -39,15 +39,32 @@ export interface LoadResult {
   readonly errors: number;
 }
 
-/** A fixed-duration closed-loop run against one URL. */
-export async function cannon(url: string, seconds: number, connections = 32): Promise<LoadResult> {
-  const r = await autocannon({ url, duration: seconds, connections, workers: 1 });
+/**
+ * A fixed-duration closed-loop run against one URL; any answer but `expect` (200 unless told)
+ * counts as an error.
+ */
+export async function cannon(
+  url: string,
+  seconds: number,
+  connections = 32,
+  opts: { headers?: Record<string, string>; expect?: 200 | 304 } = {},
+): Promise<LoadResult> {
+  const r = await autocannon({
+    url,
+    duration: seconds,
+    connections,
+    workers: 1,
+    ...(opts.headers ? { headers: opts.headers } : {}),
+  });
+  // autocannon counts answers by status class; its typings leave these fields out.
+  const by = r as unknown as Record<'1xx' | '2xx' | '3xx' | '4xx' | '5xx', number>;
+  const wrong = opts.expect === 304 ? by['2xx'] : by['3xx'];
   return {
     rps: Math.round(r.requests.average),
     p50Ms: r.latency.p50,
     p99Ms: r.latency.p99,
     requests: r.requests.total,
-    errors: r.errors + r.non2xx + r.timeouts,
+    errors: r.errors + r.timeouts + by['1xx'] + by['4xx'] + by['5xx'] + wrong,
   };
 }
 
@@ -77,11 +94,11 @@ export async function herdClients(url: string, n: number) {
 }
 
 /** Wall-clock milliseconds of one GET (status checked). */
-export async function timedGet(url: string): Promise<{ ms: number; body: string }> {
+export async function timedGet(url: string): Promise<{ ms: number; body: string; etag: string }> {
   const t0 = performance.now();
   const res = await fetch(url);
   const body = await res.text();
   const ms = performance.now() - t0;
   if (res.status !== 200) throw new Error(`GET ${url} → ${res.status}: ${body.slice(0, 200)}`);
-  return { ms, body };
+  return { ms, body, etag: res.headers.get('etag') ?? '' };
 }

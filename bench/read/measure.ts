@@ -6,6 +6,7 @@
  */
 import { Hono } from 'hono';
 import { cacheKeys } from '../../src/cache/keys.js';
+import type { Config } from '../../src/config.js';
 import type { RedisGuard } from '../../src/cache/redis.js';
 import type { GridService } from '../../src/service/grid-service.js';
 import { cannon, herdClients, listen, timedGet } from './http.js';
@@ -15,8 +16,11 @@ export interface Bench {
   readonly guard: RedisGuard;
   /** Cassandra statements issued so far (a counting Cql under every service). */
   queries(): number;
-  /** A service + app on a port; `tuning` selects leases/bypass. */
-  serve(tuning: { leases?: boolean; bypass?: boolean }): Promise<{
+  /** A service + app on a port; `tuning` selects leases/bypass, `config` overrides settings. */
+  serve(
+    tuning: { leases?: boolean; bypass?: boolean },
+    config?: Partial<Config>,
+  ): Promise<{
     service: GridService;
     base: string;
     close(): Promise<void>;
@@ -29,9 +33,24 @@ const firstPage = (profileId: bigint, limit = 24) =>
 export interface ThroughputReport {
   readonly responseBytes: number;
   readonly bare: LoadResult;
+  /** A Hono route answering with one Redis GET of a value the size of the page. */
+  readonly redisFloor: LoadResult;
+  /** Every tier: the process-local rendering first, then Redis. */
   readonly cached: LoadResult;
+  /** Rendered pages from Redis only (CACHE_LOCAL_TTL_MS=0): the cross-process hit. */
+  readonly cachedRedis: LoadResult;
+  /** Without rendered pages: the cached order + bodies, decoded and rendered per request. */
+  readonly cachedOrder: LoadResult;
+  /** The same first page with If-None-Match of its ETag: 304s. */
+  readonly notModified: LoadResult;
   readonly miss: LoadResult;
   readonly cachedFillsDuringRun: number;
+}
+
+/** Warm-up (JIT, caches), then the measured run. */
+async function measure(url: string, seconds: number, connections: number, opts = {}) {
+  await cannon(url, 1, connections, opts);
+  return cannon(url, seconds, connections, opts);
 }
 
 export async function throughput(
@@ -40,38 +59,63 @@ export async function throughput(
   seconds: number,
   connections: number,
 ): Promise<ThroughputReport> {
-  const cached = await bench.serve({});
-  const miss = await bench.serve({ bypass: true });
+  const servers = [
+    await bench.serve({}),
+    await bench.serve({}, { CACHE_LOCAL_TTL_MS: 0 }),
+    await bench.serve({}, { CACHE_RENDERED_PAGES: false }),
+    await bench.serve({ bypass: true }, { CACHE_RENDERED_PAGES: false }),
+  ];
+  const [cached, redisOnly, orderOnly, miss] = servers as [Served, Served, Served, Served];
+  const floorKey = `bench:floor:{${profileId}}`;
   try {
-    const { body } = await timedGet(cached.base + firstPage(profileId));
-    // The ceiling: the same bytes from a route that does nothing.
+    const path = firstPage(profileId);
+    // Twice: the first read fills the order cache, the second renders a page from it and keeps it.
+    await timedGet(cached.base + path);
+    const { body, etag } = await timedGet(cached.base + path);
+    await bench.guard.client.set(floorKey, body, 'EX', 600);
+    // The ceilings: the same bytes from a route that does nothing, and from one Redis GET.
     const bare = new Hono();
     bare.get('/bare', (c) => c.body(body, 200, { 'content-type': 'application/json' }));
-    const bareServed = await listen(bare);
+    bare.get('/floor', async (c) =>
+      c.body((await bench.guard.client.get(floorKey)) ?? '', 200, {
+        'content-type': 'application/json',
+      }),
+    );
+    const ceilings = await listen(bare);
     try {
-      await cannon(bareServed.base + '/bare', 1, connections); // JIT warm-up
-      const bareResult = await cannon(bareServed.base + '/bare', seconds, connections);
-      await cannon(cached.base + firstPage(profileId), 1, connections);
+      const bareResult = await measure(ceilings.base + '/bare', seconds, connections);
+      const floorResult = await measure(ceilings.base + '/floor', seconds, connections);
       const fills0 = cached.service.caches!.grid.stats.fills;
-      const cachedResult = await cannon(cached.base + firstPage(profileId), seconds, connections);
+      const cachedResult = await measure(cached.base + path, seconds, connections);
       const fills = cached.service.caches!.grid.stats.fills - fills0;
-      await cannon(miss.base + firstPage(profileId), 1, connections);
-      const missResult = await cannon(miss.base + firstPage(profileId), seconds, connections);
+      const notModified = await measure(cached.base + path, seconds, connections, {
+        headers: { 'if-none-match': etag },
+        expect: 304,
+      });
+      const cachedRedis = await measure(redisOnly.base + path, seconds, connections);
+      const cachedOrder = await measure(orderOnly.base + path, seconds, connections);
+      const missResult = await measure(miss.base + path, seconds, connections);
       return {
         responseBytes: Buffer.byteLength(body),
         bare: bareResult,
+        redisFloor: floorResult,
         cached: cachedResult,
+        cachedRedis,
+        cachedOrder,
+        notModified,
         miss: missResult,
         cachedFillsDuringRun: fills,
       };
     } finally {
-      await bareServed.close();
+      await ceilings.close();
     }
   } finally {
-    await cached.close();
-    await miss.close();
+    await bench.guard.client.del(floorKey);
+    for (const s of servers) await s.close();
   }
 }
+
+type Served = Awaited<ReturnType<Bench['serve']>>;
 
 export interface HerdReport {
   readonly readers: number;
@@ -167,11 +211,13 @@ export async function depth(
       cacheKeys.summary(profileId),
       cacheKeys.lease(profileId),
       cacheKeys.order(profileId, generation, version),
+      cacheKeys.rendered(profileId, generation, version, 24),
       cacheKeys.overrides(profileId, generation, version),
       ...[...bodies].map((id) => cacheKeys.post(BigInt(id))),
     ];
     const forget = async () => {
       await bench.guard.client.del(keys);
+      s.service.caches!.rendered?.forget(profileId, { generation: 0n, version: 0n });
     };
     const run = async (url: string, cold: boolean) => {
       const ms: number[] = [];

@@ -29,9 +29,17 @@ import { createOverrideCache, type OverrideCache } from './override-cache.js';
 import type { RedisGuard } from './redis.js';
 import type { GridHead } from '../domain/grid-head.js';
 import type { GridSource } from '../domain/grid-source.js';
+import type { GridEntry } from '../domain/merge.js';
 
 /** The design caches the pins and the next two pages of 24. */
 export const FIRST_ENTRIES = 48;
+
+/** `rows`: up to FIRST_ENTRIES + 1 entries, so `complete` is exact even for a grid of 48. */
+function firstOrder(head: GridHead, rows: readonly GridEntry[]): FirstOrder {
+  const entries = rows.slice(0, FIRST_ENTRIES).map(({ postId, key }) => ({ postId, key }));
+  const { generation, version, pins } = head; // the order entry is keyed by state, no count
+  return { generation, version, pins, entries, complete: rows.length <= FIRST_ENTRIES };
+}
 
 export function createOrderReader(
   guard: RedisGuard,
@@ -62,21 +70,15 @@ export function createOrderReader(
    * grid of exactly 48. `sameOverrides`: the override list belongs to `head`'s state.
    */
   async function readEntries(profileId: bigint, head: GridHead) {
+    // A reordered copy of exactly this state (many overrides): no override list to read.
+    const copied = await source.copy?.(profileId, head, undefined, FIRST_ENTRIES + 1);
+    if (copied) return { order: firstOrder(head, copied), sameOverrides: true };
     const listed = await overrideLists.read(profileId, head);
     const rows = await source.entries(profileId, listed.rows, {
       limit: FIRST_ENTRIES + 1,
       exclude: head.pins,
     });
-    const entries = rows.slice(0, FIRST_ENTRIES).map(({ postId, key }) => ({ postId, key }));
-    const { generation, version, pins } = head; // the order entry is keyed by state, no count
-    const order: FirstOrder = {
-      generation,
-      version,
-      pins,
-      entries,
-      complete: rows.length <= FIRST_ENTRIES,
-    };
-    return { order, sameOverrides: sameState(listed.head, head) };
+    return { order: firstOrder(head, rows), sameOverrides: sameState(listed.head, head) };
   }
 
   /** Version first, rows second, version again: `stable` says the rows belong to `head`. */

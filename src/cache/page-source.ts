@@ -42,6 +42,7 @@ export function cachedPageSource(caches: ReadCaches, store: PageSource): PageSou
     },
     entries: (profileId, overrides: readonly GridEntry[], query) =>
       store.entries(profileId, overrides, query),
+    copy: store.copy,
     hydrate: (postIds, known) => caches.posts.hydrate(postIds, known),
   };
 }

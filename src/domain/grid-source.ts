@@ -6,7 +6,7 @@
  * The page read therefore has one source and no cache/no-cache branches.
  */
 import type { GridHead, OverrideRow } from './grid-head.js';
-import type { MinVersion } from './grid-version.js';
+import type { GridVersion, MinVersion } from './grid-version.js';
 import type { GridEntry, GridPosition } from './merge.js';
 import type { Post } from './post.js';
 
@@ -48,7 +48,21 @@ export interface GridSource {
   readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }>;
   /** Bodies of existing posts; deleted posts are simply absent from the map. */
   readPosts(postIds: readonly bigint[]): Promise<Map<bigint, Post>>;
+  /** A reordered copy's entries of exactly `state` (see CopySlice); absent = no copies. */
+  readonly copy?: CopySlice | undefined;
 }
+
+/**
+ * Up to `limit` unpinned entries of `state`'s display order strictly after `after`, read from a
+ * reordered copy of exactly that state (profiles with many overrides), or undefined when there is
+ * none: the caller then merges the overrides with the time-ordered rows.
+ */
+export type CopySlice = (
+  profileId: bigint,
+  state: GridVersion,
+  after: GridPosition | undefined,
+  limit: number,
+) => Promise<GridEntry[] | undefined>;
 
 /** The main order's first entries of exactly one state, as a cache holds them. */
 export interface CachedOrder {
@@ -81,6 +95,8 @@ export interface PageSource {
     overrides: readonly GridEntry[],
     query: EntriesQuery,
   ): Promise<GridEntry[]>;
+  /** As GridSource.copy. */
+  readonly copy?: CopySlice | undefined;
   /** Bodies of `postIds` (those in `known` are not read again); deleted posts are absent. */
   hydrate(
     postIds: readonly bigint[],

@@ -31,6 +31,7 @@ import { listMedia, type MediaQuery } from './read/media.js';
 import type { ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import type { RenderedRead, RenderPage } from './read/rendered-read.js';
+import type { CopyBuilder } from './read/copy-builder.js';
 import type { RenderedPage } from '../cache/rendered-pages.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
 import type { GridWriter, WriteOptions } from './write/grid-writer.js';
@@ -51,6 +52,8 @@ export class GridService {
   readonly flags: Flags;
   /** Shadow reads and cache sampling beside the page read. */
   readonly checks: ReadChecks;
+  /** Reordered copies of profiles with many overrides (read/copy-builder.ts). */
+  readonly copies: CopyBuilder;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   private readonly renderedRead: RenderedRead;
   private readonly deps: ServiceDeps;
@@ -65,6 +68,7 @@ export class GridService {
     this.caches = w.caches;
     this.flags = w.flags;
     this.checks = w.checks;
+    this.copies = w.copies;
     this.pageReader = w.pageReader;
     this.renderedRead = w.renderedRead;
     this.deps = w.deps;

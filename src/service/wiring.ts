@@ -25,6 +25,8 @@ import { createReadChecks, type ReadChecks } from './read/read-checks.js';
 import { createPageReader } from './read/read-mode.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import { createRenderedRead, type RenderedRead } from './read/rendered-read.js';
+import { createCopyBuilder, type CopyBuilder } from './read/copy-builder.js';
+import { CopyHints, DisplayCopyStore } from '../store/display-copy-store.js';
 import { GridWriter, writerSettingsOf, type WriterHooks } from './write/grid-writer.js';
 
 export interface IdSource {
@@ -59,6 +61,7 @@ export interface Wiring {
   readonly checks: ReadChecks;
   readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   readonly renderedRead: RenderedRead;
+  readonly copies: CopyBuilder;
   readonly deps: ServiceDeps;
 }
 
@@ -73,6 +76,15 @@ export function wireService(
   const posts = new PostsStore(cql, consistency);
   const membership = new MembershipStore(cql, consistency);
   const reader = new CassandraGridReader(store, posts, membership, consistency);
+  const copyStore = new DisplayCopyStore(cql, consistency);
+  const hints = new CopyHints(config.COPY_MIN_OVERRIDES, (p) => copies.schedule(p));
+  const copies = createCopyBuilder(reader, copyStore, {
+    minOverrides: config.COPY_MIN_OVERRIDES,
+    debounceMs: config.COPY_DEBOUNCE_MS,
+    maxDelayMs: config.COPY_MAX_DELAY_MS,
+    ...(opts.hooks?.log ? { log: opts.hooks.log } : {}),
+  });
+  reader.attachCopies(copyStore, hints);
   const caches = opts.redis
     ? createServiceCaches(config, opts.redis, reader, opts.cacheTuning)
     : undefined;
@@ -82,6 +94,9 @@ export function wireService(
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
   // After every commit (any write path): store the new state's order, then drop the summary.
   // This process's rendered pages of the grid are dropped at once, before the refill.
+  writer.afterEachCommit((e) =>
+    hints.has(e.profileId) ? copies.schedule(e.profileId) : undefined,
+  );
   const rendered = caches?.rendered;
   if (rendered) writer.afterEachCommit((e) => rendered.forget(e.profileId, e));
   if (grid) writer.afterEachCommit((e) => grid.afterGridWrite(e.profileId));
@@ -124,6 +139,7 @@ export function wireService(
     checks,
     pageReader,
     renderedRead,
+    copies,
     deps,
   };
 }

@@ -11,6 +11,7 @@
 import { minVersionEscalations } from '../obs/metrics.js';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import type {
+  CopySlice,
   EntriesQuery,
   GridSource,
   PageHead,
@@ -22,11 +23,14 @@ import type { Post } from '../domain/post.js';
 import type { GridEntry, GridPosition } from '../domain/merge.js';
 import { mergeGridAsync } from '../domain/merge.js';
 import type { Consistency } from './cassandra.js';
+import type { CopyHints, DisplayCopyStore } from './display-copy-store.js';
 import type { GridStore } from './grid-store.js';
 import type { MembershipStore } from './membership-store.js';
 import type { PostsStore } from './posts-store.js';
 
 export class CassandraGridReader implements GridSource, PageSource {
+  private copies: { readonly store: DisplayCopyStore; readonly hints: CopyHints } | undefined;
+
   constructor(
     private readonly store: GridStore,
     private readonly posts: PostsStore,
@@ -51,6 +55,18 @@ export class CassandraGridReader implements GridSource, PageSource {
     minVersionEscalations.inc();
     return this.readHead(profileId, 'serial');
   }
+
+  /** Reordered copies for profiles with many overrides (wiring.ts; none = always merge). */
+  attachCopies(store: DisplayCopyStore, hints: CopyHints): void {
+    this.copies = { store, hints };
+  }
+
+  /** GridSource.copy: only profiles known to have many overrides look for one. */
+  readonly copy: CopySlice = async (profileId, state, after, limit) => {
+    const copies = this.copies;
+    if (!copies?.hints.has(profileId)) return undefined;
+    return copies.store.slice(profileId, state, after, limit);
+  };
 
   // --- PageSource: straight from Cassandra (the cache decorates these, cache/page-source.ts)
 
@@ -77,6 +93,7 @@ export class CassandraGridReader implements GridSource, PageSource {
   async readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
     const snap = await this.store.readOverrides(profileId);
     await this.membership.rollForward(profileId, snap.head);
+    this.copies?.hints.saw(profileId, snap.overrides.length);
     return { head: snap.head, rows: [...snap.overrides] };
   }
 

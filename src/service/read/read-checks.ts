@@ -124,6 +124,7 @@ export function createReadChecks(
       overrides: (profileId, head) => source.overrides(profileId, head),
       entries: (profileId, overrides, query) => source.entries(profileId, overrides, query),
       hydrate: (postIds, known) => source.hydrate(postIds, known),
+      copy: source.copy,
       async head(profileId, minVersion, prefetch) {
         const read = await source.head(profileId, minVersion, prefetch);
         const { order } = read;

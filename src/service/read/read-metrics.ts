@@ -11,10 +11,18 @@ import { firstPageReads, gridChanged, pageReadDuration } from '../../obs/metrics
  */
 export function recordPageRead(
   read: PageHead,
-  opts: { firstPage: boolean; fromCachedOrder: boolean; changed: boolean; seconds: number },
+  opts: {
+    firstPage: boolean;
+    fromCachedOrder: boolean;
+    /** Read from a reordered copy (`source="copy"`). */
+    fromCopy: boolean;
+    changed: boolean;
+    seconds: number;
+  },
 ): void {
   const page = opts.firstPage ? 'first' : 'later';
-  const source = opts.fromCachedOrder && read.cache === 'hit' ? 'cache' : 'cassandra';
+  const source =
+    opts.fromCachedOrder && read.cache === 'hit' ? 'cache' : opts.fromCopy ? 'copy' : 'cassandra';
   pageReadDuration.observe({ page, source }, opts.seconds);
   if (opts.firstPage) firstPageReads.inc({ result: read.cache ?? 'bypass' });
   if (opts.changed) gridChanged.inc();

@@ -7,6 +7,9 @@
  * DESC). The cursor carries the last entry's (key, postId) and the version/generation of the head
  * read BEFORE the rows (design §6.1: read later, a post moved in between would look unmoved).
  *
+ * Profiles with many overrides may have a reordered copy of the state (cql/016_display_copy.cql):
+ * then the page seeks into it instead of reading the overrides and merging.
+ *
  * Pins come first on the first page only, in addition to `limit` main-order entries; they never
  * appear in a cursor. Bodies are hydrated afterwards; a post deleted meanwhile is skipped.
  *
@@ -77,7 +80,14 @@ export async function readGridPage(
   const fast = foreign
     ? undefined
     : read.order && sliceCachedOrder(read.order, cursor, after, q.limit + 1);
-  const rows = fast ? [] : await source.overrides(q.profileId, head);
+  // A reordered copy of exactly this state (profiles with many overrides): seek to the cursor,
+  // no override read. Only for a cursor of this very state: another state's cursor position is
+  // resumed through the overrides (cursor-resume.ts).
+  const copied =
+    fast || foreign || !source.copy || (cursor && compareGridVersions(cursor, head) !== 0)
+      ? undefined
+      : await source.copy(q.profileId, head, after, q.limit + 1);
+  const rows = fast || copied ? [] : await source.overrides(q.profileId, head);
   // The grid changed since the cursor: follow a relabel of the cursor's post (cursor-resume.ts).
   const start = foreign
     ? effectiveEntry(rows, cursor.postId)
@@ -86,6 +96,7 @@ export async function readGridPage(
       : after;
   const main =
     fast ??
+    copied ??
     (await source.entries(q.profileId, rows, {
       ...(start ? { after: start } : {}),
       limit: q.limit + 1,
@@ -123,6 +134,7 @@ export async function readGridPage(
   recordPageRead(read, {
     firstPage: !cursor,
     fromCachedOrder: Boolean(fast),
+    fromCopy: Boolean(copied),
     changed,
     seconds: (performance.now() - started) / 1000,
   });
