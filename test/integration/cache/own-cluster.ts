@@ -8,6 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -44,9 +45,27 @@ async function connected(port: number): Promise<Redis> {
   }
 }
 
+/** True when something accepts a connection on the loopback port. */
+const taken = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
 export async function startOwnCluster(ports: readonly number[]): Promise<OwnCluster> {
+  // A server already there (another run of this suite) would be joined instead of ours.
+  for (const port of [...ports, ...ports.map((p) => p + 10_000)]) {
+    if (await taken(port))
+      throw new Error(`port ${port} is in use: is another cluster test running?`);
+  }
   const dir = mkdtempSync(join(tmpdir(), 'regrid-rcluster-'));
   const children = new Map<number, ChildProcess>();
+  // Should the test process die before teardown, take our servers with it (by PID).
+  const onExit = () => {
+    for (const child of children.values()) if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', onExit);
   const exited = new Map<number, Promise<void>>();
   const admins: Redis[] = [];
   const stopAll = async () => {
@@ -56,6 +75,7 @@ export async function startOwnCluster(ports: readonly number[]): Promise<OwnClus
       await exited.get(port);
     }
     children.clear();
+    process.off('exit', onExit);
     rmSync(dir, { recursive: true, force: true });
   };
   try {

@@ -228,9 +228,15 @@ describe('through the service', () => {
   });
 
   it('a master killed mid-run: moves and reads keep answering 200 from Cassandra', async () => {
-    // Production timeouts: every Redis call gives up after 150 ms; requests have deadlines, so
-    // a hang would show as a 503.
-    const config = { ...s.config, REDIS_TIMEOUT_MS: 150 };
+    // Production Redis timeout: every Redis call gives up after 150 ms. Requests have deadlines,
+    // so a hang would show as a 503; twice the production ones, as this machine is shared and
+    // its load alone (not Redis) has put single requests past 400 ms.
+    const config = {
+      ...s.config,
+      REDIS_TIMEOUT_MS: 150,
+      REQUEST_DEADLINE_READ_MS: 2000,
+      REQUEST_DEADLINE_WRITE_MS: 4000,
+    };
     const own = createRedisGuard(config, { log: () => {} });
     try {
       expect(await own.waitReady(5000)).toBe(true);
