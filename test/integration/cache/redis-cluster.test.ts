@@ -26,6 +26,8 @@ import {
 } from './harness.js';
 import type { Stores } from './harness.js';
 import { startOwnCluster } from './own-cluster.js';
+import { startOwnRedis } from './own-redis.js';
+import { testConfig } from '../support/stores.js';
 import type { OwnCluster } from './own-cluster.js';
 import { allPages, move, serviceWith } from './service-api.js';
 
@@ -158,43 +160,59 @@ describe('first-page cache on the cluster', () => {
 });
 
 describe('other Redis users on the cluster', () => {
-  it('missed invalidations are repaired on every master, by profile and by sweep', async () => {
+  /** Summaries, previous summaries and leases of 12 profiles, repaired by name, then by sweep. */
+  async function repairs(g: RedisGuard) {
     const profiles = Array.from({ length: 12 }, () => freshProfile(s));
-    const masters = new Set(
-      await Promise.all(profiles.map((p) => cluster.masterOf(cacheKeys.summary(p)))),
-    );
-    expect(masters.size).toBeGreaterThan(1);
-    const plant = () =>
-      Promise.all(
-        profiles.flatMap((p) => [
-          guard.client.set(cacheKeys.summary(p), '{}', 'EX', 60),
-          guard.client.set(cacheKeys.previous(p), '{}', 'EX', 60),
-          guard.client.set(cacheKeys.lease(p), 't', 'EX', 60),
-        ]),
-      );
+    const keys = profiles.flatMap((p) => [
+      cacheKeys.summary(p),
+      cacheKeys.previous(p),
+      cacheKeys.lease(p),
+    ]);
+    const plant = () => Promise.all(keys.map((k) => g.client.set(k, '{}', 'EX', 60)));
     const left = async () => {
-      const keys = profiles.flatMap((p) => [
-        cacheKeys.summary(p),
-        cacheKeys.previous(p),
-        cacheKeys.lease(p),
-      ]);
-      const found = await Promise.all(keys.map((k) => guard.client.exists(k)));
+      const found = await Promise.all(keys.map((k) => g.client.exists(k)));
       return found.reduce((a, b) => a + b, 0);
     };
-    // Named profiles: one DEL per profile, each on its own slot's master.
+    // Named profiles: one UNLINK per profile, on its own slot's master.
     await plant();
     const named = createPendingInvalidations(100);
     for (const p of profiles) named.add(p);
-    expect(await named.settle(guard.run)).toBe(true);
+    expect(await named.settle(g.run)).toBe(true);
     expect(named.stats.repaired).toBe(12);
     expect(await left()).toBe(0);
     // Overflow: the sweep SCANs each master.
     await plant();
+    expect(await left()).toBe(36);
     const overflowing = createPendingInvalidations(2);
     for (const p of profiles) overflowing.add(p);
-    expect(await overflowing.settle(guard.run)).toBe(true);
+    expect(await overflowing.settle(g.run)).toBe(true);
     expect(overflowing.stats.sweeps).toBe(1);
     expect(await left()).toBe(0);
+    return profiles;
+  }
+
+  it('missed invalidations are repaired on every master, by profile and by sweep', async () => {
+    const profiles = await repairs(guard);
+    const masters = await Promise.all(profiles.map((p) => cluster.masterOf(cacheKeys.summary(p))));
+    expect(new Set(masters).size).toBeGreaterThan(1);
+  });
+
+  it('the same repairs on a single Redis (private redis-server: the sweep deletes every summary)', async () => {
+    const server = await startOwnRedis(6395);
+    const single = createRedisGuard(
+      testConfig({ REDIS_URL: server.url, REDIS_TIMEOUT_MS: '2000' }),
+      {
+        log: () => {},
+      },
+    );
+    try {
+      expect(await single.waitReady(5000)).toBe(true);
+      expect(single.cluster).toBe(false);
+      await repairs(single);
+    } finally {
+      await single.close();
+      await server.kill();
+    }
   });
 
   it('the move rate limit counts per profile on its slot', async () => {
