@@ -3,6 +3,7 @@
  * failing fast; everything else receives a typed `Config`.
  */
 import { z } from 'zod';
+import { redisTargetProblem } from './redis-target.js';
 
 const intFrom = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -108,7 +109,10 @@ export const ConfigSchema = z.object({
   REGRID_TEST_STORES: z.enum(['auto', 'containers', 'local']).default('auto'),
 
   // Redis: an optimisation; the service keeps working without it.
+  /** `redis[s]://[user:pass@]host:port[/db]`, or a cluster: `redis[s]+cluster://[user:pass@]h:p,h:p`. */
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Redis Cluster seed nodes (`host:port,...`); when set they replace REDIS_URL's hosts. */
+  REDIS_CLUSTER_NODES: csv,
   REDIS_TIMEOUT_MS: intFrom(150, 10),
 
   // Auth. In development a secret is generated and printed when none is configured.
@@ -182,10 +186,17 @@ export const ConfigSchema = z.object({
   CACHE_REPAIR_MAX_PROFILES: intFrom(10_000, 1),
 });
 
+/** Checks across fields (kept off ConfigSchema, whose `.pick` needs a plain object). */
+const CheckedConfig = ConfigSchema.superRefine((c, ctx) => {
+  // A Redis target that cannot be read fails at start-up, not at the first cache call.
+  const problem = redisTargetProblem(c);
+  if (problem) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: problem });
+});
+
 export type Config = z.infer<typeof ConfigSchema>;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = ConfigSchema.safeParse(env);
+  const parsed = CheckedConfig.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);

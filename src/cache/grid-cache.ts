@@ -177,7 +177,10 @@ export function createGridCache(
   ): Promise<FirstOrderRead> {
     const min = opts.minVersion;
     if (settings.bypass) return direct(profileId, min, false);
-    const first = await lookup(profileId, min, undefined, opts.prefetchBodies ?? 0);
+    // On a Redis Cluster the bodies live in other slots, out of the script's reach (scripts.ts):
+    // the page read hydrates them instead, one pipeline per master (post-cache.ts).
+    const prefetch = guard.cluster ? 0 : (opts.prefetchBodies ?? 0);
+    const first = await lookup(profileId, min, undefined, prefetch);
     if (first.kind === 'hit') {
       stats.hits += 1;
       return first.read;

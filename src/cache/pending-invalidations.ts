@@ -14,11 +14,15 @@
  * lease in Redis (SCAN + UNLINK). Order entries and override lists survive (they are keyed by
  * state), so the cost is one head read per profile on its next read.
  *
+ * On a Redis Cluster each profile's three keys share its slot (one command each, redis-batch.ts),
+ * and the sweep scans every master. A master that is down fails the repair, which stays owed (the
+ * guard keeps this process on Cassandra) until the master, or its promoted replica, answers.
+ *
  * An entry is dropped only if it was not owed again while its delete was in flight: a write that
  * commits after the delete ran needs a delete of its own.
  */
-import type { Redis } from 'ioredis';
 import { cacheKeys, SUMMARY_SWEEP_PATTERNS } from './keys.js';
+import { scanTargets, unlinkGroups } from './redis-batch.js';
 import type { RedisRepair, RepairCall } from './redis.js';
 
 /** Profiles per pipelined round trip when settling. */
@@ -62,33 +66,45 @@ export function createPendingInvalidations(maxProfiles: number): PendingInvalida
   const pending = () => owed.size > 0 || overflowAt > 0;
 
   async function sweep(call: RepairCall): Promise<boolean> {
-    for (const pattern of SUMMARY_SWEEP_PATTERNS) {
-      let cursor = '0';
-      do {
-        const page = await call((c) => c.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
-        if (page === undefined) return false;
-        const [next, keys] = page;
-        if (keys.length > 0 && (await call((c) => c.unlink(...keys))) === undefined) return false;
-        cursor = next;
-      } while (cursor !== '0');
+    const targets = await call(async (c) => scanTargets(c));
+    if (targets === undefined) return false;
+    for (const node of targets) {
+      for (const pattern of SUMMARY_SWEEP_PATTERNS) {
+        let cursor = '0';
+        do {
+          const page = await call(() => node.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
+          if (page === undefined) return false;
+          const [next, keys] = page;
+          // Through the client, not the node: on a cluster it routes each key to its slot.
+          const gone =
+            keys.length &&
+            (await call((c) =>
+              unlinkGroups(
+                c,
+                keys.map((k) => [k]),
+              ),
+            ));
+          if (gone === undefined) return false;
+          cursor = next;
+        } while (cursor !== '0');
+      }
     }
     stats.sweeps += 1;
     return true;
   }
 
   async function deleteChunk(call: RepairCall, chunk: Array<[bigint, number]>): Promise<boolean> {
-    const replies = await call((c: Redis) => {
-      const batch = c.pipeline();
-      for (const [profileId] of chunk) {
-        batch.del(
+    const done = await call((c) =>
+      unlinkGroups(
+        c,
+        chunk.map(([profileId]) => [
           cacheKeys.summary(profileId),
           cacheKeys.lease(profileId),
           cacheKeys.previous(profileId),
-        );
-      }
-      return batch.exec();
-    });
-    if (!replies || replies.some(([err]) => err)) return false;
+        ]),
+      ),
+    );
+    if (done === undefined) return false;
     for (const [profileId, at] of chunk) {
       if (owed.get(profileId) === at) {
         owed.delete(profileId);

@@ -6,9 +6,13 @@
  * (fire and forget: the response does not wait for the backfill). Posts Cassandra no longer has
  * (deleted, taken down) are absent from the result, and callers skip them. With Redis down the
  * whole set comes from Cassandra.
+ *
+ * Bodies live in slots of their own (no hash tag), so on a Redis Cluster the multi-get, backfill
+ * and forget go out as per-key commands, one pipeline per master (redis-batch.ts).
  */
 import { decodePost, encodePost } from './codec.js';
 import { cacheKeys } from './keys.js';
+import { getMany, setEachEx, unlinkGroups } from './redis-batch.js';
 import type { RedisGuard } from './redis.js';
 import type { GridSource } from '../domain/grid-source.js';
 import type { Post as PostBody } from '../domain/post.js';
@@ -50,7 +54,7 @@ export function createPostCache(
       stats.hits += out.size;
       return out;
     }
-    const raw = await guard.run((c) => c.mget(wanted.map(cacheKeys.post)));
+    const raw = await guard.run((c) => getMany(c, wanted.map(cacheKeys.post)));
     const missing: bigint[] = [];
     wanted.forEach((id, i) => {
       const body = decodePost(raw?.[i]);
@@ -64,20 +68,22 @@ export function createPostCache(
     const fetched = await source.readPosts(missing);
     for (const [id, body] of fetched) out.set(id, body);
     if (fetched.size > 0 && raw !== undefined) {
-      void guard.run((c) => {
-        const batch = c.pipeline();
-        for (const body of fetched.values()) {
-          batch.set(cacheKeys.post(body.postId), encodePost(body), 'EX', ttlS);
-        }
-        return batch.exec();
-      });
+      const entries = [...fetched.values()].map(
+        (body) => [cacheKeys.post(body.postId), encodePost(body)] as const,
+      );
+      void guard.run((c) => setEachEx(c, entries, ttlS));
     }
     return out;
   }
 
   async function forget(postIds: readonly bigint[]): Promise<void> {
     if (postIds.length === 0) return;
-    await guard.run((c) => c.del(postIds.map(cacheKeys.post)));
+    await guard.run((c) =>
+      unlinkGroups(
+        c,
+        postIds.map((id) => [cacheKeys.post(id)]),
+      ),
+    );
   }
 
   return { hydrate, forget, stats };

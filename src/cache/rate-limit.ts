@@ -6,16 +6,19 @@
  * exact retry-after is known (when the oldest move in the window falls out). Memory is at most
  * MOVE_RATE_LIMIT members per active profile, expiring with the window.
  *
+ * One key per profile (`rl:move:{profile}`): on a Redis Cluster the script runs on that slot's
+ * master as it is.
+ *
  * Fails open: when Redis is down or slow the move is allowed (and counted in `failOpen`). The rate
  * limit protects the override partition from abuse; refusing every move because the cache is
  * down would turn an optimisation's outage into a write outage.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { DomainError } from '../domain/errors.js';
 import { cacheKeys } from './keys.js';
 import { rateLimited } from '../obs/metrics.js';
 import type { RedisGuard } from './redis.js';
+import type { RedisClient } from './redis-client.js';
 
 /**
  * KEYS[1] = window set. ARGV = limit, window ms, unique member.
@@ -60,11 +63,11 @@ export function createMoveRateLimiter(
   settings: { limit: number; windowS: number },
 ): MoveRateLimiter {
   const stats = { limited: 0, failOpen: 0 };
-  const commands = (c: Redis) => {
+  const commands = (c: RedisClient) => {
     if (!('regridMoveRate' in c)) {
       c.defineCommand('regridMoveRate', { numberOfKeys: 1, lua: SLIDING_WINDOW });
     }
-    return c as Redis & RateCommands;
+    return c as RedisClient & RateCommands;
   };
   commands(guard.client);
 

@@ -19,23 +19,34 @@
  * see what the repair is about to delete. The breaker does not delay a repair: its cool-down
  * keeps ordinary calls away, the probe is one PING.
  *
+ * A Redis Cluster (redis-client.ts) goes through the same guard: a dead master makes the calls
+ * that reach it fail fast like any other failure, so its profiles read Cassandra (and an
+ * invalidation it missed closes the guard until it is repaired, exactly as for a single Redis).
+ *
  * `health()` feeds /readyz: "degraded" while disconnected, the breaker is open or a repair is
  * pending.
  */
-import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { redisErrors, watchBreaker } from '../obs/metrics.js';
+import { redisTargetOf } from '../redis-target.js';
+import { createRedisClient, isCluster } from './redis-client.js';
+import type { RedisClient } from './redis-client.js';
 
 export type RedisHealth = 'ok' | 'degraded';
 
 export interface RedisGuard {
-  readonly client: Redis;
+  readonly client: RedisClient;
+  /**
+   * True for a Redis Cluster: callers must keep multi-key commands inside one slot and spread
+   * the others (redis-batch.ts).
+   */
+  readonly cluster: boolean;
   /**
    * Runs `op` against Redis. Resolves to `undefined` when Redis is unavailable, slow or the
    * breaker is open; callers then take their Cassandra path. `op` must not itself resolve to
    * `undefined` (ioredis answers `null` for missing keys, so that holds for plain commands).
    */
-  run<T>(op: (client: Redis) => Promise<T>): Promise<T | undefined>;
+  run<T>(op: (client: RedisClient) => Promise<T>): Promise<T | undefined>;
   health(): RedisHealth;
   /**
    * Registers work Redis owes (see above). Returns `owe`: call it whenever the repair has become
@@ -48,7 +59,7 @@ export interface RedisGuard {
 }
 
 /** A call bounded by REDIS_TIMEOUT_MS that ignores the breaker and pending repairs. */
-export type RepairCall = <T>(op: (client: Redis) => Promise<T>) => Promise<T | undefined>;
+export type RepairCall = <T>(op: (client: RedisClient) => Promise<T>) => Promise<T | undefined>;
 
 export interface RedisRepair {
   /** True while Redis owes this repair's work. */
@@ -64,6 +75,7 @@ export interface RedisGuardOptions {
 type Settings = Pick<
   Config,
   | 'REDIS_URL'
+  | 'REDIS_CLUSTER_NODES'
   | 'REDIS_TIMEOUT_MS'
   | 'REDIS_BREAKER_FAILURES'
   | 'REDIS_BREAKER_COOLDOWN_MS'
@@ -77,15 +89,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   const probeMs = config.REDIS_REPAIR_PROBE_MS;
   const log = options.log ?? ((msg: string) => console.warn(msg));
 
-  const client = new Redis(config.REDIS_URL, {
-    commandTimeout: timeoutMs,
-    connectTimeout: Math.max(timeoutMs * 4, 500),
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    // Keep reconnecting forever, backing off to 2 s, so the cache comes back by itself.
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
-  });
+  const client = createRedisClient(redisTargetOf(config), timeoutMs);
 
   let consecutiveFailures = 0;
   let openUntil = 0;
@@ -119,7 +123,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     report();
   }
 
-  const call: RepairCall = async <T>(op: (c: Redis) => Promise<T>) => {
+  const call: RepairCall = async <T>(op: (c: RedisClient) => Promise<T>) => {
     if (client.status !== 'ready') return undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -141,7 +145,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     }
   };
 
-  async function run<T>(op: (c: Redis) => Promise<T>): Promise<T | undefined> {
+  async function run<T>(op: (c: RedisClient) => Promise<T>): Promise<T | undefined> {
     if (owed()) {
       scheduleRepair();
       return undefined;
@@ -214,5 +218,5 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     }
   }
 
-  return { client, run, health, addRepair, waitReady, close };
+  return { client, cluster: isCluster(client), run, health, addRepair, waitReady, close };
 }

@@ -2,9 +2,13 @@
  * Lua scripts the cache runs atomically inside Redis, registered on the client with
  * `defineCommand` (ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH).
  *
- * All keys a script touches belong to one profile and share its hash tag (see keys.ts).
+ * All keys a script touches belong to one profile and share its hash tag (see keys.ts), so each
+ * runs on a Redis Cluster unchanged: one slot, one master. READ_FIRST reads the order entry its
+ * summary names without declaring it (it is only known inside the script); that is allowed
+ * because the key carries the same tag, i.e. the same slot on the same node. Its body prefetch is
+ * the one exception, see there.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 
 /**
  * The hit path in one round trip: the summary, the order entry it names, and the bodies of the
@@ -13,7 +17,8 @@ import type { Redis } from 'ioredis';
  * Returns {summary or false, order or false, body or false...} (bodies in pins-then-entries order).
  *
  * The body keys are built here rather than declared in KEYS, which Redis Cluster forbids (they
- * live in other slots): on a cluster pass ARGV[1] = 0 and let hydration MGET them per slot.
+ * live in other slots): on a cluster grid-cache.ts passes ARGV[1] = 0 and the page read fetches
+ * them per master (post-cache.ts, redis-batch.ts).
  */
 const READ_FIRST = `
 local s = redis.call('GET', KEYS[1])
@@ -117,10 +122,10 @@ export interface CacheCommands {
   ): Promise<number>;
 }
 
-const registered = new WeakSet<Redis>();
+const registered = new WeakSet<RedisClient>();
 
 /** Registers the scripts once per client and returns the client typed with them. */
-export function withCacheCommands(client: Redis): Redis & CacheCommands {
+export function withCacheCommands(client: RedisClient): RedisClient & CacheCommands {
   if (!registered.has(client)) {
     client.defineCommand('regridReadFirst', { numberOfKeys: 1, lua: READ_FIRST });
     client.defineCommand('regridReadPage', { numberOfKeys: 1, lua: READ_PAGE });
@@ -129,5 +134,5 @@ export function withCacheCommands(client: Redis): Redis & CacheCommands {
     client.defineCommand('regridInvalidate', { numberOfKeys: 3, lua: INVALIDATE });
     registered.add(client);
   }
-  return client as Redis & CacheCommands;
+  return client as RedisClient & CacheCommands;
 }

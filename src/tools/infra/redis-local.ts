@@ -1,12 +1,14 @@
 /**
  * Local Redis for development and tests: if nothing answers at REDIS_URL, the URL points at this
  * machine and `redis-server` is on PATH, start one (daemonized, no persistence) and wait for PING.
- * Remote URLs are never provisioned; a missing Redis is then the service's degraded mode.
+ * Remote URLs are never provisioned; a missing Redis is then the service's degraded mode. Nor is
+ * a Redis Cluster: its seeds are only probed (building one is the operator's job, docs/cache.md).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config.js';
+import { redisTargetOf } from '../../redis-target.js';
 import { regridHome } from './cassandra-files.js';
 import { findOnPath, isLoopbackHost, probeTcp, sleep, tailFile } from './process-utils.js';
 
@@ -34,10 +36,19 @@ function hostPort(url: string): { host: string; port: number } {
 }
 
 export async function ensureRedis(
-  config: Pick<Config, 'REDIS_URL' | 'REGRID_HOME'>,
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REGRID_HOME'>,
   log: (line: string) => void = (l) => console.log(`[redis] ${l}`),
 ): Promise<RedisTarget> {
   const url = config.REDIS_URL;
+  const target = redisTargetOf(config);
+  if (target.kind === 'cluster') {
+    const seeds = target.nodes.map((n) => `${n.host}:${n.port}`).join(', ');
+    for (const n of target.nodes) {
+      if (await redisAnswers(n.host, n.port))
+        return { url, origin: 'reused', detail: `Redis Cluster answers at ${n.host}:${n.port}` };
+    }
+    return { url, origin: 'absent', detail: `no Redis Cluster seed answers (${seeds})` };
+  }
   const { host, port } = hostPort(url);
   if (await redisAnswers(host, port))
     return { url, origin: 'reused', detail: `Redis answers at ${host}:${port}` };

@@ -8,18 +8,11 @@ import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
 import { loadConfig } from '../../../src/config.js';
 import type { Config } from '../../../src/config.js';
-import { createApp } from '../../../src/http/app.js';
-import { issueToken } from '../../../src/http/auth.js';
-import { GridService } from '../../../src/service/grid-service.js';
-import { makeReadiness } from '../../../src/service/readiness.js';
-import { cqlOf } from '../../../src/store/cassandra.js';
 import { freshProfile, openStores, seedPosts } from './harness.js';
 import type { Stores } from './harness.js';
 import { startOwnRedis } from './own-redis.js';
 import type { OwnRedis } from './own-redis.js';
-
-const JWT = 'cache-tests-jwt-secret-0123456789';
-const CURSORS = 'cache-tests-cursor-secret-0123456789';
+import { allPages, move, serviceWith as serviceOn } from './service-api.js';
 
 let s: Stores;
 beforeAll(async () => {
@@ -27,62 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-function serviceWith(config: Config, redis?: RedisGuard) {
-  const cql = cqlOf(s.client);
-  const service = new GridService({
-    cql,
-    config,
-    ids: s.ids,
-    cursorSecret: CURSORS,
-    ...(redis ? { redis } : {}),
-  });
-  const app = createApp({
-    service,
-    jwtSecret: JWT,
-    bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    readiness: makeReadiness({ cql, redis, timeoutMs: 2000 }),
-  });
-  async function call(method: string, path: string, profileId?: bigint, body?: unknown) {
-    const headers: Record<string, string> = {};
-    if (profileId) headers.authorization = `Bearer ${await issueToken(JWT, profileId)}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await app.request(path, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
-  }
-  return { service, call };
-}
-
-type Api = ReturnType<typeof serviceWith>;
-
-async function allPages(api: Api, profileId: bigint, limit: number, minVersion?: string) {
-  const pages: Array<{ ids: string[]; cursor: string | null; version: string }> = [];
-  let cursor: string | null = null;
-  do {
-    const qs = new URLSearchParams({ limit: String(limit) });
-    if (cursor) qs.set('cursor', cursor);
-    if (minVersion) qs.set('min_version', minVersion);
-    const r = await api.call('GET', `/v1/profiles/${profileId}/grid?${qs}`);
-    expect(r.status).toBe(200);
-    cursor = r.json.next_cursor;
-    pages.push({
-      ids: r.json.items.map((i: { id: string }) => i.id),
-      cursor,
-      version: r.json.grid_version,
-    });
-  } while (cursor);
-  return pages;
-}
-
-const move = (api: Api, profileId: bigint, postId: bigint, after: bigint | null) =>
-  api.call('POST', '/v1/me/grid/moves', profileId, {
-    post_id: String(postId),
-    after: after === null ? null : String(after),
-  });
+const serviceWith = (config: Config, redis?: RedisGuard) => serviceOn(s, config, redis);
 
 describe('cached reads through the service', () => {
   let guard: RedisGuard;
