@@ -127,6 +127,7 @@ async function printDevBanner(base: string, secret: string, ttlS: number): Promi
       `  token for demo profile ${DEMO_PROFILE_ID} (valid ${ttlS} s):`,
       `  TOKEN=${token}`,
       '',
+      `Web editor: open ${base}/ (it signs in as profile ${DEMO_PROFILE_ID} by itself).`,
       'Try:',
       `  curl -s -X POST ${base}/v1/me/posts -H "Authorization: Bearer $TOKEN" \\`,
       `       -H 'content-type: application/json' -d '{"caption":"hello"}'`,
