@@ -30,20 +30,25 @@ interface Setup {
 }
 
 /** A fresh profile with `n` posts, the app serving its development token, the page loaded. */
-async function open(n: number, poll = 400): Promise<Setup> {
+async function seedPosts(n: number): Promise<{ profile: bigint; display: string[] }> {
   const profile = editor.ids.next();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const r = await editor.service.createPost(profile, { caption: `post ${i}` });
     ids.push(r.value.postId.toString());
   }
+  return { profile, display: ids.reverse() };
+}
+
+async function open(n: number, poll = 400): Promise<Setup> {
+  const { profile, display } = await seedPosts(n);
   const served = await editor.serve(profile);
   const context = await browser.newContext({ viewport: { width: 960, height: 1100 } });
   const page = await context.newPage();
   page.on('pageerror', (err) => console.error('[page error]', err));
   await page.goto(`${served.base}/?poll=${poll}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
-  return { profile, served, page, display: ids.reverse() };
+  return { profile, served, page, display };
 }
 
 async function close(s: Setup): Promise<void> {
@@ -207,6 +212,32 @@ describe('web editor (headless Chromium)', () => {
     }
   });
 
+  it('undo puts the last move back; reset returns to chronological order', async () => {
+    const s = await open(6);
+    try {
+      const moveSaved = () => s.page.waitForResponse((r) => r.url().endsWith('/v1/me/grid/moves'));
+      let saved = moveSaved();
+      await dragTo(s.page, 4, 1);
+      expect((await saved).status()).toBe(200);
+      await expect.poll(() => serverOrder(s)).toEqual(moved(s.display, 4, 1));
+      const undone = s.page.waitForResponse((r) => r.url().endsWith('/undo'));
+      await s.page.click('#undo');
+      expect((await undone).status()).toBe(200);
+      await expect.poll(() => serverOrder(s)).toEqual(s.display);
+      await expect.poll(() => domOrder(s.page)).toEqual(s.display);
+
+      saved = moveSaved();
+      await dragTo(s.page, 5, 0);
+      expect((await saved).status()).toBe(200);
+      await s.page.click('#reset');
+      await s.page.locator('#ask button[data-answer="yes"]').click();
+      await expect.poll(() => serverOrder(s)).toEqual(s.display);
+      await expect.poll(() => domOrder(s.page)).toEqual(s.display);
+    } finally {
+      await close(s);
+    }
+  });
+
   it('notices a move made on another device and reloads', async () => {
     const s = await open(9);
     try {
@@ -307,6 +338,29 @@ describe('web editor (headless Chromium)', () => {
       expect(await domOrder(s.page)).toEqual(s.display);
     } finally {
       await close(s);
+    }
+  });
+
+  it('without the development sign-in (a configured secret) the user pastes a token', async () => {
+    const { profile, display } = await seedPosts(3);
+    const served = await editor.serve(); // no POST /dev/token
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(served.base + '/');
+      const form = page.locator('#signin');
+      await form.waitFor({ state: 'visible' });
+      await form.locator('textarea').fill('not a token');
+      await form.locator('button').click();
+      expect(await form.locator('.signin-note').textContent()).toContain('not a current');
+      await form.locator('textarea').fill(await editor.token(profile));
+      await form.locator('button').click();
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await domOrder(page)).toEqual(display);
+      expect(await form.isHidden()).toBe(true);
+    } finally {
+      await context.close();
+      await served.close();
     }
   });
 });

@@ -41,8 +41,10 @@ export interface Editor {
   readonly service: GridService;
   /** Fresh profile IDs, from the harness's own worker range. */
   readonly ids: IdGenerator;
-  /** Serves the app with the development sign-in for `devProfile`. */
-  serve(devProfile: bigint): Promise<Served>;
+  /** Serves the app, with the development sign-in for `devProfile` if given. */
+  serve(devProfile?: bigint): Promise<Served>;
+  /** A token for `profileId`, as the user would paste it. */
+  token(profileId: bigint): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function openEditor(): Promise<Editor> {
   return {
     service,
     ids,
+    token: (profileId) => issueToken(JWT, profileId),
     async serve(devProfile) {
       const app = createApp({
         service,
@@ -93,7 +96,7 @@ export async function openEditor(): Promise<Editor> {
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         readiness: makeReadiness({ cql, redis, timeoutMs: 2000 }),
         editorRoot: webRoot,
-        devTokens: { profileId: devProfile, ttlS: 3600 },
+        ...(devProfile !== undefined ? { devTokens: { profileId: devProfile, ttlS: 3600 } } : {}),
       });
       const server = await new Promise<ServerType>((resolve) => {
         const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));

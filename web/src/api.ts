@@ -46,7 +46,11 @@ const RETRIES = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Api {
-  constructor(private readonly token: () => string | null) {}
+  constructor(
+    private readonly token: () => string | null,
+    /** Called on a 401: the token expired or the server's secret changed (a restart in dev). */
+    private readonly onUnauthorized: () => void = () => {},
+  ) {}
 
   async request<T>(
     method: string,
@@ -78,6 +82,7 @@ export class Api {
         const body = res.status === 204 || res.status === 304 ? null : await res.json();
         return { body: body as T, headers: res.headers };
       }
+      if (res.status === 401) this.onUnauthorized();
       const problem = (await res.json().catch(() => ({}))) as Record<string, unknown>;
       const code = typeof problem.code === 'string' ? problem.code : `http_${res.status}`;
       const again = res.status === 503 || code === 'idempotency_in_flight';

@@ -28,7 +28,18 @@ async function session(): Promise<Session> {
 async function start(): Promise<void> {
   const s = await session();
   $('who').textContent = `profile ${s.profileId}`;
-  const api = new Api(() => s.token);
+  let refused = false;
+  const api = new Api(
+    () => s.token,
+    () => {
+      if (refused) return;
+      refused = true;
+      signOut();
+      void askForToken(signin, 'The server refused the token (expired, or it restarted).').then(
+        () => location.reload(),
+      );
+    },
+  );
   const board = new Board(api, s.profileId, $<HTMLOListElement>('grid'), (v) => ui.showVersion(v));
   const undo = $<HTMLButtonElement>('undo');
   const live = new Live(api, board, ui, (n) => (undo.disabled = n === 0));
@@ -121,12 +132,4 @@ async function start(): Promise<void> {
   );
 }
 
-start().catch((err: unknown) => {
-  ui.fail(err);
-  if ((err as { code?: string }).code === 'unauthorized') {
-    signOut();
-    void askForToken(signin, 'That token was refused. Paste a current one.').then(() =>
-      location.reload(),
-    );
-  }
-});
+start().catch((err: unknown) => ui.fail(err)); // a 401 already brought up the sign-in form
