@@ -102,9 +102,14 @@ export class Live {
     );
   }
 
-  reset() {
+  /** Moves before a reset or a batch are not "the last move" any more. */
+  forgetUndo(): void {
     this.undoable.length = 0;
     this.onUndoable(0);
+  }
+
+  reset() {
+    this.forgetUndo();
     return this.rewrite('Back to chronological order.', () =>
       this.api.write('POST', '/v1/me/grid/reset'),
     );

@@ -73,8 +73,8 @@ async function start(): Promise<void> {
     $('edit').hidden = on;
     $('done').hidden = !on;
     $('cancel').hidden = !on;
-    for (const id of ['undo', 'reset', 'show-archive']) $<HTMLButtonElement>(id).disabled = on;
-    if (!on) undo.disabled = true;
+    for (const id of ['reset', 'show-archive']) $<HTMLButtonElement>(id).disabled = on;
+    live.forgetUndo(); // after a batch, "the last move" is gone; while editing, Cancel undoes
     ui.clearChanged();
   };
   const guard = (fn: () => Promise<unknown>) => () => void fn().catch((err) => ui.fail(err));
