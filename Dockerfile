@@ -5,14 +5,17 @@ FROM node:20-slim
 WORKDIR /app
 
 # Dependencies first, so source edits do not invalidate the npm layer. Dev dependencies stay in:
-# `npm start` runs the TypeScript entry point through tsx.
+# tsx runs the TypeScript entry point, vite builds the web editor.
+# --ignore-scripts: `prepare` builds the web editor, whose sources are copied below.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund && npm cache clean --force
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm cache clean --force
 
 COPY tsconfig.json ./
 COPY bin ./bin
 COPY cql ./cql
 COPY src ./src
+COPY web ./web
+RUN npm run build:web
 
 ENV HOST=0.0.0.0 \
     PORT=8080
@@ -21,4 +24,5 @@ EXPOSE 8080
 # Unprivileged user from the base image.
 USER node
 
-CMD ["npm", "start"]
+# tsx directly: `npm start` would rebuild the editor (prestart) into a folder this user cannot write.
+CMD ["npx", "tsx", "src/main.ts"]

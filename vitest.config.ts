@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: fast pure tests; integration tests against the real Cassandra and Redis (its
-// global setup provisions or reuses one node per run); and fault tests, which stop, pause and
-// kill a private Cassandra node and a private redis-server of their own. `npm test` runs the
-// first two (`--project '!faults'`); `npm run test:faults` runs the third.
+// Four projects: fast pure tests; integration tests against the real Cassandra and Redis (its
+// global setup provisions or reuses one node per run); browser tests of the web editor in
+// headless Chromium over the same stores; and fault tests, which stop, pause and kill a private
+// Cassandra node and a private redis-server of their own. `npm test` runs the first two
+// (`--project unit --project integration`); `npm run test:browser` and `test:faults` the others.
 export default defineConfig({
   test: {
     // The fault suite's teardown stops its private Cassandra node (SIGTERM, then SIGKILL after
@@ -23,6 +24,18 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
           testTimeout: 120_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          // The web editor in headless Chromium over the real service (`npm run test:browser`);
+          // same stores and keyspace as the integration project.
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts'],
+          testTimeout: 60_000,
           hookTimeout: 600_000,
           fileParallelism: false,
         },

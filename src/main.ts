@@ -3,6 +3,7 @@
  * migrations → Redis (started locally if possible) → ID worker lease → service → HTTP server,
  * with a graceful shutdown on SIGINT/SIGTERM.
  */
+import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { openCassandra, openIdGenerator, settleSecrets } from './bootstrap.js';
 import { createRedisGuard } from './cache/redis.js';
@@ -72,6 +73,10 @@ async function main(): Promise<void> {
     deadlines: deadlinesOf(config),
     log: logCallback(logger.child({ component: 'http' })),
     logger,
+    editorRoot: fileURLToPath(new URL('../web/dist', import.meta.url)),
+    ...(secrets.generated
+      ? { devTokens: { profileId: DEMO_PROFILE_ID, ttlS: config.AUTH_MAX_TOKEN_LIFETIME_S } }
+      : {}),
   });
   watchDriver(cassandra.client);
   recordBuildInfo({
@@ -90,7 +95,7 @@ async function main(): Promise<void> {
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = `http://${config.HOST}:${info.port}`;
-    log(`regrid listening on ${base} (${config.NODE_ENV})`);
+    log(`regrid listening on ${base} (${config.NODE_ENV}); web editor at ${base}/`);
     if (secrets.generated) {
       void printDevBanner(base, secrets.jwtSecret, config.AUTH_MAX_TOKEN_LIFETIME_S);
     }
@@ -122,6 +127,7 @@ async function printDevBanner(base: string, secret: string, ttlS: number): Promi
       `  token for demo profile ${DEMO_PROFILE_ID} (valid ${ttlS} s):`,
       `  TOKEN=${token}`,
       '',
+      `Web editor: open ${base}/ (it signs in as profile ${DEMO_PROFILE_ID} by itself).`,
       'Try:',
       `  curl -s -X POST ${base}/v1/me/posts -H "Authorization: Bearer $TOKEN" \\`,
       `       -H 'content-type: application/json' -d '{"caption":"hello"}'`,

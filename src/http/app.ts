@@ -25,6 +25,8 @@ import { gridFeatureRoutes } from './routes/grid-edits.js';
 import { mediaRoutes } from './routes/media.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { postFeatureRoutes } from './routes/post-states.js';
+import { editorRoutes } from './routes/editor.js';
+import { devTokenRoutes, type DevTokens } from './routes/dev-token.js';
 
 export interface AppDeps {
   readonly service: GridService;
@@ -42,6 +44,10 @@ export interface AppDeps {
   readonly deadlines?: Deadlines;
   /** One JSON line per request (http/observe.ts); request metrics are kept either way. */
   readonly logger?: Logger;
+  /** Folder of the built web editor (web/dist), served at `/`; unset = no editor. */
+  readonly editorRoot?: string;
+  /** Development sign-in (POST /dev/token); only when the JWT secret was generated. */
+  readonly devTokens?: DevTokens;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -64,5 +70,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/v1', inboxRoutes(service, idempotency));
   app.route('/v1', mediaRoutes(service));
   app.route('/v1', adminRoutes(service, deps.adminToken, idempotency));
+  if (deps.editorRoot) app.route('/', editorRoutes(deps.editorRoot));
+  if (deps.devTokens) app.route('/', devTokenRoutes(deps.jwtSecret, deps.devTokens));
   return app;
 }

@@ -29,7 +29,7 @@ export async function connectTestClient(config: Config): Promise<Client> {
 
 /**
  * IDs from a random worker in [first, first + span). Each harness takes its own range (core
- * 7000–7499, cache 8000–8149, features 8150–8189, HTTP fuzz 8190), so IDs minted by two
+ * 7000–7499, browser 7600–7619, cache 8000–8149, features 8150–8189, HTTP fuzz 8190), so IDs minted by two
  * harnesses in one run never collide.
  */
 export const idsFromWorkers = (first: number, span: number): IdGenerator =>

@@ -1,0 +1,39 @@
+/**
+ * The archive panel: the owner's archived posts (GET /v1/me/archive, newest archived first), each
+ * with an Unarchive button that puts the post back where it was.
+ */
+import type { Api, Post } from './api.js';
+
+interface ArchivePage {
+  readonly data: { post: Post; archived_at: string }[];
+}
+
+export async function showArchive(
+  api: Api,
+  list: HTMLUListElement,
+  onUnarchive: (postId: string) => Promise<unknown>,
+): Promise<void> {
+  const { body } = await api.request<ArchivePage>('GET', '/v1/me/archive?limit=100');
+  list.replaceChildren();
+  if (body.data.length === 0) {
+    const li = document.createElement('li');
+    li.textContent = 'Nothing archived.';
+    list.append(li);
+  }
+  for (const { post } of body.data) {
+    const li = document.createElement('li');
+    li.dataset.postId = post.id;
+    const label = document.createElement('span');
+    label.textContent = post.caption ?? post.id;
+    const btn = document.createElement('button');
+    btn.type = 'button';
+    btn.textContent = 'Unarchive';
+    btn.onclick = async () => {
+      btn.disabled = true;
+      await onUnarchive(post.id);
+      li.remove();
+    };
+    li.append(label, btn);
+    list.append(li);
+  }
+}
