@@ -155,10 +155,12 @@ async function main(): Promise<void> {
       fills_with_leases: withLeases.fills,
       fills_without_leases: withoutLeases.fills,
       herd: { with_leases: withLeases, without_leases: withoutLeases },
+      worst_page_ratio_most_vs_0_overrides: worstDepthRatio(depths),
       overrides: Object.fromEntries(
         depths.map((d) => [
           String(d.overrides),
           {
+            reordered_copy: d.copiesBuilt > 0,
             cold_first_page_ms: d.coldFirstPageMs,
             page5_ms: d.page5Ms,
             warm_first_page_ms: d.warmFirstPageMs,
@@ -181,6 +183,21 @@ async function main(): Promise<void> {
 
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
+/** The largest of the four page latencies at the most overrides, each over its 0-override twin. */
+function worstDepthRatio(depths: Awaited<ReturnType<typeof depth>>[]): number {
+  const zero = depths.find((d) => d.overrides === 0);
+  const most = depths[depths.length - 1];
+  if (!zero || !most) return NaN;
+  const pick = (d: (typeof depths)[number]) => [
+    d.coldFirstPageMs,
+    d.warmFirstPageMs,
+    d.page5Ms,
+    d.warmPage5Ms,
+  ];
+  const z = pick(zero);
+  return Math.max(...pick(most).map((x, i) => ratio(x, z[i]!)));
+}
+
 function table(
   r: { machine: { cores: number; cpu: string; node: string }; cached_over_bare: number },
   t: Awaited<ReturnType<typeof throughput>>,
@@ -194,7 +211,7 @@ function table(
       .join('');
   const w1 = [18, 10, 10, 10, 8];
   const w2 = [18, 8, 20, 13, 9];
-  const w3 = [11, 17, 17, 14, 14];
+  const w3 = [11, 17, 17, 14, 14, 6];
   return [
     `regrid read benchmark: ${r.machine.cores} cores (${r.machine.cpu}), Node ${r.machine.node}`,
     `first page, limit 24 (${t.responseBytes} bytes of JSON), ${seconds} s per run, ${connections} connections, loopback`,
@@ -219,10 +236,24 @@ function table(
     row(['without leases', off.fills, off.cassandraQueries, off.leaseWaits, off.non200], w2),
     '',
     `latency by override count (10,000 posts each; median of ${samples}, ms; cold = nothing in Redis)`,
-    row(['overrides', 'cold first page', 'warm first page', 'cold page 5', 'warm page 5'], w3),
-    ...depths.map((d) =>
-      row([d.overrides, d.coldFirstPageMs, d.warmFirstPageMs, d.page5Ms, d.warmPage5Ms], w3),
+    row(
+      ['overrides', 'cold first page', 'warm first page', 'cold page 5', 'warm page 5', 'copy'],
+      w3,
     ),
+    ...depths.map((d) =>
+      row(
+        [
+          d.overrides,
+          d.coldFirstPageMs,
+          d.warmFirstPageMs,
+          d.page5Ms,
+          d.warmPage5Ms,
+          d.copiesBuilt > 0 ? 'yes' : 'no',
+        ],
+        w3,
+      ),
+    ),
+    `worst page latency at ${depths[depths.length - 1]?.overrides} overrides / at 0: ${worstDepthRatio(depths)}`,
   ].join('\n');
 }
 

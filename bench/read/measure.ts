@@ -166,6 +166,8 @@ export async function herd(
 
 export interface DepthReport {
   readonly overrides: number;
+  /** Reordered copies built for the profile before the measurement (0 below the threshold). */
+  readonly copiesBuilt: number;
   readonly coldFirstPageMs: number;
   readonly warmFirstPageMs: number;
   readonly page5Ms: number;
@@ -204,6 +206,10 @@ export async function depth(
     }
     const page5 = `${first}&cursor=${cursor}`;
     for (const item of JSON.parse((await timedGet(page5)).body).items) bodies.add(item.id);
+    // A profile with many overrides gets its reordered copy off the request path: measure the
+    // state users see once it is built (until then pages merge, as the 0-override rows do).
+    await s.service.copies.settled();
+    const copiesBuilt = s.service.copies.stats.built;
 
     // The profile does not change during this measurement, so its cache keys are known exactly.
     const { generation, version } = await s.service.reader.readHead(profileId);
@@ -236,6 +242,7 @@ export async function depth(
     const warm5 = await run(page5, false);
     return {
       overrides,
+      copiesBuilt,
       coldFirstPageMs: coldFirst.ms,
       warmFirstPageMs: warmFirst.ms,
       page5Ms: cold5.ms,

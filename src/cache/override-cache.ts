@@ -31,7 +31,7 @@ export interface OverrideCache {
 
 export function createOverrideCache(
   guard: RedisGuard,
-  source: Pick<GridSource, 'readOverrides'>,
+  source: Pick<GridSource, 'readOverrides' | 'noteOverrides'>,
   ttlS: number,
 ): OverrideCache {
   const keyOf = (profileId: bigint, v: GridVersion) =>
@@ -40,7 +40,10 @@ export function createOverrideCache(
   async function read(profileId: bigint, expected?: GridHead): Promise<OverridesRead> {
     if (expected) {
       const rows = decodeOverrides(await guard.run((c) => c.getBuffer(keyOf(profileId, expected))));
-      if (rows) return { head: expected, rows, served: 'cache' };
+      if (rows) {
+        source.noteOverrides?.(profileId, rows.length); // the store learns large profiles
+        return { head: expected, rows, served: 'cache' };
+      }
     }
     const { head, rows } = await source.readOverrides(profileId);
     void guard.run((c) => c.set(keyOf(profileId, head), encodeOverrides(rows), 'EX', ttlS));

@@ -50,6 +50,8 @@ export interface GridSource {
   readPosts(postIds: readonly bigint[]): Promise<Map<bigint, Post>>;
   /** A reordered copy's entries of exactly `state` (see CopySlice); absent = no copies. */
   readonly copy?: CopySlice | undefined;
+  /** A cache served a profile's override list of `count` rows (how copies learn large grids). */
+  noteOverrides?(profileId: bigint, count: number): void;
 }
 
 /**

@@ -68,6 +68,10 @@ export class CassandraGridReader implements GridSource, PageSource {
     return copies.store.slice(profileId, state, after, limit);
   };
 
+  noteOverrides(profileId: bigint, count: number): void {
+    this.copies?.hints.saw(profileId, count);
+  }
+
   // --- PageSource: straight from Cassandra (the cache decorates these, cache/page-source.ts)
 
   async head(profileId: bigint, minVersion?: MinVersion): Promise<PageHead> {
