@@ -9,6 +9,7 @@ import { GridService } from '../../../src/service/grid-service.js';
 import { cqlOf, consistencyOf } from '../../../src/store/cassandra.js';
 import { DisplayCopyStore } from '../../../src/store/display-copy-store.js';
 import { pageReadDuration } from '../../../src/obs/metrics.js';
+import { TracingCql } from '../../../src/store/trace.js';
 import { freshProfile, openFeatures, seed, type Features } from './harness.js';
 
 let f: Features;
@@ -92,5 +93,25 @@ describe('reordered copies for profiles with many overrides', () => {
     );
     const last = all![all!.length - 1]!;
     expect(await copyStore.slice(p, head, last, 10)).toEqual([]);
+  });
+
+  it('the copy a page reads holds no tombstone, after builds, writes and drops (traced)', async () => {
+    const p = freshProfile(f);
+    const posts = await seed(f, p, 40);
+    for (const post of posts.slice(0, 30)) await f.service.move(p, post, null);
+    await allPages(f.service, p, 24);
+    await f.service.copies.settled();
+    for (const post of posts.slice(30, 33)) {
+      await f.service.move(p, post, posts[5]!);
+      await f.service.copies.settled(); // each state's copy built, the one before dropped
+    }
+    const head = await f.service.readHead(p);
+    const tracing = new TracingCql(f.client);
+    const traced = new DisplayCopyStore(tracing, consistencyOf(f.config));
+    const all = await traced.slice(p, head, undefined, 100);
+    expect(all).toHaveLength(40);
+    const tally = await tracing.tally();
+    expect(tally.liveRows).toBeGreaterThanOrEqual(40);
+    expect(tally.tombstoneCells).toBe(0);
   });
 });
