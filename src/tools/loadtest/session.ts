@@ -1,6 +1,7 @@
 /**
  * One load-test session: each requested design runs the same seeded workload on fresh profiles
- * (regrid first, then naive), is verified and has its tombstones counted; then the raw
+ * (regrid, then naive, then postgres; a design whose store does not answer is skipped with one
+ * line), is verified and has its tombstones counted; then the raw
  * conditional-batch ceiling runs with as many batches as regrid attempted moves; then the
  * reports, the comparison, and the optional JSON file and SVG chart.
  *
