@@ -71,13 +71,17 @@ export async function openPool(url: string, size: number, schema: string): Promi
     getTypeParser: (oid: number, format?: string) =>
       oid === pg.types.builtins.INT8 ? BigInt : pg.types.getTypeParser(oid, format as 'text'),
   };
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: url,
     max: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     options: `-c search_path=${schema}`,
     types,
   });
+  // An idle connection dropped by the server: the pool replaces it on the next checkout, and the
+  // moves that were using connections fail on their own. Unhandled, the event would end the run.
+  pool.on('error', () => {});
+  return pool;
 }
 
 async function createDatabase(url: string): Promise<void> {
