@@ -9,6 +9,7 @@ import type { DesignName, GridDesign } from '../loadtest/design.js';
 import { connectCluster } from '../loadtest/cluster.js';
 import { NaiveDesign } from '../loadtest/naive-design.js';
 import { parseOptions, USAGE, type LoadtestOptions } from '../loadtest/options.js';
+import { PostgresDesign } from '../loadtest/postgres-design.js';
 import { RegridDirectDesign } from '../loadtest/regrid-direct-design.js';
 import { RegridHttpDesign } from '../loadtest/regrid-http-design.js';
 import { runSession } from '../loadtest/session.js';
@@ -23,10 +24,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const config = loadConfig();
   let options: LoadtestOptions;
   try {
-    options = parseOptions(
-      argv,
-      config.AUTH_JWT_SECRET ? { jwtSecret: config.AUTH_JWT_SECRET } : {},
-    );
+    options = parseOptions(argv, {
+      ...(config.AUTH_JWT_SECRET ? { jwtSecret: config.AUTH_JWT_SECRET } : {}),
+      ...(process.env.PG_URL ? { pgUrl: process.env.PG_URL } : {}),
+    });
   } catch (err) {
     log((err as Error).message);
     log(USAGE);
@@ -42,6 +43,11 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     const makeDesign = async (name: DesignName): Promise<GridDesign> => {
       if (name === 'naive') return new NaiveDesign(cluster.client);
+      if (name === 'postgres') {
+        // The sampler reads beside the movers: one connection more than the concurrency.
+        const poolSize = options.concurrency + 2;
+        return PostgresDesign.create({ url: options.pgUrl, poolSize, schema: 'loadtest' });
+      }
       if (options.mode === 'http') {
         return RegridHttpDesign.create(options.target!, options.jwtSecret!, cluster.client, config);
       }

@@ -1,9 +1,14 @@
 /**
  * The port the load tester drives: one implementation per grid design (regrid in-process, regrid
- * over HTTP, the naive delete + insert table). The runner, checker and report only see this, so
- * both designs get exactly the same workload and the same checks.
+ * over HTTP, the naive delete + insert table, the seed's design on PostgreSQL). The runner,
+ * checker and report only see this, so every design gets exactly the same workload and checks.
  */
-export type DesignName = 'regrid' | 'naive';
+export type DesignName = 'regrid' | 'naive' | 'postgres';
+
+/** The design's store did not answer: the session skips it with this message. */
+export class DesignUnavailable extends Error {
+  override readonly name = 'DesignUnavailable';
+}
 
 export interface MoveOutcome {
   /** Grid version the move committed at; null for designs without one. */
@@ -42,6 +47,13 @@ export interface GridDesign {
    * (summed over every statement the design's read path runs).
    */
   traceFirstPage(profileId: bigint, limit: number): Promise<ReadCounts>;
+  /**
+   * Live rows and tombstones of the whole grid, for designs whose grids are not Cassandra
+   * partitions in `tables` (those are traced by the sampler itself).
+   */
+  traceWhole?(profileId: bigint): Promise<ReadCounts>;
+  /** Store-side table figures after the run (e.g. PostgreSQL's dead tuples), for the report. */
+  storeStats?(): Promise<Record<string, Record<string, number>>>;
   /** The whole grid's order, read the way the first page is (timed by the sampler). */
   readOrder(profileId: bigint): Promise<bigint[]>;
   /** The whole grid in display order, duplicates and all (what the checker judges). */

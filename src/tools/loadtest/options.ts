@@ -16,13 +16,17 @@ const LoopbackUrl = z
     message: 'only loopback targets (127.0.0.1, localhost, ::1) are allowed',
   });
 
+/** The seed design's peer: the machine's PostgreSQL (trust auth), its own database. */
+const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/regrid_bench';
+
 export const LoadtestOptionsSchema = z
   .object({
     target: LoopbackUrl.optional(),
     direct: z.boolean().default(false),
     jwtSecret: z.string().min(16).optional(),
-    design: z.enum(['regrid', 'naive']).default('regrid'),
+    design: z.enum(['regrid', 'naive', 'postgres']).default('regrid'),
     compare: z.boolean().default(false),
+    pgUrl: LoopbackUrl.default(DEFAULT_PG_URL),
     profiles: int(1, 10_000).default(20),
     posts: int(2, 2_000).default(48),
     moves: int(1, 5_000_000).optional(),
@@ -52,9 +56,12 @@ export const LoadtestOptionsSchema = z
     if (o.moves !== undefined && o.duration !== undefined) {
       ctx.addIssue({ code: 'custom', message: 'choose one of --moves N and --duration S' });
     }
-    if (o.target && o.design === 'naive' && !o.compare) {
-      // The naive design is not served over HTTP; it always runs in-process.
-      ctx.addIssue({ code: 'custom', message: '--design naive runs in-process; use --direct' });
+    if (o.target && o.design !== 'regrid' && !o.compare) {
+      // The peers are not served over HTTP; they always run in-process.
+      ctx.addIssue({
+        code: 'custom',
+        message: `--design ${o.design} runs in-process; use --direct`,
+      });
     }
     if (o.hotPosts > o.posts) {
       ctx.addIssue({ code: 'custom', message: '--hot-posts must not exceed --posts' });
@@ -68,7 +75,7 @@ export const LoadtestOptionsSchema = z
       o.duration !== undefined
         ? ({ kind: 'duration', seconds: o.duration } as const)
         : ({ kind: 'moves', count: o.moves ?? 2_000 } as const),
-    designs: o.compare ? (['regrid', 'naive'] as const) : ([o.design] as const),
+    designs: o.compare ? (['regrid', 'naive', 'postgres'] as const) : ([o.design] as const),
   }));
 
 export type LoadtestOptions = z.infer<typeof LoadtestOptionsSchema>;
@@ -128,8 +135,10 @@ export function parseOptions(
 export const USAGE = `usage: npm run loadtest -- [options]
   --direct | --target URL     drive the service in-process (default) or a running regrid over HTTP
   --jwt-secret S              HS256 secret to mint per-profile tokens (default: AUTH_JWT_SECRET)
-  --design regrid|naive       which grid design to drive (default regrid)
-  --compare                   run both designs on the same workload, side by side
+  --design regrid|naive|postgres  which grid design to drive (default regrid)
+  --compare                   run all three on the same workload, side by side
+  --pg-url URL                PostgreSQL for --design postgres (default PG_URL, else
+                              ${DEFAULT_PG_URL}); skipped when it does not answer
   --profiles N --posts N      profiles, and posts per profile (default 20 x 48)
   --moves N | --duration S    stop after N moves (default 2000) or S seconds
   --concurrency N             concurrent movers (default 8)

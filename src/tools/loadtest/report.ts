@@ -49,6 +49,8 @@ export interface DesignReport {
   readonly busiest_grid_live_rows: number | null;
   /** Whole-table figures after a flush (nodetool tablestats + sstablemetadata); null if remote. */
   readonly table_metrics: Readonly<Record<string, TableMetric>> | null;
+  /** Store-side table figures of a non-Cassandra design (PostgreSQL: pg_stat_user_tables). */
+  readonly store_stats?: Readonly<Record<string, Readonly<Record<string, number>>>>;
   readonly violations: readonly Violation[];
   readonly violations_by_kind: Record<ViolationKind, number>;
   readonly grids_order_unchecked: number;
@@ -219,6 +221,15 @@ export function summarizeDesign(r: DesignReport): string {
         `${t}: ${s.sstables} sstables, ${s.sstableTombstones} sstable tombstones, max ${s.maxTombstonesPerSlice}/slice`,
     );
     lines.push(`  tables       ${m.join('; ')} (whole tables, after flush)`);
+  }
+  if (r.store_stats) {
+    const m = Object.entries(r.store_stats).map(
+      ([t, s]) =>
+        `${t}: ${Object.entries(s)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+    );
+    lines.push(`  store stats  ${m.join('; ')} (no tombstones: dead tuples, until VACUUM)`);
   }
   lines.push(
     `  violations   ${r.violations.length === 0 ? 'none' : `${r.violations.length} (${kinds})`}` +

@@ -1,6 +1,7 @@
 /**
  * One load-test session: each requested design runs the same seeded workload on fresh profiles
- * (regrid first, then naive), is verified and has its tombstones counted; then the raw
+ * (regrid, then naive, then postgres; a design whose store does not answer is skipped with one
+ * line), is verified and has its tombstones counted; then the raw
  * conditional-batch ceiling runs with as many batches as regrid attempted moves; then the
  * reports, the comparison, and the optional JSON file and SVG chart.
  *
@@ -14,7 +15,7 @@ import type { Config } from '../../config.js';
 import { IdGenerator, MAX_WORKER } from '../../domain/ids.js';
 import { renderChart } from './chart.js';
 import type { LoadtestCluster } from './cluster.js';
-import type { DesignName, GridDesign } from './design.js';
+import { DesignUnavailable, type DesignName, type GridDesign } from './design.js';
 import type { LoadtestOptions } from './options.js';
 import { Progress } from './progress.js';
 import { measureRawCeiling, type RawCeiling } from './raw-ceiling.js';
@@ -27,6 +28,7 @@ import {
   type DesignReport,
 } from './report.js';
 import { createGrids, runWorkload, type GridModel } from './runner.js';
+import { sideBySide, summarizeSideBySide } from './side-by-side.js';
 import { makeSampler, quietReads, sleep } from './sampler.js';
 import { tableMetrics, type TableMetric } from './tombstones.js';
 import { verifyRun } from './verify.js';
@@ -87,14 +89,18 @@ export async function runDesign(
   deps.log(`[${name}] verifying ${grids.length} grids and counting tombstones`);
   const verification = await verifyRun(design, grids, deps.cluster.client);
   let metrics: Record<string, TableMetric> | null = null;
-  if (deps.tableMetrics) {
+  if (deps.tableMetrics && design.tables.length > 0) {
     try {
       metrics = await tableMetrics(deps.config, deps.cluster.keyspace, design.tables);
     } catch (err) {
       deps.log(`[${name}] table metrics unavailable: ${(err as Error).message.split('\n')[0]}`);
     }
   }
-  const report = buildDesignReport({
+  const storeStats = await design.storeStats?.().catch((err: unknown) => {
+    deps.log(`[${name}] store stats unavailable: ${(err as Error).message.split('\n')[0]}`);
+    return undefined;
+  });
+  const built = buildDesignReport({
     design: name,
     transport: design.transport,
     plan: o,
@@ -107,6 +113,7 @@ export async function runDesign(
     ordersUnchecked: verification.ordersUnchecked,
     rawCeilingPerS: null, // filled in by runSession once the ceiling is measured
   });
+  const report = storeStats ? { ...built, store_stats: storeStats } : built;
   return { design, grids, report };
 }
 
@@ -115,10 +122,20 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
   // The machine's 1-minute load average before and after: other work on a 2-core box skews latencies.
   const loadBefore = loadavg()[0]!;
   try {
-    for (const name of o.designs) runs.push(await runDesign(name, o, deps));
+    const skipped: Array<{ design: DesignName; reason: string }> = [];
+    for (const name of o.designs) {
+      try {
+        runs.push(await runDesign(name, o, deps));
+      } catch (err) {
+        // A peer whose store does not answer is skipped; the others still run.
+        if (!(err instanceof DesignUnavailable)) throw err;
+        deps.log(`[${name}] skipped: ${err.message}`);
+        skipped.push({ design: name, reason: err.message });
+      }
+    }
 
     let rawCeiling: RawCeiling | null = null;
-    if (o.rawCeiling) {
+    if (o.rawCeiling && runs.length > 0) {
       const batches = runs[0]!.report.moves_attempted;
       deps.log(
         `[raw] ${batches} bare conditional batches on grid_overrides, concurrency ${o.concurrency}`,
@@ -147,6 +164,7 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
     const regrid = byName('regrid');
     const naive = byName('naive');
     const comparison = regrid && naive ? compare(regrid, naive) : null;
+    const table = reports.length > 1 ? sideBySide(reports) : null;
 
     const machine = {
       cores: availableParallelism(),
@@ -164,12 +182,16 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
             machine,
             comparison,
             raw_ceiling_per_s: rawCeiling?.perSecond ?? null,
+            side_by_side: table,
             designs: reports,
           };
+    if (skipped.length > 0) json.skipped = skipped;
     const summary = [
       `machine: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, Cassandra ${machine.cassandra} (${machine.cluster}), load ${machine.load_avg_1m.before} → ${machine.load_avg_1m.after}`,
       ...reports.map(summarizeDesign),
       ...(comparison ? [summarizeComparison(comparison)] : []),
+      ...(table ? [summarizeSideBySide(table)] : []),
+      ...skipped.map((s) => `== ${s.design} skipped: ${s.reason}`),
     ].join('\n');
 
     if (o.json) await writeFile(o.json, JSON.stringify(json, null, 2) + '\n');

@@ -19,9 +19,9 @@ describe('load-test options', () => {
     expect(o.stop).toEqual({ kind: 'moves', count: 2000 });
   });
 
-  it('runs both designs with --compare and stops by duration when asked', () => {
+  it('runs every design with --compare and stops by duration when asked', () => {
     const o = parseOptions(['--compare', '--duration', '30']);
-    expect(o.designs).toEqual(['regrid', 'naive']);
+    expect(o.designs).toEqual(['regrid', 'naive', 'postgres']);
     expect(o.stop).toEqual({ kind: 'duration', seconds: 30 });
   });
 
@@ -32,6 +32,18 @@ describe('load-test options', () => {
     expect(() => parseOptions(['--target', 'http://127.0.0.1:8080', '--direct'])).toThrow(/one of/);
     expect(() => parseOptions(['--posts', '2', '--hot-posts', '3'])).toThrow(/hot-posts|hotPosts/);
     expect(() => parseOptions(['--moves'])).toThrow(/needs a value/);
+  });
+
+  it('drives the PostgreSQL peer on a loopback URL, defaulting to the local server', () => {
+    const o = parseOptions(['--design', 'postgres']);
+    expect(o).toMatchObject({ designs: ['postgres'] });
+    expect(o.pgUrl).toBe('postgres://postgres@127.0.0.1:5432/regrid_bench');
+    const own = parseOptions(['--design', 'postgres', '--pg-url', 'postgres://u@localhost/x']);
+    expect(own.pgUrl).toBe('postgres://u@localhost/x');
+    expect(() => parseOptions(['--pg-url', 'postgres://db.example.com/x'])).toThrow(/loopback/);
+    expect(() =>
+      parseOptions(['--design', 'postgres', '--target', 'http://127.0.0.1:8080']),
+    ).toThrow(/in-process/);
   });
 
   it('takes the JWT secret from defaults (the environment) when no flag is given', () => {
