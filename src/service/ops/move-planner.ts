@@ -76,9 +76,18 @@ export function movePlanner(
         grid_version: head.version.toString(),
       });
     }
-    const [onGrid, anchorOnGrid] = await Promise.all([
+    // A pinned anchor means "to the top, right after the pins" (§5.1).
+    const anchor =
+      after === null || head.pins.includes(after)
+        ? null
+        : effectiveEntry(snapshot.overrides, after);
+    // One round of reads, issued together: whether P and A are on the grid, and the slice
+    // around the gap (both sides at once, slice-reader.ts). The slice is wasted only when the
+    // move is refused.
+    const [onGrid, anchorOnGrid, writes] = await Promise.all([
       deps.store.hasGridRow(profileId, postId),
       after === null ? Promise.resolve(true) : deps.store.hasGridRow(profileId, after),
+      placeAfter(deps, snapshot, profileId, postId, anchor),
     ]);
     if (!onGrid) {
       throw new DomainError('post_not_on_grid', 'the post is not on this grid', {
@@ -91,12 +100,6 @@ export function movePlanner(
         grid_version: head.version.toString(),
       });
     }
-    // A pinned anchor means "to the top, right after the pins" (§5.1).
-    const anchor =
-      after === null || head.pins.includes(after)
-        ? null
-        : effectiveEntry(snapshot.overrides, after);
-    const writes = await placeAfter(deps, snapshot, profileId, postId, anchor);
     const upserts: OverrideWrite[] = writes.writes.map(
       (w) =>
         w.postId === postId

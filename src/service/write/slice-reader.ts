@@ -10,7 +10,8 @@
  *     stream a page read uses: grid_posts `post_id <= anchor key` DESC, merged with the overrides);
  *   - from the anchor upward: grid_posts `post_id >= anchor key` ASC (`reader.chronologicalUp`),
  *     merged with the overrides at or above the anchor by the same merge walking up.
- * Each side asks for width + 1 entries (the extra one tells whether the grid's end was reached);
+ * Both sides are read at once. Each asks for width + 1 entries (the extra one tells whether the
+ * grid's end was reached);
  * width starts at INITIAL_SLICE_WIDTH and is multiplied by 4 on each `need_more`, re-reading both
  * sides. A move to the top (anchor null) reads only the side below.
  */
@@ -45,12 +46,15 @@ export async function readSlice(
   req: GapRequest,
   width: number,
 ): Promise<Slice> {
-  const below = await reader.entries(req.profileId, req.overrides, {
-    ...(req.anchor ? { after: req.anchor } : {}),
-    limit: width + 1,
-    exclude: req.exclude,
-  });
-  const above = req.anchor ? await entriesUpFrom(reader, req, req.anchor, width + 1) : [];
+  // Both sides at once: they are independent reads of the same snapshot's order.
+  const [below, above] = await Promise.all([
+    reader.entries(req.profileId, req.overrides, {
+      ...(req.anchor ? { after: req.anchor } : {}),
+      limit: width + 1,
+      exclude: req.exclude,
+    }),
+    req.anchor ? entriesUpFrom(reader, req, req.anchor, width + 1) : Promise.resolve([]),
+  ]);
   return sliceAround(below, above, width);
 }
 
