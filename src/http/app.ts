@@ -25,6 +25,7 @@ import { gridFeatureRoutes } from './routes/grid-edits.js';
 import { mediaRoutes } from './routes/media.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { postFeatureRoutes } from './routes/post-states.js';
+import { docsRoutes } from './routes/docs.js';
 
 export interface AppDeps {
   readonly service: GridService;
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.route('/', healthRoutes(deps.readiness));
   app.route('/', metricsRoutes(registry));
+  app.route('/', docsRoutes());
   const { service, idempotency } = deps;
   app.route('/v1', postsRoutes(service, idempotency));
   app.route('/v1', gridRoutes(service, idempotency));

@@ -1,7 +1,8 @@
 /** JSON views of domain records: IDs and versions as decimal strings, times as ISO 8601. */
 import type { PostRecord } from '../store/posts-store.js';
+import type { GridItemJson, PostJson } from './api/responses.js';
 
-export const postView = (p: PostRecord) => ({
+export const postView = (p: PostRecord): PostJson => ({
   id: p.postId.toString(),
   author_id: p.authorId.toString(),
   caption: p.caption ?? null,
@@ -10,7 +11,7 @@ export const postView = (p: PostRecord) => ({
   ...(p.collaborators.length > 0 ? { collaborators: p.collaborators.map(String) } : {}),
 });
 
-export const gridItemView = (p: PostRecord) => ({
+export const gridItemView = (p: PostRecord): GridItemJson => ({
   id: p.postId.toString(),
   caption: p.caption ?? null,
   media_url: p.mediaUrl ?? null,

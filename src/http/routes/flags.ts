@@ -13,7 +13,7 @@ import type { GridService } from '../../service/grid-service.js';
 import type { AppEnv } from '../env.js';
 import { readBody } from '../request.js';
 
-const FlagBody = z.strictObject({ enabled: z.boolean() });
+export const FlagBody = z.strictObject({ enabled: z.boolean() });
 
 export function flagRoutes(service: GridService) {
   const app = new Hono<AppEnv>();

@@ -15,7 +15,7 @@ import { formatEtag, ifNoneMatchMatches } from '../../domain/etag.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
 import type { AppEnv } from '../env.js';
-import { OrderPatchBody, PinsBody } from '../edit-schemas.js';
+import { MoveIdParam, OrderPatchBody, PinsBody } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
 import { versionView } from '../views.js';
@@ -67,7 +67,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
   app.post('/me/grid/moves/:move_id/undo', async (c) => {
     const profileId = c.get('profileId');
     const moveId = c.req.param('move_id');
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(moveId)) {
+    if (!MoveIdParam.safeParse(moveId).success) {
       throw new DomainError('invalid_request', 'move_id must be a UUID', { field: 'move_id' });
     }
     const render = (r: unknown, v: bigint): StoredResponse => ({
