@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openApiPath } from '../../../src/http/api/operation.js';
 import { randomProfile } from '../core/harness.js';
 import { openPerFile } from '../support/per-file.js';
-import { Contract } from './contract.js';
+import { Contract } from '../support/contract.js';
 import { openApi, type Api } from './harness.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -48,10 +48,18 @@ export class Contract {
       .filter((x) => x.re.test(path))
       .sort((a, b) => b.literal - a.literal)[0];
     const where = `${method} ${path} → ${reply.status}`;
-    if (!t) return [`${where}: no documented path`];
+    if (!t) {
+      // The app's answer to a route that does not exist (app.notFound) is no operation's.
+      const unknownRoute =
+        reply.status === 404 && (reply.json as { code?: string })?.code === 'not_found';
+      return unknownRoute ? [] : [`${where}: no documented path`];
+    }
     const op = this.absolute.paths[t.path][method.toLowerCase()];
     if (!op) return [`${where}: method not documented for ${t.path}`];
-    const res = op.responses[String(reply.status)];
+    // `default` stands for the unexpected 500 only: every other status must be listed.
+    const res =
+      op.responses[String(reply.status)] ??
+      (reply.status === 500 ? op.responses.default : undefined);
     if (!res) return [`${where}: status not documented for ${op.operationId}`];
     this.seen.add(`${method.toUpperCase()} ${t.path} ${reply.status}`);
     const errors: string[] = [];
