@@ -20,6 +20,13 @@ export interface ClientOptions {
   readonly fetch?: typeof fetch;
   /** Makes the Idempotency-Key of a write (default `crypto.randomUUID()`). */
   readonly newKey?: () => string;
+  /**
+   * Retries of a 503 (and of a 409 `idempotency_in_flight`) after its Retry-After, capped at
+   * `maxWaitMs` (default 5 s), with the same Idempotency-Key, so a write is applied at most
+   * once. A write sent without a key is not retried after `write_outcome_unknown`. Default 0.
+   */
+  readonly retries?: number;
+  readonly maxWaitMs?: number;
 }
 
 export type Call = <K extends OperationId>(op: K, input?: CallInput<K>) => Promise<Reply<K>>;
@@ -28,8 +35,13 @@ export function makeCall(options: ClientOptions): Call {
   const base = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const newKey = options.newKey ?? (() => globalThis.crypto.randomUUID());
+  const retries = options.retries ?? 0;
+  const maxWaitMs = options.maxWaitMs ?? 5000;
 
-  return async function call<K extends OperationId>(op: K, input: CallInput<K> = {}) {
+  return async function call<K extends OperationId>(
+    op: K,
+    input: CallInput<K> = {},
+  ): Promise<Reply<K>> {
     const route = ROUTES[op];
     const params = (input.params ?? {}) as Record<string, string>;
     const path = route.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
@@ -63,11 +75,35 @@ export function makeCall(options: ClientOptions): Call {
     }
 
     const url = `${base}${path}${qs.size ? `?${qs}` : ''}`;
+    const keyed = headers['idempotency-key'] !== undefined;
+    for (let retry = 0; ; retry++) {
+      try {
+        return await once<K>(url, route.method, headers, body, input.signal);
+      } catch (err) {
+        if (
+          !(err instanceof RegridError) ||
+          retry >= retries ||
+          !retryable(err, route.method, keyed)
+        )
+          throw err;
+        const waitMs = Math.min((err.retryAfter ?? 1) * 1000, maxWaitMs);
+        await new Promise((r) => setTimeout(r, waitMs * (0.8 + Math.random() * 0.4)));
+      }
+    }
+  };
+
+  async function once<K extends OperationId>(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Reply<K>> {
     const res = await doFetch(url, {
-      method: route.method,
+      method,
       headers,
       ...(body !== undefined ? { body } : {}),
-      ...(input.signal ? { signal: input.signal } : {}),
+      ...(signal ? { signal } : {}),
     });
     const etag = res.headers.get('etag');
     if (res.status === 304) {
@@ -82,5 +118,12 @@ export function makeCall(options: ClientOptions): Call {
     const data = type.includes('json') ? JSON.parse(text) : text;
     const replayed = res.headers.get('idempotent-replayed') === 'true';
     return { status: res.status, data, etag, replayed } as Reply<K>;
-  };
+  }
+}
+
+/** Worth another try: the server said so (Retry-After), and a retry cannot apply a write twice. */
+function retryable(err: RegridError, method: string, keyed: boolean): boolean {
+  if (err.code === 'idempotency_in_flight') return err.retryAfter !== undefined;
+  if (err.status !== 503) return false;
+  return err.code !== 'write_outcome_unknown' || method === 'GET' || keyed;
 }

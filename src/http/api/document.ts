@@ -10,7 +10,7 @@ import { PROBLEM_BASE, problemTitle, statusOf } from '../problem.js';
 import { openApiPath, type OperationSpec, type ProblemCode } from './operation.js';
 import { operations } from './operations.js';
 import { components, parameterRef, headerRef } from './document-parts.js';
-import { GridItemJson, PostJson, ProblemJson, VersionJson } from './responses.js';
+import { GridItemJson, Instant, PostJson, ProblemJson, VersionJson } from './responses.js';
 
 type Json = Record<string, unknown>;
 
@@ -54,6 +54,7 @@ export function buildDocument(): Json {
     [GridItemJson, 'GridItem'],
     [VersionJson, 'GridVersion'],
     [ProblemJson, 'Problem'],
+    [Instant, 'Instant'], // its RFC 3339 pattern is long: said once
   ] as const)
     name(s, id);
 

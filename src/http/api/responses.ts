@@ -20,7 +20,7 @@ export const Version = z
   .regex(/^(?:0|[1-9][0-9]{0,18})$/)
   .meta({ description: 'The grid version (decimal string)', examples: ['42'] });
 
-const Instant = z.iso.datetime().meta({ examples: ['2026-11-30T19:34:30.634Z'] });
+export const Instant = z.iso.datetime().meta({ examples: ['2026-11-30T19:34:30.634Z'] });
 
 export const PostJson = z.object({
   id: Id,
