@@ -108,5 +108,7 @@ export const ProblemJson = z
     description: 'application/problem+json (RFC 9457); extension members per code',
   });
 
+/** The JSON a route sends for a response schema (routes check theirs with `satisfies`). */
+export type Body<S extends z.ZodType> = z.output<S>;
 export type PostJson = z.infer<typeof PostJson>;
 export type GridItemJson = z.infer<typeof GridItemJson>;

@@ -13,6 +13,7 @@ import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
 import { readBody, readQuery } from '../request.js';
 import { GridQuery, MoveBody, parseIdParam } from '../schemas.js';
 import { gridItemView, versionView } from '../views.js';
+import type { Body, GridPageJson, MovedJson } from '../api/responses.js';
 
 export function gridRoutes(service: GridService, idempotency?: IdempotencyService) {
   const app = new Hono<AppEnv>();
@@ -24,7 +25,7 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
     const moveId = requestScopedUuid(c, profileId, 'move');
     const render = (_r: unknown, v: bigint): StoredResponse => ({
       status: 200,
-      body: { grid_version: versionView(v), move_id: moveId },
+      body: { grid_version: versionView(v), move_id: moveId } satisfies Body<typeof MovedJson>,
     });
     const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
@@ -49,7 +50,7 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
       grid_changed: page.gridChanged,
       // Decimal string like every 64-bit value; left out for a grid not yet counted.
       ...(page.postCount !== undefined ? { post_count: page.postCount.toString() } : {}),
-    });
+    } satisfies Body<typeof GridPageJson>);
   });
 
   return app;
