@@ -27,6 +27,7 @@ import { inboxRoutes } from './routes/inbox.js';
 import { postFeatureRoutes } from './routes/post-states.js';
 import { editorRoutes } from './routes/editor.js';
 import { devTokenRoutes, type DevTokens } from './routes/dev-token.js';
+import { docsRoutes } from './routes/docs.js';
 
 export interface AppDeps {
   readonly service: GridService;
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.route('/', healthRoutes(deps.readiness));
   app.route('/', metricsRoutes(registry));
+  app.route('/', docsRoutes());
   const { service, idempotency } = deps;
   app.route('/v1', postsRoutes(service, idempotency));
   app.route('/v1', gridRoutes(service, idempotency));

@@ -11,6 +11,12 @@ export const PinsBody = z.strictObject({
   post_ids: z.array(IdString).max(3),
 });
 
+/** A move's undo handle (`move_id` of POST /v1/me/grid/moves): a UUID. */
+export const MoveIdParam = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)
+  .meta({ examples: ['0f7d3c1e-5b0a-4d3e-9a55-2f1c9e8b7a61'] });
+
 export const UnarchiveBody = z.strictObject({
   position: z.enum(['previous', 'chronological']).default('previous'),
 });

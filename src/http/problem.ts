@@ -79,6 +79,9 @@ const RETRY_AFTER_DEFAULT = new Set<ErrorCode>([
 
 export const statusOf = (code: ErrorCode): ContentfulStatusCode => STATUS[code];
 
+/** The fixed `title` of a code (the OpenAPI document lists them). */
+export const problemTitle = (code: string): string => TITLES[code] ?? code;
+
 export interface ProblemInit {
   readonly status: ContentfulStatusCode;
   readonly code: string;
@@ -91,7 +94,7 @@ export interface ProblemInit {
 export function problemResponse(init: ProblemInit): Response {
   const body = {
     type: `${PROBLEM_BASE}${init.code}`,
-    title: TITLES[init.code] ?? init.code,
+    title: problemTitle(init.code),
     status: init.status,
     ...(init.detail ? { detail: init.detail } : {}),
     code: init.code,

@@ -17,6 +17,10 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../service/read/read-page.js
 export const IdString = z
   .string()
   .regex(CANONICAL_ID, 'must be a decimal string without sign, spaces or leading zeros')
+  .meta({
+    description: 'A 64-bit ID (1..2^63-1) as a canonical decimal string',
+    examples: ['4212987700266891264'],
+  })
   .transform((s, ctx) => {
     const v = BigInt(s);
     if (v > MAX_ID) {

@@ -1,8 +1,9 @@
 /** JSON views of domain records: IDs and versions as decimal strings, times as ISO 8601. */
 import type { GridPage } from '../service/read/read-page.js';
 import type { PostRecord } from '../store/posts-store.js';
+import type { Body, GridItemJson, GridPageJson, PostJson } from './api/responses.js';
 
-export const postView = (p: PostRecord) => ({
+export const postView = (p: PostRecord): PostJson => ({
   id: p.postId.toString(),
   author_id: p.authorId.toString(),
   caption: p.caption ?? null,
@@ -11,7 +12,7 @@ export const postView = (p: PostRecord) => ({
   ...(p.collaborators.length > 0 ? { collaborators: p.collaborators.map(String) } : {}),
 });
 
-export const gridItemView = (p: PostRecord) => ({
+export const gridItemView = (p: PostRecord): GridItemJson => ({
   id: p.postId.toString(),
   caption: p.caption ?? null,
   media_url: p.mediaUrl ?? null,
@@ -27,7 +28,7 @@ export const renderGridPage = (page: GridPage): string =>
     grid_changed: page.gridChanged,
     // Decimal string like every 64-bit value; left out for a grid not yet counted.
     ...(page.postCount !== undefined ? { post_count: page.postCount.toString() } : {}),
-  });
+  } satisfies Body<typeof GridPageJson>);
 
 /** grid_version is a decimal string: versions are 64-bit and JSON numbers are not. */
 export const versionView = (v: bigint) => v.toString();

@@ -15,6 +15,7 @@ import { idempotentWrite } from '../idempotent.js';
 import { parseIdParam } from '../schemas.js';
 import { versionView } from '../views.js';
 import { flagRoutes } from './flags.js';
+import type { Body, TakedownJson } from '../api/responses.js';
 
 export function requireAdmin(token: string | undefined): MiddlewareHandler<AppEnv> {
   const expected = token ? Buffer.from(token) : undefined;
@@ -50,7 +51,7 @@ export function adminRoutes(
             profile_id: g.profileId.toString(),
             grid_version: versionView(g.version),
           })),
-        },
+        } satisfies Body<typeof TakedownJson>,
       };
     });
   });

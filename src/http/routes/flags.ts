@@ -12,14 +12,18 @@ import { flagName } from '../../service/flags.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { AppEnv } from '../env.js';
 import { readBody } from '../request.js';
+import type { Body, FlagsJson } from '../api/responses.js';
 
-const FlagBody = z.strictObject({ enabled: z.boolean() });
+export const FlagBody = z.strictObject({ enabled: z.boolean() });
 
 export function flagRoutes(service: GridService) {
   const app = new Hono<AppEnv>();
 
   app.get('/admin/flags', async (c) =>
-    c.json({ flags: await service.flags.list(), refresh_bound_ms: service.flags.boundMs }),
+    c.json({
+      flags: await service.flags.list(),
+      refresh_bound_ms: service.flags.boundMs,
+    } satisfies Body<typeof FlagsJson>),
   );
 
   app.put('/admin/flags/:name', async (c) => {

@@ -15,10 +15,18 @@ import { formatEtag, ifNoneMatchMatches } from '../../domain/etag.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
 import type { AppEnv } from '../env.js';
-import { OrderPatchBody, PinsBody } from '../edit-schemas.js';
+import { MoveIdParam, OrderPatchBody, PinsBody } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
 import { versionView } from '../views.js';
+import type {
+  Body,
+  OrderJson,
+  OrderPatchedJson,
+  PinsJson,
+  ResetJson,
+  UndoneJson,
+} from '../api/responses.js';
 
 export function gridFeatureRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new Hono<AppEnv>();
@@ -31,7 +39,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
       body: {
         grid_version: versionView(v),
         pins: ((r as { pins: readonly bigint[] }).pins ?? []).map(String),
-      },
+      } satisfies Body<typeof PinsJson>,
     });
     return idempotentWrite(
       c,
@@ -51,7 +59,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
       body: {
         grid_version: versionView(v),
         overrides_dropped: (r as { overridesDropped: number }).overridesDropped,
-      },
+      } satisfies Body<typeof ResetJson>,
     });
     return idempotentWrite(
       c,
@@ -67,7 +75,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
   app.post('/me/grid/moves/:move_id/undo', async (c) => {
     const profileId = c.get('profileId');
     const moveId = c.req.param('move_id');
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(moveId)) {
+    if (!MoveIdParam.safeParse(moveId).success) {
       throw new DomainError('invalid_request', 'move_id must be a UUID', { field: 'move_id' });
     }
     const render = (r: unknown, v: bigint): StoredResponse => ({
@@ -75,7 +83,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
       body: {
         grid_version: versionView(v),
         restored: (r as { exact: boolean }).exact ? 'exact' : 'anchor',
-      },
+      } satisfies Body<typeof UndoneJson>,
     });
     return idempotentWrite(
       c,
@@ -94,7 +102,11 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
     if (inm && ifNoneMatchMatches(inm, order)) {
       return c.body(null, 304, { ETag: order.etag });
     }
-    return c.json({ post_ids: order.postIds.map(String), pinned: order.pinned.map(String) }, 200, {
+    const view = {
+      post_ids: order.postIds.map(String),
+      pinned: order.pinned.map(String),
+    } satisfies Body<typeof OrderJson>;
+    return c.json(view, 200, {
       ETag: order.etag,
       'Cache-Control': 'private, no-cache',
     });
@@ -109,7 +121,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
       body: {
         grid_version: versionView(v),
         rows_written: (r as { rowsWritten: number }).rowsWritten,
-      },
+      } satisfies Body<typeof OrderPatchedJson>,
       etag: formatEtag({ version: v, generation: g }),
     });
     return idempotentWrite(

@@ -14,6 +14,7 @@ import { readBody, readQuery } from '../request.js';
 import { GridQuery, MoveBody, parseIdParam } from '../schemas.js';
 import { sendRendered } from '../conditional.js';
 import { renderGridPage, versionView } from '../views.js';
+import type { Body, MovedJson } from '../api/responses.js';
 
 export function gridRoutes(service: GridService, idempotency?: IdempotencyService) {
   const app = new Hono<AppEnv>();
@@ -25,7 +26,7 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
     const moveId = requestScopedUuid(c, profileId, 'move');
     const render = (_r: unknown, v: bigint): StoredResponse => ({
       status: 200,
-      body: { grid_version: versionView(v), move_id: moveId },
+      body: { grid_version: versionView(v), move_id: moveId } satisfies Body<typeof MovedJson>,
     });
     const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, idempotency, spec, async (opts) => {

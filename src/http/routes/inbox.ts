@@ -16,6 +16,7 @@ import { idempotentWrite } from '../idempotent.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';
 import { postView, versionOnly } from '../views.js';
+import type { Body, ArchivePageJson, InvitesJson } from '../api/responses.js';
 
 export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new Hono<AppEnv>();
@@ -29,14 +30,14 @@ export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
         archived_at: i.archivedAt.toISOString(),
       })),
       paging: { next_before: page.nextBefore === null ? null : page.nextBefore.toString() },
-    });
+    } satisfies Body<typeof ArchivePageJson>);
   });
 
   app.get('/me/invites', async (c) => {
     const invites = await features.listInvites(c.get('profileId'));
     return c.json({
       data: invites.map((i) => ({ post: postView(i.post), author_id: i.authorId.toString() })),
-    });
+    } satisfies Body<typeof InvitesJson>);
   });
 
   for (const answer of ['accept', 'decline'] as const) {

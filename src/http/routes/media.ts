@@ -13,6 +13,7 @@ import { MediaQuery, formatUnixSeconds } from '../edit-schemas.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';
 import { postView } from '../views.js';
+import type { Body, MediaPageJson } from '../api/responses.js';
 
 export function mediaRoutes(features: GridService) {
   const app = new Hono<AppEnv>();
@@ -36,7 +37,9 @@ export function mediaRoutes(features: GridService) {
       if (q.since !== undefined) qs.set('since', formatUnixSeconds(q.since));
       next = `/v1/profiles/${profileId}/media?${qs}`;
     }
-    return c.json({ data: page.items.map(postView), paging: { next } });
+    return c.json({ data: page.items.map(postView), paging: { next } } satisfies Body<
+      typeof MediaPageJson
+    >);
   });
 
   return app;

@@ -13,6 +13,7 @@ import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
 import { CreatePostBody, parseIdParam } from '../schemas.js';
 import { postView, versionOnly, versionView } from '../views.js';
+import type { Body, CreatedPostJson } from '../api/responses.js';
 
 export function postsRoutes(service: GridService, idempotency?: IdempotencyService) {
   const app = new Hono<AppEnv>();
@@ -32,7 +33,8 @@ export function postsRoutes(service: GridService, idempotency?: IdempotencyServi
         createdAt: idToDate(postId),
         collaborators,
       };
-      return { status: 201, body: { post: postView(post), grid_version: versionView(v) } };
+      const body = { post: postView(post), grid_version: versionView(v) };
+      return { status: 201, body: body satisfies Body<typeof CreatedPostJson> };
     };
     const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, idempotency, spec, async (opts) => {

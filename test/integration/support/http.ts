@@ -1,9 +1,16 @@
 /**
  * One in-process HTTP request against the real Hono app (`app.request()`, no port), with the
- * reply's body parsed as JSON, for the harnesses' `call` helpers.
+ * reply's body parsed as JSON, for the harnesses' `call` helpers. Every reply is also checked
+ * against the OpenAPI document (support/contract.ts): a status, header or body the document
+ * does not describe for a documented operation fails the test that received it, so every HTTP
+ * test is a contract test. (A route missing from the document fails api/openapi.test.ts.)
  */
 import type { Hono } from 'hono';
+import { buildDocument } from '../../../src/http/api/document.js';
 import type { AppEnv } from '../../../src/http/env.js';
+import { Contract } from './contract.js';
+
+let contract: Contract | undefined;
 
 export interface JsonReply {
   readonly status: number;
@@ -26,5 +33,15 @@ export async function requestJson(
     ...(body !== undefined ? { body } : {}),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+  const reply = {
+    status: res.status,
+    headers: res.headers,
+    json: text ? JSON.parse(text) : undefined,
+  };
+  contract ??= new Contract(buildDocument(), true);
+  const mismatches = contract.check(method, path, reply);
+  if (mismatches.length > 0) {
+    throw new Error(`the reply does not match the OpenAPI document: ${mismatches.join('; ')}`);
+  }
+  return reply;
 }
