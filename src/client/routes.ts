@@ -72,6 +72,7 @@ export const ROUTES: RouteTable = {
   },
   listFlags: { method: 'GET', path: '/v1/admin/flags', auth: 'admin', idempotent: false },
   setFlag: { method: 'PUT', path: '/v1/admin/flags/:name', auth: 'admin', idempotent: false },
+  devToken: { method: 'POST', path: '/dev/token', auth: 'none', idempotent: false },
   healthz: { method: 'GET', path: '/healthz', auth: 'none', idempotent: false },
   readyz: { method: 'GET', path: '/readyz', auth: 'none', idempotent: false },
   metrics: { method: 'GET', path: '/metrics', auth: 'none', idempotent: false },

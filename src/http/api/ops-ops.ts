@@ -4,7 +4,14 @@ import { FLAG_NAMES } from '../../service/flags.js';
 import { FlagBody } from '../routes/flags.js';
 import { IdString } from '../schemas.js';
 import { DOCS_ASSETS } from './docs-assets.js';
-import { FlagJson, FlagsJson, HealthJson, ReadyJson, TakedownJson } from './responses.js';
+import {
+  DevTokenJson,
+  FlagJson,
+  FlagsJson,
+  HealthJson,
+  ReadyJson,
+  TakedownJson,
+} from './responses.js';
 import type { OperationSpec } from './operation.js';
 
 const POST = '4212987700602435584';
@@ -62,6 +69,23 @@ export const operationsOperations = {
       example: { name: 'writes.reorder', enabled: false, stored: true },
     },
     problems: ['flag_not_found'],
+  },
+  devToken: {
+    method: 'post',
+    path: '/dev/token',
+    tag: 'operations',
+    summary: 'Development only: a token for the demo profile (the web editor signs in with it)',
+    description:
+      'Exists only when the server generated its JWT secret (no `AUTH_JWT_SECRET` configured); a deployment with real secrets answers 404.',
+    auth: 'none',
+    invalidRequest: false,
+    ok: {
+      status: 200,
+      description: 'a bearer token',
+      schema: DevTokenJson,
+      example: { token: 'eyJhbGciOiJIUzI1NiJ9…', profile_id: '4242', expires_in: 86400 },
+    },
+    problems: [],
   },
   healthz: {
     method: 'get',

@@ -89,6 +89,11 @@ export const FlagJson = z.object({ name: z.string(), enabled: z.boolean(), store
 export const FlagsJson = z.strictObject({ flags: z.array(FlagJson), refresh_bound_ms: z.number() });
 
 export const HealthJson = z.strictObject({ status: z.literal('ok') });
+export const DevTokenJson = z.strictObject({
+  token: z.string(),
+  profile_id: z.string().regex(/^[0-9]{1,19}$/),
+  expires_in: z.number().int().positive(),
+});
 const CheckState = z.enum(['ok', 'degraded', 'down']);
 export const ReadyJson = z.strictObject({
   status: z.enum(['ready', 'unavailable']),

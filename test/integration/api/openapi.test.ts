@@ -283,6 +283,7 @@ describe('real replies', () => {
       (await hit('PUT', '/v1/admin/flags/nope', { admin: true, body: { enabled: true } })).status,
     ).toBe(404);
     for (const path of ['/healthz', '/readyz']) expect((await hit('GET', path)).status).toBe(200);
+    expect((await hit('POST', '/dev/token')).status).toBe(200);
 
     expect(mismatches).toEqual([]);
     // Every operation's success was seen, except the three that answer no JSON to check.
