@@ -18,7 +18,7 @@ import { createApp } from './http/app.js';
 import { deadlinesOf } from './http/deadline.js';
 import { tokenPolicyOf } from './http/jwt.js';
 import { ensureRedis } from './tools/infra/redis-local.js';
-import { DEMO_PROFILE_ID } from './service/demo.js';
+import { DEMO_PROFILE_ID, seedDemoGrid } from './service/demo.js';
 import { GridService } from './service/grid-service.js';
 import { IdempotencyService } from './service/write/idempotency.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
@@ -54,6 +54,12 @@ async function main(): Promise<void> {
     // Read cache, post-commit refill/invalidation and the move rate limit (src/cache/).
     redis,
   });
+  // Development: the demo profile the editor opens on gets posts the first time (never in a
+  // deployment with real secrets; `npm run seed:demo` adds more).
+  if (secrets.generated && (await service.readHead(DEMO_PROFILE_ID)).version === 0n) {
+    const seeded = await seedDemoGrid(service, DEMO_PROFILE_ID, { posts: 60 });
+    log(`[demo] profile ${DEMO_PROFILE_ID}: ${seeded.created} posts seeded`);
+  }
   const idempotency = new IdempotencyService(
     new IdempotencyStore(cassandra.cql, config.IDEMPOTENCY_TTL_S),
     {
@@ -134,7 +140,7 @@ async function printDevBanner(base: string, secret: string, ttlS: number): Promi
       `  curl -s "${base}/v1/profiles/${DEMO_PROFILE_ID}/grid?limit=5"`,
       `  curl -s -X POST ${base}/v1/me/grid/moves -H "Authorization: Bearer $TOKEN" \\`,
       `       -H 'content-type: application/json' -d '{"post_id":"<id>","after":null}'`,
-      '(npm run seed:demo fills the demo profile with a few hundred posts.)',
+      '(the demo profile starts with 60 posts; npm run seed:demo adds a few hundred more.)',
       '',
     ].join('\n'),
   );
