@@ -12,6 +12,7 @@
  * load from other work on the machine hits both alike), the ratio N / 0, and the median number
  * of Cassandra statements a read issued (bodies included when cold).
  */
+import { cursorKeyIdOf } from '../src/cache/keys.js';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
   const make = (redis: boolean) =>
     new GridService({ cql, config, ids, cursorSecret: secret, ...(redis ? { redis: guard } : {}) });
   const bench: Bench = {
+    cursorKeyId: cursorKeyIdOf(secret),
     guard,
     queries: () => statements,
     async serve() {

@@ -19,6 +19,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { cursorKeyIdOf } from '../src/cache/keys.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
     await seedBench(make({}, false), log);
     const bench: Bench = {
       guard,
+      cursorKeyId: cursorKeyIdOf(secret),
       queries: counted.count,
       async serve(tuning, overrides) {
         const service = make(tuning, true, overrides);

@@ -5,7 +5,7 @@
  * first page and page 5 as the override count grows.
  */
 import { Hono } from 'hono';
-import { cacheKeys } from '../../src/cache/keys.js';
+import { cacheKeys, renderedSuffix } from '../../src/cache/keys.js';
 import type { Config } from '../../src/config.js';
 import type { RedisGuard } from '../../src/cache/redis.js';
 import type { GridService } from '../../src/service/grid-service.js';
@@ -14,6 +14,8 @@ import type { LoadResult } from './http.js';
 
 export interface Bench {
   readonly guard: RedisGuard;
+  /** Names the services' cursor secret in rendered-page keys (cache/keys.ts). */
+  readonly cursorKeyId: string;
   /** Cassandra statements issued so far (a counting Cql under every service). */
   queries(): number;
   /** A service + app on a port; `tuning` selects leases/bypass, `config` overrides settings. */
@@ -217,7 +219,7 @@ export async function depth(
       cacheKeys.summary(profileId),
       cacheKeys.lease(profileId),
       cacheKeys.order(profileId, generation, version),
-      cacheKeys.rendered(profileId, generation, version, 24),
+      cacheKeys.rendered(profileId, generation, version, renderedSuffix(24, bench.cursorKeyId)),
       cacheKeys.overrides(profileId, generation, version),
       ...[...bodies].map((id) => cacheKeys.post(BigInt(id))),
     ];

@@ -41,6 +41,8 @@ export function createServiceCaches(
   source: GridSource,
   /** Test and benchmark seams (race hooks, bypass); production passes nothing. */
   tuning: Partial<GridCacheSettings> = {},
+  /** Names the cursor secret (rendered pages embed signed cursors). */
+  cursorKeyId = 'default',
 ): ServiceCaches {
   const overrides = createOverrideCache(guard, source, config.CACHE_ORDER_TTL_S);
   return {
@@ -55,6 +57,7 @@ export function createServiceCaches(
     rendered: config.CACHE_RENDERED_PAGES
       ? createRenderedPages(guard, {
           ttlS: config.CACHE_ORDER_TTL_S,
+          cursorKeyId,
           localTtlMs: config.CACHE_LOCAL_TTL_MS,
           localMaxBytes: config.CACHE_LOCAL_MAX_BYTES,
         })

@@ -9,6 +9,8 @@
  * `g{gen}:v{version}` belongs to exactly that grid state, so a late or reordered invalidation can
  * never make it answer for another state; old versions simply stop being read and expire.
  */
+import { createHash } from 'node:crypto';
+
 /** Also spelled out in the READ_FIRST script (scripts.ts), which builds body keys itself. */
 export const POST_KEY_PREFIX = 'post:';
 
@@ -25,10 +27,12 @@ export const cacheKeys = {
     `grid:{${profileId}}:g${generation}:v${version}`,
   /**
    * The rendered first page (`limit` entries) of one grid state, beside its order entry: the
-   * READ_PAGE script (scripts.ts) finds it by appending `:l{limit}` to the summary's order key.
+   * READ_PAGE script (scripts.ts) finds it by appending the suffix to the summary's order key.
+   * The suffix (`renderedSuffix`) names the limit and the cursor key the page's `next_cursor`
+   * is signed with, so processes with another CURSOR_SECRET never serve each other's cursors.
    */
-  rendered: (profileId: bigint, generation: bigint, version: bigint, limit: number) =>
-    `grid:{${profileId}}:g${generation}:v${version}:l${limit}`,
+  rendered: (profileId: bigint, generation: bigint, version: bigint, suffix: string) =>
+    `grid:{${profileId}}:g${generation}:v${version}${suffix}`,
   /** The whole override list for one grid state (later pages). Immutable once written. */
   overrides: (profileId: bigint, generation: bigint, version: bigint) =>
     `ovr:{${profileId}}:g${generation}:v${version}`,
@@ -39,6 +43,12 @@ export const cacheKeys = {
   /** Move rate-limit window of a profile. */
   moveRate: (profileId: bigint) => `rl:move:{${profileId}}`,
 } as const;
+
+/** 48 bits of the cursor secret's SHA-256: names it in cache keys without revealing it. */
+export const cursorKeyIdOf = (secret: string): string =>
+  createHash('sha256').update(secret).digest('base64url').slice(0, 8);
+
+export const renderedSuffix = (limit: number, cursorKeyId: string) => `:l${limit}:c${cursorKeyId}`;
 
 /**
  * SCAN patterns that cover every profile's summary, previous summary and lease: what a process

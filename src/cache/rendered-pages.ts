@@ -24,7 +24,7 @@
 import { compareGridVersions, meetsMin } from '../domain/grid-version.js';
 import type { GridVersion, MinVersion } from '../domain/grid-version.js';
 import { decodeSummary } from './codec.js';
-import { cacheKeys } from './keys.js';
+import { cacheKeys, renderedSuffix } from './keys.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
 
@@ -39,6 +39,8 @@ export interface RenderedPage {
 
 export interface RenderedPageSettings {
   readonly ttlS: number;
+  /** Names the secret the pages' cursors are signed with (see keys.ts `rendered`). */
+  readonly cursorKeyId: string;
   readonly localTtlMs: number;
   readonly localMaxBytes: number;
   readonly now?: () => number;
@@ -123,7 +125,10 @@ export function createRenderedPages(
 
   async function fromRedis(profileId: bigint, limit: number, min?: MinVersion) {
     const reply = await guard.run((c) =>
-      withCacheCommands(c).regridReadPage(cacheKeys.summary(profileId), `:l${limit}`),
+      withCacheCommands(c).regridReadPage(
+        cacheKeys.summary(profileId),
+        renderedSuffix(limit, settings.cursorKeyId),
+      ),
     );
     const summary = decodeSummary(reply?.[0]);
     const packed = reply?.[1];
@@ -160,7 +165,8 @@ export function createRenderedPages(
     },
     remember(profileId, limit, page) {
       keep(profileId, limit, page);
-      const key = cacheKeys.rendered(profileId, page.generation, page.version, limit);
+      const suffix = renderedSuffix(limit, settings.cursorKeyId);
+      const key = cacheKeys.rendered(profileId, page.generation, page.version, suffix);
       void guard.run((c) => c.set(key, pack(page), 'EX', settings.ttlS));
     },
     forget(profileId, committed) {

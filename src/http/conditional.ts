@@ -18,6 +18,9 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 
 export function sendRendered(c: Context, page: { readonly body: string; readonly etag: string }) {
   const headers = { etag: page.etag, 'cache-control': 'no-cache' };
-  if (noneMatch(c.req.header('if-none-match'), page.etag)) return c.body(null, 304, headers);
+  // A bare Response: `c.body(null, 304)` would label the empty answer text/plain.
+  if (noneMatch(c.req.header('if-none-match'), page.etag)) {
+    return new Response(null, { status: 304, headers });
+  }
   return c.body(page.body, 200, { ...headers, 'content-type': 'application/json' });
 }

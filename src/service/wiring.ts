@@ -4,6 +4,7 @@
  * checks and the dependencies every operation module receives (deps.ts). GridService names the
  * operations; this module only wires.
  */
+import { cursorKeyIdOf } from '../cache/keys.js';
 import { createServiceCaches, type ServiceCaches } from '../cache/caches.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
 import { cachedPageSource } from '../cache/page-source.js';
@@ -86,7 +87,13 @@ export function wireService(
   });
   reader.attachCopies(copyStore, hints);
   const caches = opts.redis
-    ? createServiceCaches(config, opts.redis, reader, opts.cacheTuning)
+    ? createServiceCaches(
+        config,
+        opts.redis,
+        reader,
+        opts.cacheTuning,
+        cursorKeyIdOf(opts.cursorSecret),
+      )
     : undefined;
   const pages = caches ? cachedPageSource(caches, reader) : reader;
   const grid = caches?.grid;

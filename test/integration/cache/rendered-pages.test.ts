@@ -30,10 +30,10 @@ afterAll(async () => {
 });
 
 /** One "process": a service with its own local tier over the shared Redis and Cassandra. */
-function processWith(localTtlMs: number) {
+function processWith(localTtlMs: number, cursorSecret = CURSORS) {
   const config = { ...s.config, CACHE_LOCAL_TTL_MS: localTtlMs, CACHE_SAMPLE_RATE: 0 };
   const cql = cqlOf(s.client);
-  const service = new GridService({ cql, config, ids: s.ids, cursorSecret: CURSORS, redis: guard });
+  const service = new GridService({ cql, config, ids: s.ids, cursorSecret, redis: guard });
   const app = createApp({
     service,
     jwtSecret: JWT,
@@ -158,5 +158,20 @@ describe('rendered first pages', () => {
     const withMin = await a.page(p, `&min_version=${next.grid_version}`);
     expect(withMin.json.grid_version).toBe(next.grid_version);
     expect(ids(withMin)[0]).toBe(String(posts[3]));
+  });
+
+  it('a process with another cursor secret never serves a rendering whose cursor it cannot verify', async () => {
+    const p = freshProfile(s);
+    await seedPosts(s, p, 30);
+    const a = processWith(0);
+    await a.page(p);
+    await a.page(p); // kept in Redis under A's cursor key
+    const other = processWith(0, 'another-cursor-secret-0123456789abcdef');
+    const first = await other.page(p); // A's rendering is not under this process's cursor key
+    expect(other.stats()).toMatchObject({ redisHits: 0, misses: 1 });
+    const next = await other.page(p, `&cursor=${encodeURIComponent(first.json.next_cursor)}`);
+    expect(next.status).toBe(200);
+    expect((await other.page(p)).status).toBe(200);
+    expect(other.stats().redisHits).toBe(1); // its own rendering, from then on
   });
 });
