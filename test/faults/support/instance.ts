@@ -9,6 +9,7 @@ import type { Hono } from 'hono';
 import type { Config } from '../../../src/config.js';
 import { composeId, IdGenerator, MAX_WORKER } from '../../../src/domain/ids.js';
 import { createApp } from '../../../src/http/app.js';
+import { deadlinesOf } from '../../../src/http/deadline.js';
 import { issueToken } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
@@ -39,15 +40,25 @@ export interface Reply {
   readonly status: number;
   readonly json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   readonly replayed: boolean;
+  readonly etag: string | undefined;
 }
 
 /** Worker numbers of the fault suite: far from the integration harnesses' 7000–8189. */
 const workerIds = () => new IdGenerator(6000 + Math.floor(Math.random() * 500));
 
-export async function openInstance(config: Config): Promise<Instance> {
+export interface InstanceOptions {
+  /** Answer 503 at the configured request deadlines, as `npm start` does (src/http/deadline.ts). */
+  readonly deadlines?: boolean;
+}
+
+export async function openInstance(config: Config, opts: InstanceOptions = {}): Promise<Instance> {
+  // The fault suite's config names no contact points (its one private node on 127.0.0.1); the
+  // cluster suite's names the three nodes of its ring.
   const client = createCassandraClient(config, {
     keyspace: config.CASSANDRA_KEYSPACE,
-    contactPoints: ['127.0.0.1'],
+    contactPoints: config.CASSANDRA_CONTACT_POINTS.length
+      ? config.CASSANDRA_CONTACT_POINTS
+      : ['127.0.0.1'],
   });
   await client.connect();
   const cql = cqlOf(client);
@@ -68,6 +79,7 @@ export async function openInstance(config: Config): Promise<Instance> {
     jwtSecret: JWT_SECRET,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     readiness: makeReadiness({ cql, redis: guard }),
+    ...(opts.deadlines ? { deadlines: deadlinesOf(config) } : {}),
     log: (_msg, err) => {
       const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       internalErrors.set(what, (internalErrors.get(what) ?? 0) + 1);
@@ -119,6 +131,7 @@ export async function call(
     status: res.status,
     json: text ? JSON.parse(text) : undefined,
     replayed: res.headers.get('idempotent-replayed') === 'true',
+    etag: res.headers.get('etag') ?? undefined,
   };
 }
 
