@@ -11,6 +11,7 @@ import { NaiveDesign } from '../loadtest/naive-design.js';
 import { parseOptions, USAGE, type LoadtestOptions } from '../loadtest/options.js';
 import { RegridDirectDesign } from '../loadtest/regrid-direct-design.js';
 import { RegridHttpDesign } from '../loadtest/regrid-http-design.js';
+import { ringFaultEvents, ringTarget } from '../loadtest/ring-fault.js';
 import { runSession } from '../loadtest/session.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -20,7 +21,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const config = loadConfig();
+  let config = loadConfig();
   let options: LoadtestOptions;
   try {
     options = parseOptions(
@@ -37,8 +38,12 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
 
+  if (options.cluster !== undefined && options.cluster > 1) {
+    config = await ringTarget(config, options.cluster, log);
+  }
   // openCassandra tags the provisioning lines [cassandra] itself.
   const cluster = await connectCluster(config, log);
+  const events = ringFaultEvents(config, options, log);
   try {
     const makeDesign = async (name: DesignName): Promise<GridDesign> => {
       if (name === 'naive') return new NaiveDesign(cluster.client);
@@ -54,6 +59,7 @@ async function main(argv: readonly string[]): Promise<number> {
       log,
       // nodetool and sstablemetadata reach only the node this machine runs.
       tableMetrics: options.tableMetrics && cluster.target.origin !== 'external',
+      ...(events ? { events } : {}),
     });
     console.log(result.summary);
     if (options.json) log(`JSON report: ${options.json}`);
