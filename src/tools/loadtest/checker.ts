@@ -16,7 +16,7 @@
  */
 import { keepMask } from '../../domain/lis.js';
 import { lastWrites, linearize, replay, ReplayError, type AckedMove } from './history.js';
-import { resolveUnknown, type UnknownMove } from './unknown-outcomes.js';
+import { resolveUnknown, unnamedVersions, type UnknownMove } from './unknown-outcomes.js';
 
 export type ViolationKind = 'duplicate' | 'lost' | 'unexpected' | 'order' | 'tombstones';
 
@@ -90,15 +90,23 @@ export function checkGrid(expected: ExpectedGrid, observed: readonly bigint[]): 
   // With versions, every commit must be accounted for (none applied twice, none nobody asked
   // for), and moves of unknown outcome are resolved against the order read back.
   const unknown = expected.unknownMoves ?? [];
-  if (expected.versions && unknown.length === expected.uncertain) {
+  if (expected.versions && expected.uncertain === 0) {
+    const gaps = unnamedVersions(expected.acks, expected.versions);
+    if (gaps.length > 0) {
+      violations.push({
+        kind: 'order',
+        profile,
+        posts: [],
+        detail: `${gaps.length} version(s) committed that no acknowledged move explains (e.g. ${gaps[0]})`,
+      });
+    }
+  } else if (expected.versions && unknown.length === expected.uncertain) {
     const r = resolveUnknown(expected.initial, expected.acks, unknown, expected.versions, observed);
     if (r.kind === 'unexplained') {
       violations.push({ kind: 'order', profile, posts: [], detail: r.detail });
       return { violations, orderChecked: true };
     }
-    if (r.kind === 'resolved' && unknown.length > 0) {
-      return { violations, orderChecked: true, resolved: r };
-    }
+    if (r.kind === 'resolved') return { violations, orderChecked: true, resolved: r };
   }
   if (expected.uncertain > 0) return { violations, orderChecked: false };
 

@@ -25,6 +25,17 @@ export type Resolution =
 
 export const MAX_UNKNOWN = 6;
 
+/** Versions committed after seeding that no acknowledged move names. */
+export function unnamedVersions(
+  acks: readonly AckedMove[],
+  versions: { readonly seeded: bigint; readonly final: bigint },
+): bigint[] {
+  const named = new Set(acks.map((a) => a.version));
+  const gaps: bigint[] = [];
+  for (let v = versions.seeded + 1n; v <= versions.final; v++) if (!named.has(v)) gaps.push(v);
+  return gaps;
+}
+
 export function resolveUnknown(
   initial: readonly bigint[],
   acks: readonly AckedMove[],
@@ -32,9 +43,7 @@ export function resolveUnknown(
   versions: { readonly seeded: bigint; readonly final: bigint },
   observed: readonly bigint[],
 ): Resolution {
-  const named = new Set(acks.map((a) => a.version));
-  const gaps: bigint[] = [];
-  for (let v = versions.seeded + 1n; v <= versions.final; v++) if (!named.has(v)) gaps.push(v);
+  const gaps = unnamedVersions(acks, versions);
   if (gaps.length > unknown.length) {
     return {
       kind: 'unexplained',
