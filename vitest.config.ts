@@ -2,9 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 // Four projects: fast pure tests; integration tests against the real Cassandra and Redis (its
 // global setup provisions or reuses one node per run); browser tests of the web editor in
-// headless Chromium over the same stores; and fault tests, which stop, pause and kill a private
-// Cassandra node and a private redis-server of their own. `npm test` runs the first two
-// (`--project unit --project integration`); `npm run test:browser` and `test:faults` the others.
+// headless Chromium over the same stores; fault tests, which stop, pause and kill a private
+// Cassandra node and a private redis-server of their own; and cluster tests, the same on a
+// private 3-node ring (RF 3). `npm test` runs the first two (`--project unit --project
+// integration`: negations would be OR-ed); `test:browser`, `test:faults` and `test:cluster` the others.
 export default defineConfig({
   test: {
     // The fault suite's teardown stops its private Cassandra node (SIGTERM, then SIGKILL after
@@ -47,6 +48,18 @@ export default defineConfig({
           globalSetup: ['test/faults/global-setup.ts'],
           // One private node for the whole suite, and tests that kill it: one file at a time.
           fileParallelism: false,
+          testTimeout: 240_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          globalSetup: ['test/cluster/global-setup.ts'],
+          // One private ring for the whole suite, and tests that kill and pause its nodes.
+          fileParallelism: false,
+          // Any order: every file first puts the ring back to three live nodes (ensureFullRing).
           testTimeout: 240_000,
           hookTimeout: 600_000,
         },

@@ -43,6 +43,8 @@ export interface ClientOverrides {
   readonly contactPoints?: readonly string[];
   readonly localDataCenter?: string;
   readonly port?: number;
+  /** Which nodes coordinate (default: the driver's token-aware DC-local round robin). */
+  readonly loadBalancing?: policies.loadBalancing.LoadBalancingPolicy;
 }
 
 export function createCassandraClient(config: Config, overrides: ClientOverrides = {}): Client {
@@ -68,6 +70,7 @@ export function createCassandraClient(config: Config, overrides: ClientOverrides
     // The driver's default schedule backs off to 10 minutes, so a restarted node stayed unused
     // for seconds after it answered again; capped this low, it is back within RECONNECT_MAX_MS.
     policies: {
+      ...(overrides.loadBalancing ? { loadBalancing: overrides.loadBalancing } : {}),
       reconnection: new policies.reconnection.ExponentialReconnectionPolicy(
         config.CASSANDRA_RECONNECT_BASE_MS,
         config.CASSANDRA_RECONNECT_MAX_MS,

@@ -13,7 +13,9 @@
  * `null`: optional columns are left unset.
  */
 import { types } from 'cassandra-driver';
+import { DomainError } from '../domain/errors.js';
 import type { Cql } from './cassandra.js';
+import { isCasTimeout } from './cql-errors.js';
 
 export type RecordState = 'in_flight' | 'done';
 
@@ -42,11 +44,10 @@ export class IdempotencyStore {
 
   /** Claims (scope, key) for `rec.owner` unless a record exists; then returns that record. */
   async claim(scope: bigint, key: string, rec: IdempotencyRecord): Promise<ClaimResult> {
-    const rs = await this.cql.execute(
+    const rs = await this.lwt(
       `INSERT INTO idempotency_keys (scope, key, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        IF NOT EXISTS USING TTL ?`,
       [scope, key, ...bindRecord(rec), this.ttlS],
-      { prepare: true },
     );
     if (rs.wasApplied()) return { claimed: true };
     const existing = decodeRecord(rs.first());
@@ -62,14 +63,32 @@ export class IdempotencyStore {
     previousOwner: string,
     rec: IdempotencyRecord,
   ): Promise<boolean> {
-    const rs = await this.cql.execute(
+    const rs = await this.lwt(
       `UPDATE idempotency_keys USING TTL ?
        SET fingerprint = ?, state = ?, owner = ?, lease_until = ?, claimed_at = ?, status = ?, body = ?
        WHERE scope = ? AND key = ? IF owner = ? AND state = 'in_flight'`,
       [this.ttlS, ...bindRecord(rec), scope, key, types.Uuid.fromString(previousOwner)],
-      { prepare: true },
     );
     return rs.wasApplied();
+  }
+
+  /**
+   * A claim's Paxos round that timed out (on a ring, replicas that stopped answering) may or may
+   * not hold the key now; the Cql wrapper leaves such timeouts raw for the grid writer, so say it
+   * here, or it would surface as a 500. The client's retry with the same key settles it.
+   */
+  private async lwt(query: string, params: unknown[]) {
+    try {
+      return await this.cql.execute(query, params, { prepare: true });
+    } catch (err) {
+      if (!isCasTimeout(err)) throw err;
+      throw new DomainError(
+        'write_outcome_unknown',
+        'claiming the Idempotency-Key timed out in Cassandra; retry with the same key',
+        { retry_after_s: 1 },
+        { cause: err },
+      );
+    }
   }
 
   /**

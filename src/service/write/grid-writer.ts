@@ -196,6 +196,14 @@ export class GridWriter {
       if (attempt < maxAttempts) await sleep(this.backoff(attempt));
     }
     recordAttempts(maxAttempts);
+    // A round that timed out may have committed: "contention" would claim it was not applied.
+    if (outcomeUnknown) {
+      throw new DomainError(
+        'write_outcome_unknown',
+        'a compare-and-set timed out and later attempts lost: it may or may not have been applied',
+        { retry_after_s: this.settings.retryAfterS, attempts: maxAttempts },
+      );
+    }
     throw new DomainError('contention', 'the grid is being changed concurrently; retry shortly', {
       retry_after_s: this.settings.retryAfterS,
       attempts: maxAttempts,

@@ -12,6 +12,7 @@ import { parseOptions, USAGE, type LoadtestOptions } from '../loadtest/options.j
 import { PostgresDesign } from '../loadtest/postgres-design.js';
 import { RegridDirectDesign } from '../loadtest/regrid-direct-design.js';
 import { RegridHttpDesign } from '../loadtest/regrid-http-design.js';
+import { ringFaultEvents, ringTarget } from '../loadtest/ring-fault.js';
 import { runSession } from '../loadtest/session.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -21,7 +22,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const config = loadConfig();
+  let config = loadConfig();
   let options: LoadtestOptions;
   try {
     options = parseOptions(argv, {
@@ -38,8 +39,12 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
 
+  if (options.cluster !== undefined && options.cluster > 1) {
+    config = await ringTarget(config, options.cluster, log);
+  }
   // openCassandra tags the provisioning lines [cassandra] itself.
   const cluster = await connectCluster(config, log);
+  const events = ringFaultEvents(config, options, log);
   try {
     const makeDesign = async (name: DesignName): Promise<GridDesign> => {
       if (name === 'naive') return new NaiveDesign(cluster.client);
@@ -60,6 +65,7 @@ async function main(argv: readonly string[]): Promise<number> {
       log,
       // nodetool and sstablemetadata reach only the node this machine runs.
       tableMetrics: options.tableMetrics && cluster.target.origin !== 'external',
+      ...(events ? { events } : {}),
     });
     console.log(result.summary);
     if (options.json) log(`JSON report: ${options.json}`);

@@ -169,7 +169,9 @@ memtable_heap_space: 128MiB
 memtable_offheap_space: 128MiB
 key_cache_size: 16MiB
 counter_cache_size: 8MiB
-hinted_handoff_enabled: false
+# A ring node that was down gets the writes it missed replayed from its peers' hints (for up to
+# max_hint_window, 3 h); a single node has no peers and never stores any.
+hinted_handoff_enabled: true
 
 tombstone_warn_threshold: 1000
 tombstone_failure_threshold: 100000

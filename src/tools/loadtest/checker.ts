@@ -9,12 +9,14 @@
  *  - order: replaying the acks in version order (see history.ts) must give the observed order.
  *    Posts out of place are the ones outside a longest common subsequence of the two orders,
  *    i.e. the fewest posts whose moving would reconcile them; those are named in the violation.
- *    The order check is skipped (and said so) for a grid with moves of unknown outcome (a timeout
- *    may or may not have applied), since no single history is then implied.
+ *    Moves of unknown outcome (a timeout may or may not have applied) are resolved against the
+ *    final read when the grid's versions are known (unknown-outcomes.ts); otherwise the order
+ *    check is skipped for that grid (and said so), since no single history is then implied.
  * Tombstones are judged separately (`checkTombstones`): regrid's moves must write none.
  */
 import { keepMask } from '../../domain/lis.js';
 import { lastWrites, linearize, replay, ReplayError, type AckedMove } from './history.js';
+import { resolveUnknown, unnamedVersions, type UnknownMove } from './unknown-outcomes.js';
 
 export type ViolationKind = 'duplicate' | 'lost' | 'unexpected' | 'order' | 'tombstones';
 
@@ -32,12 +34,17 @@ export interface ExpectedGrid {
   readonly acks: readonly AckedMove[];
   /** Moves whose outcome is unknown (timeouts, dropped connections). */
   readonly uncertain: number;
+  /** What those moves asked for, and the grid's versions, to resolve them (unknown-outcomes.ts). */
+  readonly unknownMoves?: readonly UnknownMove[];
+  readonly versions?: { readonly seeded: bigint; readonly final: bigint };
 }
 
 export interface GridCheck {
   readonly violations: Violation[];
   /** False when the order could not be checked (uncertain moves). */
   readonly orderChecked: boolean;
+  /** Unknown-outcome moves resolved against the final read: how many committed, how many not. */
+  readonly resolved?: { readonly committed: number; readonly notApplied: number };
 }
 
 const MAX_NAMED = 20; // a violation names at most this many posts; the detail gives the count
@@ -80,6 +87,27 @@ export function checkGrid(expected: ExpectedGrid, observed: readonly bigint[]): 
     });
   }
 
+  // With versions, every commit must be accounted for (none applied twice, none nobody asked
+  // for), and moves of unknown outcome are resolved against the order read back.
+  const unknown = expected.unknownMoves ?? [];
+  if (expected.versions && expected.uncertain === 0) {
+    const gaps = unnamedVersions(expected.acks, expected.versions);
+    if (gaps.length > 0) {
+      violations.push({
+        kind: 'order',
+        profile,
+        posts: [],
+        detail: `${gaps.length} version(s) committed that no acknowledged move explains (e.g. ${gaps[0]})`,
+      });
+    }
+  } else if (expected.versions && unknown.length === expected.uncertain) {
+    const r = resolveUnknown(expected.initial, expected.acks, unknown, expected.versions, observed);
+    if (r.kind === 'unexplained') {
+      violations.push({ kind: 'order', profile, posts: [], detail: r.detail });
+      return { violations, orderChecked: true };
+    }
+    if (r.kind === 'resolved') return { violations, orderChecked: true, resolved: r };
+  }
   if (expected.uncertain > 0) return { violations, orderChecked: false };
 
   const history = linearize(expected.acks);

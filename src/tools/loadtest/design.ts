@@ -59,6 +59,8 @@ export interface GridDesign {
   /** The whole grid in display order, duplicates and all (what the checker judges). */
   readAll(profileId: bigint): Promise<bigint[]>;
   classifyFailure(err: unknown): FailureKind;
+  /** The grid's current version (designs with versions; read at the end to resolve unknowns). */
+  headVersion?(profileId: bigint): Promise<bigint>;
   /** Conditional batches lost so far (each one a retry by the writer); absent when invisible. */
   casRetries?(): number;
   close(): Promise<void>;

@@ -7,6 +7,11 @@ import { z } from 'zod';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const share = z.coerce.number().min(0).max(1);
+/** A point of the run: `50%` (of --moves, or of --duration). */
+const percent = z
+  .string()
+  .regex(/^(100|[0-9]{1,2})(\.[0-9]+)?%$/, 'a share of the run such as 50%')
+  .transform((v) => Number(v.slice(0, -1)) / 100);
 
 /** Only loopback targets: the tool is for the user's own test node, never someone else's host. */
 const LoopbackUrl = z
@@ -47,6 +52,12 @@ export const LoadtestOptionsSchema = z
     json: z.string().optional(),
     chart: z.string().optional(),
     progress: z.boolean().default(true),
+    /** Run on the local ring of this many nodes under REGRID_HOME (started if it is not up). */
+    cluster: int(1, 9).optional(),
+    killNodeAt: percent.optional(),
+    restartNodeAt: percent.optional(),
+    /** The ring node to kill (default: the last one; node 1 is the seed). */
+    killNode: int(2, 9).optional(),
   })
   .strict()
   .superRefine((o, ctx) => {
@@ -63,6 +74,18 @@ export const LoadtestOptionsSchema = z
         message: `--design ${o.design} runs in-process; use --direct`,
       });
     }
+    if (o.killNodeAt !== undefined && (o.cluster ?? 1) < 3) {
+      ctx.addIssue({ code: 'custom', message: '--kill-node-at needs --cluster 3 or more' });
+    }
+    if (o.restartNodeAt !== undefined && o.killNodeAt === undefined) {
+      ctx.addIssue({ code: 'custom', message: '--restart-node-at needs --kill-node-at' });
+    }
+    if (o.restartNodeAt !== undefined && o.restartNodeAt <= (o.killNodeAt ?? 0)) {
+      ctx.addIssue({ code: 'custom', message: '--restart-node-at must come after --kill-node-at' });
+    }
+    if (o.killNode !== undefined && o.killNode > (o.cluster ?? 1)) {
+      ctx.addIssue({ code: 'custom', message: '--kill-node names a node outside the ring' });
+    }
     if (o.hotPosts > o.posts) {
       ctx.addIssue({ code: 'custom', message: '--hot-posts must not exceed --posts' });
     }
@@ -76,6 +99,15 @@ export const LoadtestOptionsSchema = z
         ? ({ kind: 'duration', seconds: o.duration } as const)
         : ({ kind: 'moves', count: o.moves ?? 2_000 } as const),
     designs: o.compare ? (['regrid', 'naive', 'postgres'] as const) : ([o.design] as const),
+    // Killed at K, back halfway between K and the end unless told.
+    fault:
+      o.killNodeAt === undefined
+        ? null
+        : {
+            node: o.killNode ?? o.cluster!,
+            killAt: o.killNodeAt,
+            restartAt: o.restartNodeAt ?? o.killNodeAt + (1 - o.killNodeAt) / 2,
+          },
   }));
 
 export type LoadtestOptions = z.infer<typeof LoadtestOptionsSchema>;
@@ -149,4 +181,8 @@ export const USAGE = `usage: npm run loadtest -- [options]
   --json PATH --chart PATH    write the JSON report / the SVG chart
   --no-raw-ceiling            skip the bare conditional-batch ceiling
   --no-table-metrics          skip flush + nodetool tablestats + sstablemetadata (local node only)
-  --no-progress               no progress line on stderr`;
+  --no-progress               no progress line on stderr
+  --cluster N                 run on the local N-node ring under REGRID_HOME (RF min(3, N); started if down)
+  --kill-node-at P%           SIGKILL a ring node when P% of the run is done (needs --cluster 3+)
+  --restart-node-at P%        start it again on its data then (default: halfway to the end)
+  --kill-node I               which node (default: the last; node 1 is the seed)`;

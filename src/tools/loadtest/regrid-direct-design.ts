@@ -22,6 +22,23 @@ import type { FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.
 const READ_ALL_PAGE = 100;
 const WHOLE_GRID = 1_000_000; // a "first page" this long is the whole grid
 
+const SEED_RETRIES = 30;
+const SEED_BACKOFF_MS = 200;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Reads retried while a ring loses or regains a node (bounded). */
+async function retrying<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (err) {
+      if (attempt >= SEED_RETRIES) throw err;
+      await sleep(SEED_BACKOFF_MS * Math.min(attempt, 10));
+    }
+  }
+}
+
 /** Outcome known: these codes are returned before or instead of any write. */
 const REJECTED = new Set([
   'invalid_request',
@@ -92,13 +109,29 @@ export class RegridDirectDesign implements GridDesign {
     return this.lostCas;
   }
 
+  /**
+   * Creates the posts one by one. On a ring a node may be lost while seeding: a failed create is
+   * retried (bounded), and since a create that timed out may still have committed, the grid is
+   * read back to count what is really there before the next one, and at the end to return it.
+   */
   async createGrid(profileId: bigint, posts: number): Promise<bigint[]> {
-    const out: bigint[] = [];
-    for (let i = 0; i < posts; i++) {
-      const r = await this.service.createPost(profileId, { caption: `load test post ${i}` });
-      out.push(r.value.postId);
+    let made = 0;
+    for (let failures = 0; made < posts;) {
+      try {
+        await this.service.createPost(profileId, { caption: `load test post ${made}` });
+        made++;
+      } catch (err) {
+        if (++failures > SEED_RETRIES || this.classifyFailure(err) === 'rejected') throw err;
+        await sleep(SEED_BACKOFF_MS * Math.min(failures, 10));
+        made = (await retrying(() => this.readAll(profileId))).length;
+      }
     }
-    return out;
+    // A fresh grid shows its posts newest first; creation order is the reverse.
+    return (await retrying(() => this.readAll(profileId))).reverse();
+  }
+
+  async headVersion(profileId: bigint): Promise<bigint> {
+    return (await retrying(() => this.service.reader.readHead(profileId))).version;
   }
 
   async move(profileId: bigint, postId: bigint, after: bigint | null): Promise<MoveOutcome> {

@@ -23,6 +23,10 @@ export interface DesignReport {
   readonly errors: number;
   readonly rejected: number;
   readonly uncertain: number;
+  /** Unknown-outcome moves resolved against the final read (checker.ts, unknown-outcomes.ts). */
+  readonly uncertain_resolved: { committed: number; not_applied: number };
+  /** What was done to the cluster during the run (--kill-node-at, --restart-node-at). */
+  readonly events: WorkloadResult['events'];
   readonly seconds: number;
   readonly moves_per_s: number;
   readonly move_p50_ms: number | null;
@@ -84,6 +88,7 @@ export interface ReportInputs {
   readonly tableMetrics: Record<string, TableMetric> | null;
   readonly violations: readonly Violation[];
   readonly ordersUnchecked: number;
+  readonly resolved?: { readonly committed: number; readonly notApplied: number };
   readonly rawCeilingPerS: number | null;
 }
 
@@ -110,6 +115,11 @@ export function buildDesignReport(i: ReportInputs): DesignReport {
     errors: w.errors,
     rejected: w.rejected,
     uncertain: w.uncertain,
+    uncertain_resolved: {
+      committed: i.resolved?.committed ?? 0,
+      not_applied: i.resolved?.notApplied ?? 0,
+    },
+    events: w.events,
     seconds: round2(w.seconds)!,
     moves_per_s: round2(movesPerS)!,
     move_p50_ms: round2(w.moveLatency.percentile(50)),
@@ -203,6 +213,15 @@ export function summarizeDesign(r: DesignReport): string {
   const lines = [
     `== ${r.design} (${r.transport}) — ${r.profiles} profiles × ${r.posts_per_profile} posts, concurrency ${r.concurrency}, hot ${r.hot}`,
     `  moves        ${r.moves} acknowledged of ${r.moves_attempted} (${r.errors} errors: ${r.rejected} rejected, ${r.uncertain} unknown outcome) in ${r.seconds} s`,
+    ...(r.uncertain > 0
+      ? [
+          `  unknown      ${r.uncertain} moves of unknown outcome, resolved against the final read: ${r.uncertain_resolved.committed} committed, ${r.uncertain_resolved.not_applied} not applied`,
+        ]
+      : []),
+    ...r.events.map(
+      (e) =>
+        `  event        ${e.name} at ${Math.round(e.at * 100)}% of the run (${e.startedS.toFixed(1)} s, move ${e.movesAttempted}), done at ${e.doneS.toFixed(1)} s`,
+    ),
     `  throughput   ${r.moves_per_s} moves/s; move p50 ${n(r.move_p50_ms, ' ms')}, p99 ${n(r.move_p99_ms, ' ms')}`,
     `  raw ceiling  ${n(r.raw_ceiling_per_s, ' conditional batches/s')}; moves/s = ${n(r.moves_per_s_vs_raw_ceiling)} × ceiling`,
     `  reads        first page p50 ${n(r.read_p50_ms, ' ms')}, p99 ${n(r.read_p99_ms, ' ms')} (${r.reads} reads); busiest grid, quiet, before → after: first page ${n(r.initial_first_page_ms, ' ms')} → ${n(r.final_first_page_ms, ' ms')}, whole grid ${n(r.initial_full_read_ms, ' ms')} → ${n(r.final_full_read_ms, ' ms')}`,

@@ -15,6 +15,7 @@ import { PauseGate } from './pause-gate.js';
 import { Progress, type Counters } from './progress.js';
 import { createRng } from './rng.js';
 import { LatencyRecorder } from './stats.js';
+import type { UnknownMove } from './unknown-outcomes.js';
 import { nextMove, type WorkloadShape } from './workload.js';
 
 export type StopRule = { kind: 'moves'; count: number } | { kind: 'duration'; seconds: number };
@@ -34,6 +35,11 @@ export interface GridModel {
   readonly initial: readonly bigint[];
   readonly acks: AckedMove[];
   uncertain: number;
+  /** What the unknown-outcome moves asked for (resolved against the final read). */
+  readonly unknown: UnknownMove[];
+  /** The version right after seeding, and the final one (designs with versions only). */
+  seededVersion: bigint | null;
+  finalVersion: bigint | null;
 }
 
 export const expectedOf = (g: GridModel): ExpectedGrid => ({
@@ -41,6 +47,10 @@ export const expectedOf = (g: GridModel): ExpectedGrid => ({
   initial: g.initial,
   acks: g.acks,
   uncertain: g.uncertain,
+  unknownMoves: g.unknown,
+  ...(g.seededVersion !== null && g.finalVersion !== null
+    ? { versions: { seeded: g.seededVersion, final: g.finalVersion } }
+    : {}),
 });
 
 /** What the sampler measures at one point of the run (plotted by chart.ts). */
@@ -53,6 +63,25 @@ export type SamplePoint = ChartPoint;
 export interface Sampler {
   underLoad(): Promise<void>;
   quiet(movesDone: number): Promise<SamplePoint>;
+}
+
+/** Something done to the cluster at a point of the run (a node killed, a node restarted). */
+export interface RunEvent {
+  readonly name: string;
+  /** Share of the run (moves, or unpaused time) at which it starts. */
+  readonly at: number;
+  /** Runs even when the movers finish first (bringing a killed node back). */
+  readonly mustRun?: boolean;
+  readonly run: () => Promise<void>;
+}
+
+export interface FiredEvent {
+  readonly name: string;
+  readonly at: number;
+  /** Seconds into the run when it started and when it was done; moves attempted by then. */
+  readonly startedS: number;
+  readonly doneS: number;
+  readonly movesAttempted: number;
 }
 
 export interface WorkloadResult {
@@ -71,6 +100,7 @@ export interface WorkloadResult {
   readonly moveLatency: LatencyRecorder;
   readonly samples: readonly SamplePoint[];
   readonly errorSamples: readonly string[];
+  readonly events: readonly FiredEvent[];
 }
 
 const HARD_MOVE_CAP = 5_000_000;
@@ -97,6 +127,9 @@ export async function createGrids(
         initial: [...created].reverse(),
         acks: [],
         uncertain: 0,
+        unknown: [],
+        seededVersion: (await design.headVersion?.(profileId)) ?? null,
+        finalVersion: null,
       };
     }
   };
@@ -109,6 +142,7 @@ export async function runWorkload(
   grids: readonly GridModel[],
   plan: RunPlan,
   sample: Sampler,
+  events: readonly RunEvent[] = [],
 ): Promise<WorkloadResult> {
   const rng = createRng(plan.seed);
   const counters: Counters = { done: 0, errors: 0, casRetries: 0 };
@@ -168,6 +202,7 @@ export async function runWorkload(
         if (errorSamples.length < MAX_ERROR_SAMPLES) errorSamples.push(describeError(err));
         if (design.classifyFailure(err) === 'uncertain') {
           grid.uncertain++;
+          grid.unknown.push({ postId, after });
           uncertain++;
         } else {
           rejected++;
@@ -191,17 +226,44 @@ export async function runWorkload(
           : Date.now() - gate.pausedMs >= started + ((deadline - started) * k) / plan.samples;
       while (!due() && !moversDone) await sleep(10);
       if (moversDone) break;
-      await sample.underLoad();
+      // A read that fails while a ring node is lost costs that sample, not the run.
+      await sample.underLoad().catch(() => undefined);
       await gate.pause();
       try {
         samples.push(await sample.quiet(attempted));
+      } catch {
+        // skipped, as above
       } finally {
         gate.resume();
       }
     }
   };
 
+  // Events fire in order, each when its share of the run is reached; the movers go on meanwhile.
+  const fired: FiredEvent[] = [];
+  const share = () =>
+    deadline === undefined
+      ? attempted / cap
+      : (Date.now() - gate.pausedMs - started) / (deadline - started);
+  const scheduler = async () => {
+    for (const e of [...events].sort((a, b) => a.at - b.at)) {
+      while (share() < e.at && !moversDone) await sleep(10);
+      if (moversDone && !e.mustRun) continue;
+      const startedS = (Date.now() - started) / 1000;
+      const movesAttempted = attempted;
+      await e.run();
+      fired.push({
+        name: e.name,
+        at: e.at,
+        startedS,
+        doneS: (Date.now() - started) / 1000,
+        movesAttempted,
+      });
+    }
+  };
+
   const samplerDone = sampler();
+  const eventsDone = scheduler();
   try {
     await Promise.all(Array.from({ length: plan.concurrency }, mover));
   } finally {
@@ -211,6 +273,7 @@ export async function runWorkload(
   await samplerDone;
   // Wall time minus the sampling pauses: the time the movers actually had.
   const seconds = (Date.now() - started - gate.pausedMs) / 1000;
+  await eventsDone; // e.g. a node still restarting: verification reads after it is back
   const acked = grids.reduce((n, g) => n + g.acks.length, 0);
   samples.push(await sample.quiet(attempted));
   return {
@@ -228,6 +291,7 @@ export async function runWorkload(
     moveLatency,
     samples,
     errorSamples,
+    events: fired,
   };
 }
 

@@ -27,7 +27,7 @@ import {
   type Comparison,
   type DesignReport,
 } from './report.js';
-import { createGrids, runWorkload, type GridModel } from './runner.js';
+import { createGrids, runWorkload, type GridModel, type RunEvent } from './runner.js';
 import { sideBySide, summarizeSideBySide } from './side-by-side.js';
 import { makeSampler, quietReads, sleep } from './sampler.js';
 import { tableMetrics, type TableMetric } from './tombstones.js';
@@ -40,6 +40,8 @@ export interface SessionDeps {
   readonly log: (line: string) => void;
   /** Flush + nodetool tablestats + sstablemetadata after each design (local node only). */
   readonly tableMetrics: boolean;
+  /** Faults to inject during each design's run (a ring node killed and restarted). */
+  readonly events?: () => RunEvent[];
 }
 
 export interface DesignRun {
@@ -84,7 +86,7 @@ export async function runDesign(
     `[${name}] moving: ${o.stop.kind === 'moves' ? `${o.stop.count} moves` : `${o.stop.seconds} s`}, concurrency ${o.concurrency}`,
   );
   const sampler = makeSampler(design, grids, o, deps.cluster.client, reads);
-  const work = await runWorkload(design, grids, o, sampler);
+  const work = await runWorkload(design, grids, o, sampler, deps.events?.() ?? []);
   const after = await quietReads(design, grids[0]!.profileId, o.pageSize);
   deps.log(`[${name}] verifying ${grids.length} grids and counting tombstones`);
   const verification = await verifyRun(design, grids, deps.cluster.client);
@@ -111,6 +113,7 @@ export async function runDesign(
     tableMetrics: metrics,
     violations: verification.violations,
     ordersUnchecked: verification.ordersUnchecked,
+    resolved: verification.resolved,
     rawCeilingPerS: null, // filled in by runSession once the ceiling is measured
   });
   const report = storeStats ? { ...built, store_stats: storeStats } : built;

@@ -14,6 +14,8 @@ export interface Verification {
   readonly violations: Violation[];
   /** Grids whose order could not be checked (moves with unknown outcome). */
   readonly ordersUnchecked: number;
+  /** Unknown-outcome moves resolved against the final read. */
+  readonly resolved: { readonly committed: number; readonly notApplied: number };
   readonly tombstones: PartitionTombstones;
 }
 
@@ -25,14 +27,18 @@ export async function verifyRun(
 ): Promise<Verification> {
   const violations: Violation[] = [];
   let ordersUnchecked = 0;
+  const resolved = { committed: 0, notApplied: 0 };
   let next = 0;
   const worker = async () => {
     while (next < grids.length) {
       const grid = grids[next++]!;
+      if (design.headVersion) grid.finalVersion = await design.headVersion(grid.profileId);
       const observed = await design.readAll(grid.profileId);
       const result = checkGrid(expectedOf(grid), observed);
       violations.push(...result.violations);
       if (!result.orderChecked) ordersUnchecked++;
+      resolved.committed += result.resolved?.committed ?? 0;
+      resolved.notApplied += result.resolved?.notApplied ?? 0;
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, grids.length) }, worker));
@@ -56,5 +62,5 @@ export async function verifyRun(
         ? -1
         : 1,
   );
-  return { violations, ordersUnchecked, tombstones };
+  return { violations, ordersUnchecked, resolved, tombstones };
 }

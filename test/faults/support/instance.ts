@@ -4,18 +4,19 @@
  * through `app.request()`. Two instances in one test stand for two servers: each has its own
  * Cassandra client and its own Redis connection, guard and caches.
  */
-import type { Client } from 'cassandra-driver';
+import { policies, type Client } from 'cassandra-driver';
 import type { Hono } from 'hono';
 import type { Config } from '../../../src/config.js';
 import { composeId, IdGenerator, MAX_WORKER } from '../../../src/domain/ids.js';
 import { createApp } from '../../../src/http/app.js';
+import { deadlinesOf } from '../../../src/http/deadline.js';
 import { issueToken } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { IdempotencyService } from '../../../src/service/write/idempotency.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
-import { createCassandraClient, cqlOf } from '../../../src/store/cassandra.js';
+import { createCassandraClient, cqlOf, type Cql } from '../../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';
 
 const JWT_SECRET = 'faults-jwt-secret-0123456789abcdef';
@@ -39,18 +40,41 @@ export interface Reply {
   readonly status: number;
   readonly json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   readonly replayed: boolean;
+  readonly etag: string | undefined;
+  readonly retryAfter: string | undefined;
 }
 
 /** Worker numbers of the fault suite: far from the integration harnesses' 7000–8189. */
 const workerIds = () => new IdGenerator(6000 + Math.floor(Math.random() * 500));
 
-export async function openInstance(config: Config): Promise<Instance> {
+export interface InstanceOptions {
+  /** Answer 503 at the configured request deadlines, as `npm start` does (src/http/deadline.ts). */
+  readonly deadlines?: boolean;
+  /** Only this node (`address:port`) coordinates: the others are never sent a request. */
+  readonly coordinator?: string;
+  /** Wraps the service's Cql (a test seam: e.g. inject a fault right before a statement). */
+  readonly wrapCql?: (cql: Cql) => Cql;
+}
+
+export async function openInstance(config: Config, opts: InstanceOptions = {}): Promise<Instance> {
+  // The fault suite's config names no contact points (its one private node on 127.0.0.1); the
+  // cluster suite's names the three nodes of its ring.
   const client = createCassandraClient(config, {
     keyspace: config.CASSANDRA_KEYSPACE,
-    contactPoints: ['127.0.0.1'],
+    contactPoints: config.CASSANDRA_CONTACT_POINTS.length
+      ? config.CASSANDRA_CONTACT_POINTS
+      : ['127.0.0.1'],
+    ...(opts.coordinator
+      ? {
+          loadBalancing: new policies.loadBalancing.AllowListPolicy(
+            new policies.loadBalancing.DCAwareRoundRobinPolicy(config.CASSANDRA_LOCAL_DC),
+            [opts.coordinator],
+          ),
+        }
+      : {}),
   });
   await client.connect();
-  const cql = cqlOf(client);
+  const cql = opts.wrapCql ? opts.wrapCql(cqlOf(client)) : cqlOf(client);
   const guard = createRedisGuard(config, { log: () => {} });
   await guard.waitReady(5000);
   const ids = workerIds();
@@ -68,6 +92,7 @@ export async function openInstance(config: Config): Promise<Instance> {
     jwtSecret: JWT_SECRET,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     readiness: makeReadiness({ cql, redis: guard }),
+    ...(opts.deadlines ? { deadlines: deadlinesOf(config) } : {}),
     log: (_msg, err) => {
       const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       internalErrors.set(what, (internalErrors.get(what) ?? 0) + 1);
@@ -119,6 +144,8 @@ export async function call(
     status: res.status,
     json: text ? JSON.parse(text) : undefined,
     replayed: res.headers.get('idempotent-replayed') === 'true',
+    etag: res.headers.get('etag') ?? undefined,
+    retryAfter: res.headers.get('retry-after') ?? undefined,
   };
 }
 

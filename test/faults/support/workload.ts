@@ -29,6 +29,8 @@ export interface MoveAttempt {
   readonly endedAt: number;
   readonly status: number;
   readonly code: string | undefined;
+  /** Answered from the request ring: an earlier attempt with this key had committed. */
+  readonly replayed: boolean;
 }
 
 export interface ReadSample {
@@ -163,7 +165,15 @@ async function settleMove(
     });
     const endedAt = Date.now();
     const code: string | undefined = r.json?.code;
-    log.attempts.push({ profileId, key, startedAt, endedAt, status: r.status, code });
+    log.attempts.push({
+      profileId,
+      key,
+      startedAt,
+      endedAt,
+      status: r.status,
+      code,
+      replayed: r.replayed,
+    });
     if (r.status === 200) {
       log.ack(profileId, { postId, after, version: BigInt(r.json.grid_version) }, endedAt);
       return;

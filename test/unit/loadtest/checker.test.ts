@@ -20,6 +20,24 @@ const grid = (initial: number[], acks: AckedMove[] = [], uncertain = 0): Expecte
 });
 
 describe('checkGrid', () => {
+  it('with versions: a commit no acknowledged move names is a violation; unknown moves are resolved', () => {
+    const acks = [mv(1, null, 11, 0)];
+    const versions = { seeded: 10n, final: 12n };
+    const twice = checkGrid({ ...grid([3, 2, 1], acks), versions }, ids([1, 3, 2]));
+    expect(twice.violations.map((v) => v.kind)).toEqual(['order']);
+    // The same gap, explained by a move of unknown outcome that did commit ("2 to the top").
+    const unknownMoves = [{ postId: 2n, after: null }];
+    const resolved = checkGrid(
+      { ...grid([3, 2, 1], acks, 1), versions, unknownMoves },
+      ids([2, 1, 3]),
+    );
+    expect(resolved).toEqual({
+      violations: [],
+      orderChecked: true,
+      resolved: { kind: 'resolved', committed: 1, notApplied: 0 },
+    });
+  });
+
   it('passes an untouched grid read back in order', () => {
     expect(checkGrid(grid([3, 2, 1]), ids([3, 2, 1]))).toEqual({
       violations: [],

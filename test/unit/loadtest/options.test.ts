@@ -50,4 +50,19 @@ describe('load-test options', () => {
     const o = parseOptions(['--target', 'http://127.0.0.1:8080'], { jwtSecret: 'x'.repeat(32) });
     expect(o).toMatchObject({ mode: 'http', jwtSecret: 'x'.repeat(32) });
   });
+
+  it('a node fault on the ring: killed at P%, back halfway to the end unless told', () => {
+    expect(parseOptions(['--cluster', '3', '--kill-node-at', '50%']).fault).toEqual({
+      node: 3,
+      killAt: 0.5,
+      restartAt: 0.75,
+    });
+    const o = parseOptions(['--cluster', '3', '--kill-node-at', '0%', '--restart-node-at', '100%', '--kill-node', '2']); // prettier-ignore
+    expect(o.fault).toEqual({ node: 2, killAt: 0, restartAt: 1 });
+    expect(parseOptions([]).fault).toBeNull();
+    expect(() => parseOptions(['--kill-node-at', '50%'])).toThrow(/cluster 3/);
+    expect(() => parseOptions(['--cluster', '3', '--kill-node-at', '50'])).toThrow(/share/);
+    expect(() => parseOptions(['--cluster', '3', '--kill-node-at', '50%', '--restart-node-at', '40%'])).toThrow(/after/); // prettier-ignore
+    expect(() => parseOptions(['--cluster', '3', '--kill-node-at', '5%', '--kill-node', '4'])).toThrow(/outside/); // prettier-ignore
+  });
 });

@@ -38,6 +38,7 @@ function work(over: Partial<WorkloadResult> = {}): WorkloadResult {
       },
     ],
     errorSamples: [],
+    events: [],
     ...over,
   };
 }

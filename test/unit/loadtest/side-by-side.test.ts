@@ -23,6 +23,7 @@ const report = (design: ReportInputs['design'], acked: number, firstPageMs: numb
       moveLatency: new LatencyRecorder(),
       samples: [{ moves: 100, readMs: 1, tombstones: 0, fullReadMs: 1, fullTombstones: 0 }],
       errorSamples: [],
+      events: [],
     },
     reads: [],
     quiet: {
