@@ -12,8 +12,7 @@
  * moved_version): non-null upserts only, never a delete. That is the whole tombstone policy of moves.
  *
  * `onPlanned` (the undo record, undo.ts) sees each attempt's plan with where P was before it, as
- * the snapshot and the slice already read it, so it needs no reads of its own in the common case;
- * its record is written together with the compare-and-set.
+ * the snapshot and the slice already read it, so it needs no reads of its own in the common case.
  */
 import { DomainError } from '../../domain/errors.js';
 import { entryAboveIn, type RelabelPolicy } from '../../domain/keys.js';
@@ -38,14 +37,13 @@ export interface PreviousPosition {
 }
 
 /**
- * Runs after an attempt is planned: does whatever reads it needs (throwing abandons the move) and
- * returns the plain write to send together with the attempt's compare-and-set (grid-writer.ts
- * `alongside`), so it costs no round trip of its own and has landed when the move answers.
+ * Runs after an attempt is planned and before its compare-and-set (so whatever it stores exists
+ * before the move can have committed). Throwing abandons the move.
  */
 export type MovePlanHook = (
   ctx: PlanContext,
   plan: MoveResult & { readonly previous: PreviousPosition },
-) => Promise<() => Promise<void>>;
+) => Promise<void>;
 
 export interface MoveDeps {
   readonly store: GridStore;
@@ -109,13 +107,14 @@ export function movePlanner(
           : { postId: w.postId, sortKey: w.key }, // relabel: moved_version untouched
     );
     const result: MoveResult = { relabelled: writes.relabelled };
-    if (!onPlanned) return { kind: 'write', mutation: { upserts }, result };
-    const previous: PreviousPosition = {
-      key: snapshot.overrides.find((o) => o.postId === postId)?.key,
-      above: entryAboveIn(writes.slice, effectiveEntry(snapshot.overrides, postId)),
-    };
-    const alongside = await onPlanned(ctx, { ...result, previous });
-    return { kind: 'write', mutation: { upserts }, result, alongside };
+    if (onPlanned) {
+      const previous: PreviousPosition = {
+        key: snapshot.overrides.find((o) => o.postId === postId)?.key,
+        above: entryAboveIn(writes.slice, effectiveEntry(snapshot.overrides, postId)),
+      };
+      await onPlanned(ctx, { ...result, previous });
+    }
+    return { kind: 'write', mutation: { upserts }, result };
   };
 }
 

@@ -12,13 +12,9 @@
  * The record costs one plain write per attempt and, normally, no read: the previous key comes
  * from the writer's snapshot and the previous anchor from the slice the move planner read (only a
  * post moved farther than that slice reaches needs one chronological read to find it). It is
- * built complete inside the planner and sent TOGETHER with the attempt's compare-and-set (no round
- * trip of its own); the move answers only once both are done, so undo works right after the
- * response, and a record that failed is sent once more after a winning CAS (grid-writer.ts):
+ * written complete, from inside the planner, BEFORE the attempt's compare-and-set:
  *   - a move whose response was lost in a crash (an Idempotency-Key replay hands out the same
- *     move_id) finds its record, and even the exact restore, since nothing is left to fill in,
- *     unless the process died in the moment between a CAS that landed and the record's own one
- *     round trip (sent first, so normally landed first): that undo then answers 404;
+ *     move_id) finds its record, and even the exact restore, since nothing is left to fill in;
  *   - the version in it is that attempt's `nextVersion`. A lost CAS re-plans and rewrites the
  *     record, so the record a client can get a move_id for is always the one written just before
  *     the CAS that applied. A move that fails altogether (503, 409) hands out no move_id, and
@@ -36,7 +32,7 @@ import type { WriteOptions } from '../write/grid-writer.js';
 import { movePlanner, type MovePlanHook } from './move-planner.js';
 import { readEntryAbove } from '../write/slice-reader.js';
 
-/** Builds each attempt's undo record from its plan; the writer sends it with the CAS. */
+/** Writes the undo record from each attempt's plan (see the header for why before the CAS). */
 export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string): MovePlanHook {
   let prev: { prevKey: bigint | undefined; prevAfter: bigint | undefined } | undefined;
   return async (ctx, plan) => {
@@ -48,15 +44,14 @@ export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string):
           : await readEntryAbove(deps.reader, profileId, snapshot, postId); // moved beyond the slice
       prev = { prevKey: plan.previous.key, prevAfter: above?.postId };
     }
-    const record = {
+    await deps.moves.put({
       profileId,
       moveId,
       postId,
       ...prev,
       version: ctx.nextVersion,
       relabelled: ctx.outcomeUnknown ? UNKNOWN_RELABELS : plan.relabelled,
-    };
-    return () => deps.moves.put(record);
+    });
   };
 }
 

@@ -50,16 +50,7 @@ export interface PlanContext {
 }
 
 export type PlanDecision<R> =
-  | {
-      readonly kind: 'write';
-      readonly mutation: GridMutation;
-      readonly result: R;
-      /**
-       * A plain write sent together with the compare-and-set (a move's undo record): the write
-       * answers only once both are done; if it failed and the CAS won, it is sent once more.
-       */
-      readonly alongside?: () => Promise<void>;
-    }
+  | { readonly kind: 'write'; readonly mutation: GridMutation; readonly result: R }
   | { readonly kind: 'skip'; readonly result: R };
 
 /** Decides what to write from a fresh snapshot. Called again after every lost CAS. */
@@ -184,17 +175,7 @@ export class GridWriter {
       );
       const statics = { ...decision.mutation.statics, ...extra, ...membership };
       const mutation: GridMutation = { ...decision.mutation, statics };
-      const side = decision.alongside;
-      const [cas, sideFailed] = await Promise.all([
-        this.store.casGrid(profileId, version, nextVersion, mutation),
-        side
-          ? side().then(
-              () => false,
-              () => true,
-            )
-          : false,
-      ]);
-      if (cas.applied && sideFailed) await this.resend(profileId, side!);
+      const cas = await this.store.casGrid(profileId, version, nextVersion, mutation);
       if (cas.applied) {
         recordAttempts(attempt);
         recordCommit(decision.mutation);
@@ -241,15 +222,6 @@ export class GridWriter {
         `membership effects of ${profileId}@${effects.version} left for roll-forward`,
         err,
       );
-    }
-  }
-
-  /** The commit stands: a write sent with it that failed gets one more try, then a log line. */
-  private async resend(profileId: bigint, side: () => Promise<void>): Promise<void> {
-    try {
-      await side();
-    } catch (err) {
-      this.hooks.log?.(`write sent with the commit of ${profileId} failed twice`, err);
     }
   }
 

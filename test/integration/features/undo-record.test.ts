@@ -1,5 +1,5 @@
 /**
- * The undo record of a move, built whole by the move's planner and sent with its compare-and-set:
+ * The undo record of a move, written whole by the move's planner before its compare-and-set:
  * it survives a crash between the commit and the response (and still allows the exact restore),
  * and it finds the previous anchor of a post moved farther than the slice the planner reads.
  */
@@ -57,45 +57,5 @@ describe('undo record', () => {
     const got = await order(f, p);
     expect(got.at(-1)).toBe(oldest);
     expect(got.at(-2)).toBe(second);
-  });
-
-  it('a write sent with the CAS that failed is sent once more when the CAS won, not when it lost', async () => {
-    const p = freshProfile(f);
-    await seed(f, p, 2);
-    let sends = 0;
-    const flaky = async () => {
-      sends += 1;
-      if (sends === 1) throw new Error('replica timeout (injected)');
-    };
-    const out = await f.service.writer.writeGrid(p, async () => ({
-      kind: 'write',
-      mutation: { upserts: [] },
-      result: null,
-      alongside: flaky,
-    }));
-    expect(out.committed).toBe(true);
-    expect(sends).toBe(2);
-
-    // A CAS that loses (the version moved under the planner) never resends: the next attempt
-    // plans and sends its own.
-    let lostSends = 0;
-    let attempts = 0;
-    await f.service.writer.writeGrid(p, async (ctx) => {
-      attempts += 1;
-      // Another process commits first: this attempt's CAS is lost.
-      const v = ctx.snapshot.head.version;
-      if (attempts === 1) await f.service.store.casGrid(p, v, v + 1n, { upserts: [] });
-      return {
-        kind: 'write',
-        mutation: { upserts: [] },
-        result: ctx.attempt,
-        alongside: async () => {
-          lostSends += 1;
-          throw new Error('fails every time');
-        },
-      };
-    });
-    expect(attempts).toBe(2);
-    expect(lostSends).toBe(3); // attempt 1 (lost: not resent), attempt 2 (won) + its one resend
   });
 });

@@ -1,4 +1,4 @@
-/** The undo record built from each move attempt's plan and sent with its CAS (service/undo.ts). */
+/** The undo record written from each move attempt's plan (service/undo.ts). */
 import type { ServiceDeps } from '../../../src/service/deps.js';
 import { describe, expect, it } from 'vitest';
 import type { PlanContext } from '../../../src/service/write/grid-writer.js';
@@ -28,13 +28,8 @@ describe('undoRecorder', () => {
   it('writes the whole record with the version each attempt would commit', async () => {
     const { puts, deps } = fakeDeps();
     const rec = undoRecorder(deps, 1n, '00000000-0000-4000-8000-000000000001');
-    // Nothing is written until the writer sends the returned write (with the CAS).
-    const first = await rec(ctx(4n, 1, false), plan(50n, 9n, 0));
-    expect(puts).toEqual([]);
-    await first();
-    await (
-      await rec(ctx(6n, 2, false), plan(51n, 8n, 2))
-    )(); // lost CAS: re-planned
+    await rec(ctx(4n, 1, false), plan(50n, 9n, 0));
+    await rec(ctx(6n, 2, false), plan(51n, 8n, 2)); // lost CAS: re-planned on a newer snapshot
     expect(puts.map((r) => [r.version, r.relabelled, r.prevKey, r.prevAfter])).toEqual([
       [4n, 0, 50n, 9n],
       [6n, 2, 51n, 8n],
@@ -44,13 +39,9 @@ describe('undoRecorder', () => {
   it('keeps the position read before a timeout and gives up the exact restore after it', async () => {
     const { puts, deps } = fakeDeps();
     const rec = undoRecorder(deps, 1n, '00000000-0000-4000-8000-000000000002');
-    await (
-      await rec(ctx(4n, 1, false), plan(50n, 9n, 0))
-    )();
+    await rec(ctx(4n, 1, false), plan(50n, 9n, 0));
     // The first attempt may have committed: this snapshot may already show the moved post.
-    await (
-      await rec(ctx(5n, 2, true), plan(77n, 3n, 0))
-    )();
+    await rec(ctx(5n, 2, true), plan(77n, 3n, 0));
     expect(puts[1]).toMatchObject({ version: 5n, relabelled: UNKNOWN_RELABELS, prevKey: 50n });
     expect(puts[1]!.prevAfter).toBe(9n);
   });
