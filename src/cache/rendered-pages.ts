@@ -67,6 +67,7 @@ export interface RenderedPages {
 }
 
 interface LocalEntry {
+  readonly profileId: bigint;
   readonly page: RenderedPage;
   readonly until: number;
   readonly bytes: number;
@@ -111,15 +112,15 @@ export function createRenderedPages(
     drop(key, profileId);
     const size = page.body.length * 2 + 200; // UTF-16 in memory, plus the entry itself
     if (size > settings.localMaxBytes) return;
-    local.set(key, { page, until: now() + settings.localTtlMs, bytes: size });
+    local.set(key, { profileId, page, until: now() + settings.localTtlMs, bytes: size });
     bytes += size;
     let keys = byProfile.get(profileId);
     if (!keys) byProfile.set(profileId, (keys = new Set()));
     keys.add(key);
     // Map order is insertion order and hits re-insert: the first key is the least recent.
-    for (const [oldest] of local) {
+    for (const [oldest, entry] of local) {
       if (bytes <= settings.localMaxBytes) break;
-      drop(oldest, BigInt(oldest.slice(0, oldest.indexOf(':'))));
+      drop(oldest, entry.profileId);
     }
   }
 

@@ -7,7 +7,7 @@
 import type { Config } from '../../config.js';
 import { gossipView, killNode, RING_DC, ringNodes, startNode, startRing } from '../infra/ring.js';
 import type { LoadtestOptions } from './options.js';
-import type { RunEvent } from './runner.js';
+import type { RunEvent } from './run-events.js';
 
 /** The config that points the load tester at the N-node ring (started or reused). */
 export async function ringTarget(

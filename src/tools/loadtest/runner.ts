@@ -1,5 +1,5 @@
 /**
- * Drives one design: creates the grids, runs `concurrency` movers until the stop rule says so,
+ * Drives one design over its grids (grid-model.ts): runs `concurrency` movers until the stop rule says so,
  * and keeps the model the checker needs (initial order + acknowledged moves per grid). A sampler
  * runs beside the movers and measures first-page reads at fixed move counts (or times), which is
  * what the chart plots.
@@ -8,14 +8,13 @@
  * the sampler stops when the movers do.
  */
 import type { ChartPoint } from './chart.js';
-import type { ExpectedGrid } from './checker.js';
 import type { GridDesign } from './design.js';
-import type { AckedMove } from './history.js';
+import type { GridModel } from './grid-model.js';
 import { PauseGate } from './pause-gate.js';
 import { Progress, type Counters } from './progress.js';
 import { createRng } from './rng.js';
+import { fireEvents, type FiredEvent, type RunEvent } from './run-events.js';
 import { LatencyRecorder } from './stats.js';
-import type { UnknownMove } from './unknown-outcomes.js';
 import { nextMove, type WorkloadShape } from './workload.js';
 
 export type StopRule = { kind: 'moves'; count: number } | { kind: 'duration'; seconds: number };
@@ -28,31 +27,6 @@ export interface RunPlan extends WorkloadShape {
   readonly progress: boolean;
 }
 
-/** One grid's model: its posts (creation order), start order and acknowledged moves. */
-export interface GridModel {
-  readonly profileId: bigint;
-  readonly posts: readonly bigint[];
-  readonly initial: readonly bigint[];
-  readonly acks: AckedMove[];
-  uncertain: number;
-  /** What the unknown-outcome moves asked for (resolved against the final read). */
-  readonly unknown: UnknownMove[];
-  /** The version right after seeding, and the final one (designs with versions only). */
-  seededVersion: bigint | null;
-  finalVersion: bigint | null;
-}
-
-export const expectedOf = (g: GridModel): ExpectedGrid => ({
-  profileId: g.profileId,
-  initial: g.initial,
-  acks: g.acks,
-  uncertain: g.uncertain,
-  unknownMoves: g.unknown,
-  ...(g.seededVersion !== null && g.finalVersion !== null
-    ? { versions: { seeded: g.seededVersion, final: g.finalVersion } }
-    : {}),
-});
-
 /** What the sampler measures at one point of the run (plotted by chart.ts). */
 export type SamplePoint = ChartPoint;
 
@@ -63,25 +37,6 @@ export type SamplePoint = ChartPoint;
 export interface Sampler {
   underLoad(): Promise<void>;
   quiet(movesDone: number): Promise<SamplePoint>;
-}
-
-/** Something done to the cluster at a point of the run (a node killed, a node restarted). */
-export interface RunEvent {
-  readonly name: string;
-  /** Share of the run (moves, or unpaused time) at which it starts. */
-  readonly at: number;
-  /** Runs even when the movers finish first (bringing a killed node back). */
-  readonly mustRun?: boolean;
-  readonly run: () => Promise<void>;
-}
-
-export interface FiredEvent {
-  readonly name: string;
-  readonly at: number;
-  /** Seconds into the run when it started and when it was done; moves attempted by then. */
-  readonly startedS: number;
-  readonly doneS: number;
-  readonly movesAttempted: number;
 }
 
 export interface WorkloadResult {
@@ -105,37 +60,6 @@ export interface WorkloadResult {
 
 const HARD_MOVE_CAP = 5_000_000;
 const MAX_ERROR_SAMPLES = 10;
-
-/** Creates every grid, `parallel` at a time (posts of one grid are created in order). */
-export async function createGrids(
-  design: GridDesign,
-  profileIds: readonly bigint[],
-  posts: number,
-  parallel = 4,
-): Promise<GridModel[]> {
-  const grids: GridModel[] = new Array(profileIds.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < profileIds.length) {
-      const i = next++;
-      const profileId = profileIds[i]!;
-      const created = await design.createGrid(profileId, posts);
-      // A fresh grid shows its posts newest first (no overrides yet).
-      grids[i] = {
-        profileId,
-        posts: created,
-        initial: [...created].reverse(),
-        acks: [],
-        uncertain: 0,
-        unknown: [],
-        seededVersion: (await design.headVersion?.(profileId)) ?? null,
-        finalVersion: null,
-      };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, profileIds.length) }, worker));
-  return grids;
-}
 
 export async function runWorkload(
   design: GridDesign,
@@ -240,30 +164,14 @@ export async function runWorkload(
   };
 
   // Events fire in order, each when its share of the run is reached; the movers go on meanwhile.
-  const fired: FiredEvent[] = [];
   const share = () =>
     deadline === undefined
       ? attempted / cap
       : (Date.now() - gate.pausedMs - started) / (deadline - started);
-  const scheduler = async () => {
-    for (const e of [...events].sort((a, b) => a.at - b.at)) {
-      while (share() < e.at && !moversDone) await sleep(10);
-      if (moversDone && !e.mustRun) continue;
-      const startedS = (Date.now() - started) / 1000;
-      const movesAttempted = attempted;
-      await e.run();
-      fired.push({
-        name: e.name,
-        at: e.at,
-        startedS,
-        doneS: (Date.now() - started) / 1000,
-        movesAttempted,
-      });
-    }
-  };
+  const clock = { share, finished: () => moversDone, started, attempted: () => attempted };
 
   const samplerDone = sampler();
-  const eventsDone = scheduler();
+  const eventsDone = fireEvents(events, clock);
   try {
     await Promise.all(Array.from({ length: plan.concurrency }, mover));
   } finally {
@@ -273,7 +181,8 @@ export async function runWorkload(
   await samplerDone;
   // Wall time minus the sampling pauses: the time the movers actually had.
   const seconds = (Date.now() - started - gate.pausedMs) / 1000;
-  await eventsDone; // e.g. a node still restarting: verification reads after it is back
+  // Events still running (a node restarting): verification reads come after they are done.
+  const fired = await eventsDone;
   const acked = grids.reduce((n, g) => n + g.acks.length, 0);
   samples.push(await sample.quiet(attempted));
   return {

@@ -9,7 +9,8 @@ import type { GridDesign } from './design.js';
 import type { LoadtestOptions } from './options.js';
 import type { QuietReads } from './report.js';
 import { createRng } from './rng.js';
-import type { GridModel, Sampler } from './runner.js';
+import type { GridModel } from './grid-model.js';
+import type { Sampler } from './runner.js';
 import { median } from './stats.js';
 import { tracePartition } from './tombstones.js';
 

@@ -19,15 +19,11 @@ import { DesignUnavailable, type DesignName, type GridDesign } from './design.js
 import type { LoadtestOptions } from './options.js';
 import { Progress } from './progress.js';
 import { measureRawCeiling, type RawCeiling } from './raw-ceiling.js';
-import {
-  buildDesignReport,
-  compare,
-  summarizeComparison,
-  summarizeDesign,
-  type Comparison,
-  type DesignReport,
-} from './report.js';
-import { createGrids, runWorkload, type GridModel, type RunEvent } from './runner.js';
+import { buildDesignReport, compare, type Comparison, type DesignReport } from './report.js';
+import { summarizeComparison, summarizeDesign } from './report-text.js';
+import { createGrids, type GridModel } from './grid-model.js';
+import type { RunEvent } from './run-events.js';
+import { runWorkload } from './runner.js';
 import { sideBySide, summarizeSideBySide } from './side-by-side.js';
 import { makeSampler, quietReads, sleep } from './sampler.js';
 import { tableMetrics, type TableMetric } from './tombstones.js';

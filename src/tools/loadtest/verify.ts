@@ -7,7 +7,7 @@
 import type { Client } from 'cassandra-driver';
 import { checkGrid, checkTombstones, type Violation } from './checker.js';
 import type { GridDesign } from './design.js';
-import { expectedOf, type GridModel } from './runner.js';
+import { expectedOf, type GridModel } from './grid-model.js';
 import { partitionTombstones, type PartitionTombstones } from './tombstones.js';
 
 export interface Verification {

@@ -3,10 +3,9 @@ import { checkTombstones } from '../../../src/tools/loadtest/checker.js';
 import {
   buildDesignReport,
   compare,
-  summarizeComparison,
-  summarizeDesign,
   type ReportInputs,
 } from '../../../src/tools/loadtest/report.js';
+import { summarizeComparison, summarizeDesign } from '../../../src/tools/loadtest/report-text.js';
 import type { WorkloadResult } from '../../../src/tools/loadtest/runner.js';
 import { LatencyRecorder } from '../../../src/tools/loadtest/stats.js';
 
