@@ -2,6 +2,7 @@
  * The grid cache's contract: what callers ask (`GridCache`), what they get back, how it is tuned,
  * and the counters tests and benchmarks read. The protocol lives in grid-cache.ts.
  */
+import type { CommittedState } from '../domain/committed-state.js';
 import type { FirstOrder, Summary } from './codec.js';
 import type { MinVersion } from '../domain/grid-version.js';
 import type { PendingInvalidationStats } from './pending-invalidations.js';
@@ -67,6 +68,13 @@ export interface GridCache {
   readFirstOrder(profileId: bigint, opts?: ReadFirstOptions): Promise<FirstOrderRead>;
   /** Write-path hook, after a successful compare-and-set: store the new order, then invalidate. */
   afterGridWrite(profileId: bigint): Promise<void>;
+  /**
+   * The writer's hook: invalidate (awaited), then pre-fill the committed state's order from the
+   * commit itself, in the background (write-refill.ts).
+   */
+  afterCommit(e: CommittedState): Promise<void>;
+  /** Resolves once the background pre-fills started so far are done. */
+  refillsSettled(): Promise<void>;
   /**
    * Invalidation only (summary + lease); idempotent, safe in any order. When Redis does not
    * confirm it, the profile is remembered and repaired before this process reads Redis again.

@@ -232,7 +232,7 @@ export function createGridCache(
     return direct(profileId, min);
   }
 
-  const { invalidate, afterGridWrite } = createWriteSide({
+  const { invalidate, afterGridWrite, afterCommit, refillsSettled } = createWriteSide({
     guard,
     source,
     summaryTtlS: settings.summaryTtlS,
@@ -241,5 +241,13 @@ export function createGridCache(
     owe,
   });
 
-  return { readFirstOrder, afterGridWrite, invalidate, stats, repairs: pending.stats };
+  return {
+    readFirstOrder,
+    afterGridWrite,
+    afterCommit,
+    refillsSettled,
+    invalidate,
+    stats,
+    repairs: pending.stats,
+  };
 }

@@ -35,7 +35,7 @@ import type { GridEntry } from '../domain/merge.js';
 export const FIRST_ENTRIES = 48;
 
 /** `rows`: up to FIRST_ENTRIES + 1 entries, so `complete` is exact even for a grid of 48. */
-function firstOrder(head: GridHead, rows: readonly GridEntry[]): FirstOrder {
+export function firstOrder(head: GridHead, rows: readonly GridEntry[]): FirstOrder {
   const entries = rows.slice(0, FIRST_ENTRIES).map(({ postId, key }) => ({ postId, key }));
   const { generation, version, pins } = head; // the order entry is keyed by state, no count
   return { generation, version, pins, entries, complete: rows.length <= FIRST_ENTRIES };

@@ -1,7 +1,8 @@
 /**
- * The cache's side of a grid write (GridWriter's onCommitted hook): store the new state's order
- * (read like a fill), then invalidate the summary, the lease and the previous summary in one
- * script. An invalidation Redis did not confirm is remembered before the write is acknowledged
+ * The cache's side of a grid write (GridWriter's onCommitted hook): invalidate the summary, the
+ * lease and the previous summary in one script, and pre-fill the new state's order entry off the
+ * response path from what the commit wrote (write-refill.ts). `afterGridWrite` is the older,
+ * awaited form that reads the new state back first (kept for callers that hold no commit event). An invalidation Redis did not confirm is remembered before the write is acknowledged
  * (pending-invalidations.ts) and applied before this process reads Redis again.
  */
 import type { GridSource } from '../domain/grid-source.js';
@@ -10,6 +11,8 @@ import type { createOrderReader } from './order-reader.js';
 import type { PendingInvalidations } from './pending-invalidations.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
+import type { CommittedState } from '../domain/committed-state.js';
+import { createWriteRefill } from './write-refill.js';
 
 export interface WriteSideDeps {
   readonly guard: RedisGuard;
@@ -62,5 +65,17 @@ export function createWriteSide(deps: WriteSideDeps) {
     reader.forgetInFlight(profileId);
   }
 
-  return { invalidate, afterGridWrite };
+  const refill = createWriteRefill({ guard, source, reader });
+
+  /**
+   * The response waits only for the invalidation (one script): a reader without min_version
+   * then no longer gets the old summary, and one with min_version reads past it anyway.
+   */
+  async function afterCommit(e: CommittedState): Promise<void> {
+    await invalidate(e.profileId);
+    reader.forgetInFlight(e.profileId);
+    refill.schedule(e);
+  }
+
+  return { invalidate, afterGridWrite, afterCommit, refillsSettled: refill.settled };
 }

@@ -99,14 +99,14 @@ export function wireService(
   const grid = caches?.grid;
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
-  // After every commit (any write path): store the new state's order, then drop the summary.
-  // This process's rendered pages of the grid are dropped at once, before the refill.
+  // After every commit (any write path): drop the summary, then pre-fill the new state's order
+  // off the response path. This process's rendered pages of the grid are dropped at once.
   writer.afterEachCommit((e) =>
     hints.has(e.profileId) ? copies.schedule(e.profileId) : undefined,
   );
   const rendered = caches?.rendered;
   if (rendered) writer.afterEachCommit((e) => rendered.forget(e.profileId, e));
-  if (grid) writer.afterEachCommit((e) => grid.afterGridWrite(e.profileId));
+  if (grid) writer.afterEachCommit((e) => grid.afterCommit(e));
   const flags = opts.flags ?? flagsOf(cql, config);
   const checks = createReadChecks(reader, {
     shadowSample: config.SHADOW_READ_SAMPLE,

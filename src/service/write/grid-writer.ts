@@ -81,6 +81,8 @@ export interface CommitEvent {
   readonly version: bigint;
   readonly generation: bigint;
   readonly mutation: GridMutation;
+  /** The snapshot the compare-and-set was conditioned on: with `mutation`, the new state. */
+  readonly before: OverridesSnapshot;
 }
 
 export interface WriterHooks {
@@ -179,7 +181,13 @@ export class GridWriter {
       if (cas.applied) {
         recordAttempts(attempt);
         recordCommit(decision.mutation);
-        const event: CommitEvent = { profileId, version: nextVersion, generation, mutation };
+        const event: CommitEvent = {
+          profileId,
+          version: nextVersion,
+          generation,
+          mutation,
+          before: snapshot,
+        };
         await this.hooks.afterCas?.(event);
         if (effects) await this.applyOwn(profileId, effects);
         await this.notify(event);

@@ -83,6 +83,31 @@ describe('first-page cache: fill and hit', () => {
     expect(ids(after.entries)).toEqual(ids(t.entries));
     expect(after.entries[0]!.postId).toBe(posts[0]);
   });
+
+  it('the writer hook pre-fills from the commit itself, off the response path, the same order as a read back', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 30);
+    const cache = openCache(s, guard);
+    const writer = s.writer({ onCommitted: [(e) => cache.afterCommit(e)] });
+    await cache.readFirstOrder(p);
+    // Several commits: a move to the top, one into the middle, a pin (statics from the event).
+    await moveToTop(s, writer, p, posts[0]!);
+    await moveToTop(s, writer, p, posts[5]!);
+    await writer.writeGrid(p, async (ctx) => ({
+      kind: 'write',
+      mutation: { statics: { pins: [posts[9]!] } },
+      result: ctx.nextVersion,
+    }));
+    await cache.refillsSettled();
+    const t = await truth(s, p);
+    const orders = await cachedOrders(p);
+    // The newest state's entry exists (written by the refill, nobody read it) and is exact.
+    expect(orders.get(t.head.version)).toBeDefined();
+    expect(ids(orders.get(t.head.version)!)).toEqual(ids(t.entries));
+    const after = await cache.readFirstOrder(p);
+    expect(after.pins).toEqual([posts[9]]);
+    expect(ids(after.entries)).toEqual(ids(t.entries));
+  });
 });
 
 describe('first-page bodies in the same round trip', () => {
