@@ -48,6 +48,10 @@ const RING = 'recent_requests';
 const SELECT_HEAD = `SELECT ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
 const SELECT_HEAD_AND_RING = `SELECT ${HEAD_COLUMNS}, ${RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
 const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS}, ${RING} FROM grid_overrides WHERE profile_id = ?`;
+// Static cells come back with EVERY row of a result: the rows query carries only `version`
+// (8 bytes a row), the statics and the rings are read once, beside it.
+const SELECT_OVERRIDE_ROWS =
+  'SELECT post_id, sort_key, moved_version, version FROM grid_overrides WHERE profile_id = ?';
 const COUNT_GRID_ROWS = 'SELECT COUNT(*) FROM grid_posts WHERE profile_id = ?';
 const SELECT_GRID_ROW = 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id = ?';
 const STREAM = {
@@ -82,29 +86,59 @@ export class GridStore {
     return headOf(rs.first());
   }
 
-  /** Every override (paged through) plus the statics seen by the same query. */
+  /**
+   * Every override (paged through) plus the statics of the same state. The head (with the rings)
+   * and the rows go out together; each row carries the static version, so the pair is one state
+   * exactly when every page saw the head's version (a commit in between changes both, atomically
+   * per replica). Two misses in a row (a busy grid) fall back to one query that reads the statics
+   * with every row.
+   */
   async readOverrides(
     profileId: bigint,
     options: QueryOptions = {},
     pageSize = 1000,
   ): Promise<OverridesSnapshot> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const [head, rows] = await Promise.all([
+        this.readHead(profileId, options, true),
+        this.readOverrideRows(profileId, options, pageSize),
+      ]);
+      if (rows.versions.every((v) => v === head.version)) {
+        return { head, overrides: rows.overrides };
+      }
+    }
     let head: GridHead | undefined;
     const overrides: OverrideRow[] = [];
     for await (const row of this.pages(SELECT_OVERRIDES, [profileId], pageSize, options)) {
       head ??= headOf(row);
-      const postId = row.get('post_id') as bigint | null;
-      const key = row.get('sort_key') as bigint | null;
-      // A static-only partition yields one row with a null post_id; a row without a key (it
-      // never happens on our write paths) is treated as "no override".
-      if (postId === null || key === null) continue;
-      overrides.push({
-        postId,
-        key,
-        movedVersion: (row.get('moved_version') as bigint | null) ?? undefined,
-      });
+      const o = overrideOf(row);
+      if (o) overrides.push(o);
     }
     overrides.sort((a, b) => compareDisplay(b, a));
     return { head: head ?? EMPTY_HEAD, overrides };
+  }
+
+  /** The override rows, sorted, and the static version each page saw. */
+  private async readOverrideRows(profileId: bigint, options: QueryOptions, pageSize: number) {
+    const overrides: OverrideRow[] = [];
+    const versions: bigint[] = [];
+    let pageState: string | undefined;
+    do {
+      const rs = await this.db.execute(
+        SELECT_OVERRIDE_ROWS,
+        [profileId],
+        this.readOpts({ ...options, fetchSize: pageSize, ...(pageState ? { pageState } : {}) }),
+      );
+      const first = rs.rows[0];
+      if (first) versions.push((first.get('version') as bigint | null) ?? 0n);
+      for (const row of rs.rows) {
+        const o = overrideOf(row);
+        if (o) overrides.push(o);
+      }
+      pageState = rs.pageState ?? undefined;
+    } while (pageState);
+    overrides.sort((a, b) => compareDisplay(b, a));
+    return { overrides, versions };
   }
 
   /** Streams the time-ordered post IDs of a grid, one Cassandra page at a time. */
@@ -182,6 +216,17 @@ export class GridStore {
       pageState = rs.pageState ?? undefined;
     } while (pageState);
   }
+}
+
+/**
+ * A static-only partition yields one row with a null post_id; a row without a key (it never
+ * happens on our write paths) is treated as "no override".
+ */
+function overrideOf(row: types.Row): OverrideRow | undefined {
+  const postId = row.get('post_id') as bigint | null;
+  const key = row.get('sort_key') as bigint | null;
+  if (postId === null || key === null) return undefined;
+  return { postId, key, movedVersion: (row.get('moved_version') as bigint | null) ?? undefined };
 }
 
 function headOf(row: types.Row | undefined | null): GridHead {
