@@ -5,6 +5,7 @@
 import type { GridVersion } from './grid-version.js';
 import type { Effects } from './membership.js';
 import type { RingEntry } from './request-ring.js';
+import type { UndoEntry } from './undo-ring.js';
 
 export interface GridHead extends GridVersion {
   /** Absent version = 0, absent generation = 1. */
@@ -22,6 +23,8 @@ export interface GridHead extends GridVersion {
   readonly appliedVersion?: bigint;
   /** Idempotency keys this grid committed recently (request-ring.ts), read with the version. */
   readonly recentRequests?: readonly RingEntry[];
+  /** How to undo the grid's recent moves (undo-ring.ts), read with the version. */
+  readonly recentMoves?: readonly UndoEntry[];
 }
 
 /** An override row: a moved or relabelled post's key. */

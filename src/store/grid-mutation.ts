@@ -17,7 +17,9 @@
  */
 import { encodeEffects, type Effects, type MembershipOp } from '../domain/membership.js';
 import type { RingEntry } from '../domain/request-ring.js';
+import type { UndoEntry } from '../domain/undo-ring.js';
 import { encodeRing } from './request-ring-codec.js';
+import { encodeUndoRing } from './undo-ring-codec.js';
 
 export interface OverrideWrite {
   readonly postId: bigint;
@@ -38,6 +40,8 @@ export interface StaticWrites {
   readonly generation?: bigint;
   /** The idempotency request ring (docs/idempotency.md): one frozen cell, overwritten. */
   readonly recentRequests?: readonly RingEntry[];
+  /** The undo ring (domain/undo-ring.ts): one blob cell, overwritten by every move. */
+  readonly recentMoves?: readonly UndoEntry[];
   /**
    * The grid's post count after this write (docs/architecture.md "Post count"). Set only by
    * writes that change membership; unset (no write) otherwise, never null.
@@ -73,6 +77,7 @@ export const UPSERT_OVERRIDE =
 const SET_PINS = 'UPDATE grid_overrides SET pins = ? WHERE profile_id = ?';
 const SET_GENERATION = 'UPDATE grid_overrides SET generation = ? WHERE profile_id = ?';
 const SET_RECENT_REQUESTS = 'UPDATE grid_overrides SET recent_requests = ? WHERE profile_id = ?';
+const SET_RECENT_MOVES = 'UPDATE grid_overrides SET recent_moves = ? WHERE profile_id = ?';
 const SET_POST_COUNT = 'UPDATE grid_overrides SET post_count = ? WHERE profile_id = ?';
 const SET_EFFECTS = 'UPDATE grid_overrides SET effects = ? WHERE profile_id = ?';
 const DELETE_ROW = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id = ?';
@@ -132,6 +137,9 @@ export function buildCasStatements(
       query: SET_RECENT_REQUESTS,
       params: [encodeRing(statics.recentRequests), profileId],
     });
+  }
+  if (statics.recentMoves !== undefined) {
+    out.push({ query: SET_RECENT_MOVES, params: [encodeUndoRing(statics.recentMoves), profileId] });
   }
   if (statics.postCount !== undefined) {
     if (statics.postCount < 0n)

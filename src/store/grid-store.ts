@@ -14,6 +14,7 @@ import type { Consistency, Cql } from './cassandra.js';
 import { isCasTimeout } from './cql-errors.js';
 import type { GridMutation } from './grid-mutation.js';
 import { buildCasStatements, decodePins } from './grid-mutation.js';
+import { decodeUndoRing } from './undo-ring-codec.js';
 import { decodeRing } from './request-ring-codec.js';
 
 export interface OverridesSnapshot {
@@ -45,9 +46,10 @@ const HEAD_COLUMNS = 'version, generation, pins, post_count, effects, applied_ve
 // The request ring (up to a few KB) travels only with the writer's snapshot and the
 // idempotency pre-check, not with every head a reader or the cache reads.
 const RING = 'recent_requests';
+const UNDO_RING = 'recent_moves';
 const SELECT_HEAD = `SELECT ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
-const SELECT_HEAD_AND_RING = `SELECT ${HEAD_COLUMNS}, ${RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
-const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS}, ${RING} FROM grid_overrides WHERE profile_id = ?`;
+const SELECT_HEAD_AND_RING = `SELECT ${HEAD_COLUMNS}, ${RING}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
+const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS}, ${RING}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ?`;
 // Static cells come back with EVERY row of a result: the rows query carries only `version`
 // (8 bytes a row), the statics and the rings are read once, beside it.
 const SELECT_OVERRIDE_ROWS =
@@ -239,5 +241,6 @@ function headOf(row: types.Row | undefined | null): GridHead {
     effects: decodeEffects(row.get('effects') as string | null),
     appliedVersion: (row.get('applied_version') as bigint | null) ?? 0n,
     ...(row.keys().includes(RING) ? { recentRequests: decodeRing(row.get(RING)) } : {}),
+    ...(row.keys().includes(UNDO_RING) ? { recentMoves: decodeUndoRing(row.get(UNDO_RING)) } : {}),
   };
 }

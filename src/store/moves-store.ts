@@ -1,8 +1,8 @@
 /**
- * Undo records of moves (`grid_moves`, cql/012_moves.cql): what the post's position was before
- * a move, so the move can be undone. Written whole, with a TTL, by the move's planner right before
- * its compare-and-set (src/service/undo.ts says why); read only by the undo route. Optional
- * columns are left unset (never null).
+ * Undo records of moves in `grid_moves` (cql/012_moves.cql), as releases before the undo ring
+ * (domain/undo-ring.ts) wrote them: read by the undo route for moves the ring does not hold.
+ * `put` remains for tests and tooling that seed such records. Optional columns are left unset
+ * (never null).
  */
 import { types } from 'cassandra-driver';
 import type { Consistency, Cql } from './cassandra.js';
@@ -30,7 +30,8 @@ export class MovesStore {
   constructor(
     private readonly db: Cql,
     private readonly consistency: Consistency,
-    private readonly ttlS: number,
+    /** How long a move can be undone (the undo ring uses the same retention). */
+    readonly ttlS: number,
   ) {}
 
   async put(r: MoveRecord): Promise<void> {

@@ -12,12 +12,13 @@
  * moved_version): non-null upserts only, never a delete. That is the whole tombstone policy of moves.
  *
  * `onPlanned` (the undo record, undo.ts) sees each attempt's plan with where P was before it, as
- * the snapshot and the slice already read it, so it needs no reads of its own in the common case.
+ * the snapshot and the slice already read it, so it needs no reads of its own in the common case;
+ * the static cells it returns (the undo ring) commit in the move's own batch.
  */
 import { DomainError } from '../../domain/errors.js';
 import { entryAboveIn, type RelabelPolicy } from '../../domain/keys.js';
 import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
-import type { OverrideWrite } from '../../store/grid-mutation.js';
+import type { OverrideWrite, StaticWrites } from '../../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { GridPlanner, PlanContext } from '../write/grid-writer.js';
@@ -37,13 +38,13 @@ export interface PreviousPosition {
 }
 
 /**
- * Runs after an attempt is planned and before its compare-and-set (so whatever it stores exists
- * before the move can have committed). Throwing abandons the move.
+ * Runs after an attempt is planned; the static cells it returns ride in the attempt's own
+ * conditional batch (the undo ring). Throwing abandons the move.
  */
 export type MovePlanHook = (
   ctx: PlanContext,
   plan: MoveResult & { readonly previous: PreviousPosition },
-) => Promise<void>;
+) => Promise<StaticWrites>;
 
 export interface MoveDeps {
   readonly store: GridStore;
@@ -112,7 +113,8 @@ export function movePlanner(
         key: snapshot.overrides.find((o) => o.postId === postId)?.key,
         above: entryAboveIn(writes.slice, effectiveEntry(snapshot.overrides, postId)),
       };
-      await onPlanned(ctx, { ...result, previous });
+      const statics = await onPlanned(ctx, { ...result, previous });
+      return { kind: 'write', mutation: { upserts, statics }, result };
     }
     return { kind: 'write', mutation: { upserts }, result };
   };

@@ -1,38 +1,40 @@
 /**
- * Undo of a move (design §5.1). Every move (move-post.ts) gets a `move_id` and an undo record: the post's previous override key, the post that was right above it, the
- * version the move commits and how many other rows it rewrote.
+ * Undo of a move (design §5.1). Every move (move.ts) gets a `move_id` and an entry in the grid's
+ * undo ring (domain/undo-ring.ts): the post's previous override key, the post that was right
+ * above it, the version the move commits and how many other rows it rewrote.
  *
- * `undoMove` goes through writeGrid like every write:
+ * The entry rides in the move's own conditional batch (a static cell of the override partition),
+ * so it commits exactly when the move does: no write before the compare-and-set, and a move whose
+ * response was lost in a crash (an Idempotency-Key replay hands out the same move_id) still has
+ * it, exact restore included. It costs no read either: the previous key comes from the writer's
+ * snapshot and the previous anchor from the slice the move planner read (only a post moved
+ * farther than that slice reaches needs one chronological read to find it). A lost CAS re-plans
+ * on a fresh snapshot and pushes the entry again, so the entry that commits is the one planned
+ * for the attempt that won.
+ *
+ * After a Paxos timeout an earlier attempt may be the one that committed, so from then on the
+ * entry keeps the position read before the timeout and gives up the exact restore
+ * (`UNKNOWN_RELABELS`): undo moves back by anchor.
+ *
+ * `undoMove` goes through writeGrid like every write, and finds the entry in the very snapshot it
+ * commits against (records older releases wrote to `grid_moves` are still looked up there):
  *   - exact: when the grid is still at the version the move committed (nothing else changed it)
  *     and the move rewrote only that row, the previous key is written back as it was (a post that
  *     had no override gets its own ID as key: same position, and no null, so no tombstone);
  *   - otherwise: a move back after the previous anchor ("undo is a move back"), with the move's
  *     usual answers (409 if that anchor left the grid or the post is pinned now).
- *
- * The record costs one plain write per attempt and, normally, no read: the previous key comes
- * from the writer's snapshot and the previous anchor from the slice the move planner read (only a
- * post moved farther than that slice reaches needs one chronological read to find it). It is
- * written complete, from inside the planner, BEFORE the attempt's compare-and-set:
- *   - a move whose response was lost in a crash (an Idempotency-Key replay hands out the same
- *     move_id) finds its record, and even the exact restore, since nothing is left to fill in;
- *   - the version in it is that attempt's `nextVersion`. A lost CAS re-plans and rewrites the
- *     record, so the record a client can get a move_id for is always the one written just before
- *     the CAS that applied. A move that fails altogether (503, 409) hands out no move_id, and
- *     whatever its attempts wrote expires, as before;
- *   - after a Paxos timeout an earlier attempt may be the one that committed, and the version a
- *     later attempt writes may then name another writer's commit (that attempt planned v+2, lost
- *     the CAS to it, and the move gave up; an Idempotency-Key replay still hands out the move_id).
- *     So from then on the record keeps the position read before the timeout and gives up the
- *     exact restore (`UNKNOWN_RELABELS`): undo moves back by anchor.
  */
 import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
-import { UNKNOWN_RELABELS } from '../../store/moves-store.js';
+import { findUndo, pushUndo, type UndoEntry } from '../../domain/undo-ring.js';
+import { UNKNOWN_RELABELS, type MoveRecord } from '../../store/moves-store.js';
 import type { WriteOptions } from '../write/grid-writer.js';
 import { movePlanner, type MovePlanHook } from './move-planner.js';
 import { readEntryAbove } from '../write/slice-reader.js';
 
-/** Writes the undo record from each attempt's plan (see the header for why before the CAS). */
+const bounds = (deps: ServiceDeps) => ({ now: Date.now(), ttlMs: deps.moves.ttlS * 1000 });
+
+/** Pushes each attempt's undo entry into the ring its batch writes (see the header). */
 export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string): MovePlanHook {
   let prev: { prevKey: bigint | undefined; prevAfter: bigint | undefined } | undefined;
   return async (ctx, plan) => {
@@ -44,16 +46,20 @@ export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string):
           : await readEntryAbove(deps.reader, profileId, snapshot, postId); // moved beyond the slice
       prev = { prevKey: plan.previous.key, prevAfter: above?.postId };
     }
-    await deps.moves.put({
-      profileId,
-      moveId,
+    const b = bounds(deps);
+    const entry: UndoEntry = {
+      moveId: moveId.toLowerCase(),
       postId,
       ...prev,
       version: ctx.nextVersion,
       relabelled: ctx.outcomeUnknown ? UNKNOWN_RELABELS : plan.relabelled,
-    });
+      at: b.now,
+    };
+    return { recentMoves: pushUndo(snapshot.head.recentMoves ?? [], entry, b) };
   };
 }
+
+type Rec = Pick<MoveRecord, 'postId' | 'prevKey' | 'prevAfter' | 'version' | 'relabelled'>;
 
 export async function undoMove(
   deps: ServiceDeps,
@@ -61,23 +67,29 @@ export async function undoMove(
   moveId: string,
   options: WriteOptions = {},
 ) {
-  const rec = await deps.moves.get(profileId, moveId);
-  if (!rec)
-    throw new DomainError('post_not_found', 'no such move (or its undo expired)', {
-      move_id: moveId,
-    });
-  const back = movePlanner(deps, rec.postId, rec.prevAfter ?? null);
+  let legacy: Promise<MoveRecord | undefined> | undefined;
+  const recordIn = async (ring: readonly UndoEntry[] | undefined): Promise<Rec> => {
+    const rec =
+      findUndo(ring ?? [], moveId, bounds(deps)) ??
+      (await (legacy ??= deps.moves.get(profileId, moveId)));
+    if (!rec)
+      throw new DomainError('post_not_found', 'no such move (or its undo expired)', {
+        move_id: moveId,
+      });
+    return rec;
+  };
   return deps.writer.writeGrid<{ exact: boolean }>(
     profileId,
     async (ctx) => {
       const { head } = ctx.snapshot;
+      const rec = await recordIn(head.recentMoves);
       if (head.version === rec.version && rec.relabelled === 0 && !head.pins.includes(rec.postId)) {
         const upserts = [
           { postId: rec.postId, sortKey: rec.prevKey ?? rec.postId, movedVersion: ctx.nextVersion },
         ];
         return { kind: 'write', mutation: { upserts }, result: { exact: true } };
       }
-      const d = await back(ctx);
+      const d = await movePlanner(deps, rec.postId, rec.prevAfter ?? null)(ctx);
       return { ...d, result: { exact: false } };
     },
     options,

@@ -1,0 +1,52 @@
+/**
+ * The stored form of the undo ring (`recent_moves`, a blob static cell; domain/undo-ring.ts):
+ * a format byte, then 61 bytes per entry — move id (16), post id (8), flags (1: bit 0 prevKey
+ * set, bit 1 prevAfter set), prevKey (8), prevAfter (8), version (8), relabelled (int32), at
+ * (float64 ms). Fixed-size and BigInt-free to parse, so the writer's snapshot stays cheap.
+ */
+import type { UndoEntry } from '../domain/undo-ring.js';
+
+const FORMAT = 1;
+const ENTRY = 61;
+
+const uuidBytes = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex');
+const uuidOf = (b: Buffer, at: number) => {
+  const h = b.toString('hex', at, at + 16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};
+
+export function encodeUndoRing(ring: readonly UndoEntry[]): Buffer {
+  const out = Buffer.alloc(1 + ring.length * ENTRY);
+  out.writeUInt8(FORMAT, 0);
+  ring.forEach((e, i) => {
+    const o = 1 + i * ENTRY;
+    uuidBytes(e.moveId).copy(out, o);
+    out.writeBigInt64BE(e.postId, o + 16);
+    out.writeUInt8((e.prevKey !== undefined ? 1 : 0) | (e.prevAfter !== undefined ? 2 : 0), o + 24);
+    out.writeBigInt64BE(e.prevKey ?? 0n, o + 25);
+    out.writeBigInt64BE(e.prevAfter ?? 0n, o + 33);
+    out.writeBigInt64BE(e.version, o + 41);
+    out.writeInt32BE(e.relabelled, o + 49);
+    out.writeDoubleBE(e.at, o + 53);
+  });
+  return out;
+}
+
+/** Tolerates a missing cell or an unknown format (an empty ring: undo then finds nothing). */
+export function decodeUndoRing(value: unknown): UndoEntry[] {
+  if (!Buffer.isBuffer(value) || value.length < 1 || value.readUInt8(0) !== FORMAT) return [];
+  const out: UndoEntry[] = [];
+  for (let o = 1; o + ENTRY <= value.length; o += ENTRY) {
+    const flags = value.readUInt8(o + 24);
+    out.push({
+      moveId: uuidOf(value, o),
+      postId: value.readBigInt64BE(o + 16),
+      prevKey: flags & 1 ? value.readBigInt64BE(o + 25) : undefined,
+      prevAfter: flags & 2 ? value.readBigInt64BE(o + 33) : undefined,
+      version: value.readBigInt64BE(o + 41),
+      relabelled: value.readInt32BE(o + 49),
+      at: value.readDoubleBE(o + 53),
+    });
+  }
+  return out;
+}
