@@ -131,6 +131,11 @@ export const ConfigSchema = z.object({
   CAS_MAX_ATTEMPTS: intFrom(8, 1, 100),
   /** Longest a write waits for this process's earlier writes to the same grid (0 = race). */
   WRITE_QUEUE_MAX_WAIT_MS: intFrom(2000, 0, 60_000),
+  /**
+   * Override rows of this process's last committed grid states kept in memory, so a snapshot of
+   * such a grid reads only its static row (store/snapshot-memo.ts); 0 = always read every row.
+   */
+  SNAPSHOT_MEMO_ROWS: intFrom(200_000, 0, 10_000_000),
   RELABEL_POLICY: z.enum(['adaptive', 'doubling']).default('adaptive'),
   MOVE_RATE_LIMIT: intFrom(120, 1), // moves per window per profile
   MOVE_RATE_WINDOW_S: intFrom(60, 1),

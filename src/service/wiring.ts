@@ -15,6 +15,7 @@ import { ArchiveStore } from '../store/archive-store.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { CassandraGridReader } from '../store/grid-reader.js';
 import { GridStore } from '../store/grid-store.js';
+import { SnapshotMemo } from '../store/snapshot-memo.js';
 import { InvitesStore } from '../store/invites-store.js';
 import { MembershipStore } from '../store/membership-store.js';
 import { MovesStore } from '../store/moves-store.js';
@@ -73,7 +74,8 @@ export function wireService(
 ): Wiring {
   const { cql, config } = opts;
   const consistency = consistencyOf(config);
-  const store = new GridStore(cql, consistency);
+  const memo = new SnapshotMemo(config.SNAPSHOT_MEMO_ROWS);
+  const store = new GridStore(cql, consistency, memo);
   const posts = new PostsStore(cql, consistency);
   const membership = new MembershipStore(cql, consistency);
   const reader = new CassandraGridReader(store, posts, membership, consistency);
@@ -99,6 +101,8 @@ export function wireService(
   const grid = caches?.grid;
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
+  // First: the next snapshot of this grid (any writer or reader of this process) knows its rows.
+  writer.afterEachCommit((e) => memo.remember(e));
   // After every commit (any write path): drop the summary, then pre-fill the new state's order
   // off the response path. This process's rendered pages of the grid are dropped at once.
   writer.afterEachCommit((e) =>

@@ -14,6 +14,7 @@ import type { Consistency, Cql } from './cassandra.js';
 import { isCasTimeout } from './cql-errors.js';
 import type { GridMutation } from './grid-mutation.js';
 import { buildCasStatements, decodePins } from './grid-mutation.js';
+import type { SnapshotMemo } from './snapshot-memo.js';
 import { decodeUndoRing } from './undo-ring-codec.js';
 import { decodeRing } from './request-ring-codec.js';
 
@@ -56,6 +57,7 @@ const SELECT_OVERRIDE_ROWS =
   'SELECT post_id, sort_key, moved_version, version FROM grid_overrides WHERE profile_id = ?';
 const COUNT_GRID_ROWS = 'SELECT COUNT(*) FROM grid_posts WHERE profile_id = ?';
 const SELECT_GRID_ROW = 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id = ?';
+const SELECT_GRID_ROWS = 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id IN ?';
 const STREAM = {
   desc: {
     all: 'SELECT post_id FROM grid_posts WHERE profile_id = ?',
@@ -71,6 +73,8 @@ export class GridStore {
   constructor(
     private readonly db: Cql,
     private readonly consistency: Consistency,
+    /** This process's last committed states (snapshot-memo.ts); absent = always read the rows. */
+    private readonly memo?: SnapshotMemo,
   ) {}
 
   private readOpts(extra: QueryOptions = {}): QueryOptions {
@@ -100,6 +104,12 @@ export class GridStore {
     options: QueryOptions = {},
     pageSize = 1000,
   ): Promise<OverridesSnapshot> {
+    // The state this process committed last: its rows are known, the head read says if it still is.
+    if (this.memo?.has(profileId) && Object.keys(options).length === 0) {
+      const head = await this.readHead(profileId, options, true);
+      const rows = this.memo.rowsOf(profileId, head);
+      if (rows) return { head, overrides: rows };
+    }
     for (let attempt = 0; attempt < 2; attempt++) {
       const [head, rows] = await Promise.all([
         this.readHead(profileId, options, true),
@@ -160,6 +170,15 @@ export class GridStore {
   async hasGridRow(profileId: bigint, postId: bigint): Promise<boolean> {
     const rs = await this.db.execute(SELECT_GRID_ROW, [profileId, postId], this.readOpts());
     return rs.rowLength > 0;
+  }
+
+  /** Which of `postIds` have a row in the grid (one statement for a few posts, e.g. a move's two). */
+  async gridRowsAmong(profileId: bigint, postIds: readonly bigint[]): Promise<Set<bigint>> {
+    if (postIds.length === 1) {
+      return (await this.hasGridRow(profileId, postIds[0]!)) ? new Set(postIds) : new Set();
+    }
+    const rs = await this.db.execute(SELECT_GRID_ROWS, [profileId, [...postIds]], this.readOpts());
+    return new Set(rs.rows.map((r) => r.get('post_id') as bigint));
   }
 
   /**

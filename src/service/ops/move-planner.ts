@@ -82,14 +82,15 @@ export function movePlanner(
       after === null || head.pins.includes(after)
         ? null
         : effectiveEntry(snapshot.overrides, after);
-    // One round of reads, issued together: whether P and A are on the grid, and the slice
+    // One round of reads, issued together: whether P and A are on the grid (one statement), and the slice
     // around the gap (both sides at once, slice-reader.ts). The slice is wasted only when the
     // move is refused.
-    const [onGrid, anchorOnGrid, writes] = await Promise.all([
-      deps.store.hasGridRow(profileId, postId),
-      after === null ? Promise.resolve(true) : deps.store.hasGridRow(profileId, after),
+    const [rows, writes] = await Promise.all([
+      deps.store.gridRowsAmong(profileId, after === null ? [postId] : [postId, after]),
       placeAfter(deps, snapshot, profileId, postId, anchor),
     ]);
+    const onGrid = rows.has(postId);
+    const anchorOnGrid = after === null || rows.has(after);
     if (!onGrid) {
       throw new DomainError('post_not_on_grid', 'the post is not on this grid', {
         post_id: postId.toString(),

@@ -1,0 +1,66 @@
+/**
+ * The snapshot memo (store/snapshot-memo.ts): a move on a grid with many overrides that this
+ * process committed last reads the partition's static row only, never the override rows; a
+ * commit from another process (another GridService) makes the next snapshot read every row
+ * again; and the orders both processes see stay identical.
+ */
+import { describe, expect, it } from 'vitest';
+import { GridService } from '../../../src/service/grid-service.js';
+import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
+import { idsFromWorkers } from '../support/stores.js';
+import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
+import { openPerFile } from '../support/per-file.js';
+
+let f: Features;
+openPerFile(openFeatures, (opened) => (f = opened));
+
+/** A second service over a counting driver: what one move of it sends to `grid_overrides`. */
+function countingService(workers: number) {
+  const base = cqlOf(f.client);
+  const seen: string[] = [];
+  const cql: Cql = {
+    execute: (q, p, o) => (seen.push(q), base.execute(q, p, o)),
+    batch: (qs, o) => (seen.push('BATCH'), base.batch(qs, o)),
+  };
+  const service = new GridService({
+    cql,
+    config: f.config,
+    ids: idsFromWorkers(workers, 5),
+    cursorSecret: 'snapshot-memo-tests',
+  });
+  const overrideReads = async (run: () => Promise<unknown>) => {
+    seen.length = 0;
+    await run();
+    return seen.filter((q) => /^SELECT .* FROM grid_overrides/.test(q));
+  };
+  return { service, overrideReads };
+}
+
+describe('snapshot memo', () => {
+  it('a move on a grid with 300 overrides reads only the static row when this process wrote last', async () => {
+    const p = freshProfile(f);
+    const posts = await seed(f, p, 300);
+    // Every post overridden (the reverse of chronological), committed by the feature service.
+    const { etag } = await f.service.readOrder(p);
+    await f.service.patchOrder(p, etag, { postIds: posts });
+    const a = countingService(7300);
+    const b = countingService(7310);
+    // A's first move: A never committed this state, so it reads every row.
+    const first = await a.overrideReads(() => a.service.move(p, posts[10]!, null));
+    expect(first.some((q) => q.includes('sort_key'))).toBe(true);
+    // A's next moves: the state is A's own, one static-row read each.
+    for (const post of [posts[20]!, posts[30]!]) {
+      const reads = await a.overrideReads(() => a.service.move(p, post, posts[10]!));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toMatch(/LIMIT 1$/);
+    }
+    // Another process commits: A's next snapshot reads the rows again.
+    await b.service.move(p, posts[40]!, null);
+    const after = await a.overrideReads(() => a.service.move(p, posts[50]!, posts[40]!));
+    expect(after.some((q) => q.includes('sort_key'))).toBe(true);
+    // Both processes, and the feature service, see one and the same order.
+    const want = await order(f, p, 400);
+    expect(want.slice(0, 4)).toEqual([posts[40], posts[50], posts[10], posts[30]]);
+    expect(new Set(want).size).toBe(300);
+  });
+});
