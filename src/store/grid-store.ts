@@ -104,12 +104,6 @@ export class GridStore {
     options: QueryOptions = {},
     pageSize = 1000,
   ): Promise<OverridesSnapshot> {
-    // The state this process committed last: its rows are known, the head read says if it still is.
-    if (this.memo?.has(profileId) && Object.keys(options).length === 0) {
-      const head = await this.readHead(profileId, options, true);
-      const rows = this.memo.rowsOf(profileId, head);
-      if (rows) return { head, overrides: rows };
-    }
     for (let attempt = 0; attempt < 2; attempt++) {
       const [head, rows] = await Promise.all([
         this.readHead(profileId, options, true),
@@ -128,6 +122,21 @@ export class GridStore {
     }
     overrides.sort((a, b) => compareDisplay(b, a));
     return { head: head ?? EMPTY_HEAD, overrides };
+  }
+
+  /**
+   * The writer's snapshot: when this process committed the grid's current state last, its rows
+   * are known (snapshot-memo.ts) and only the static row is read; otherwise `readOverrides`.
+   * Only for writers: a compare-and-set on the head's version follows, and the audit and readers
+   * keep reading what Cassandra holds.
+   */
+  async readSnapshot(profileId: bigint): Promise<OverridesSnapshot> {
+    if (this.memo?.has(profileId)) {
+      const head = await this.readHead(profileId, {}, true);
+      const rows = this.memo.rowsOf(profileId, head);
+      if (rows) return { head, overrides: rows };
+    }
+    return this.readOverrides(profileId);
   }
 
   /** The override rows, sorted, and the static version each page saw. */

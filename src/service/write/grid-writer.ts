@@ -2,7 +2,8 @@
  * The single version-bump path: every change to a grid (moves, new posts, deletes, and later
  * pins, archive, reset, batch order, collaborators, takedown) goes through `writeGrid`.
  *
- * One attempt = read the override partition (head + all overrides, one query), let the planner
+ * One attempt = read the override partition (head + all overrides; only the head when this
+ * process committed the current state last, store/snapshot-memo.ts), let the planner
  * decide from that snapshot, and commit its mutation with ONE conditional batch that also bumps
  * the version (`IF version = <read>`). A lost compare-and-set means someone else committed in
  * between: re-read and re-plan (the planner must be a pure function of what it reads), up to
@@ -145,7 +146,7 @@ export class GridWriter {
     const { maxAttempts } = this.settings;
     let outcomeUnknown = false;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const snapshot = await this.store.readOverrides(profileId);
+      const snapshot = await this.store.readSnapshot(profileId);
       await this.membership.rollForward(profileId, snapshot.head);
       await options.interceptor?.onSnapshot?.(snapshot);
       const { version, generation } = snapshot.head;

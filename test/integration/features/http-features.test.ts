@@ -46,12 +46,12 @@ const move = (p: bigint, post: string, after: string | null) =>
   call('POST', '/v1/me/grid/moves', { as: p, body: { post_id: post, after } });
 
 /** Gives `postId` the sort key `key` behind the service's back (a stand-in for a relabel). */
-const injectKey = (p: bigint, postId: string, key: string) =>
-  f.client.execute(
-    'UPDATE grid_overrides SET sort_key = ? WHERE profile_id = ? AND post_id = ?',
-    [BigInt(key), p, BigInt(postId)],
-    { prepare: true },
-  );
+/** Another writer's commit: `postId` takes `key` (its own compare-and-set, version + 1). */
+const injectKey = async (p: bigint, postId: string, key: string) => {
+  const { version } = await features.store.readHead(p);
+  const upserts = [{ postId: BigInt(postId), sortKey: BigInt(key) }];
+  expect((await features.store.casGrid(p, version, version + 1n, { upserts })).applied).toBe(true);
+};
 
 const duplicates = async (p: bigint) =>
   (await features.auditProfile(p)).findings.filter((x) => x.kind === 'duplicate_key');
