@@ -152,6 +152,8 @@ export const ConfigSchema = z.object({
   SHADOW_READ_SAMPLE: z.coerce.number().min(0).max(1).default(0.01),
   /** Share of first-page cache hits re-read from Cassandra and compared: 0..1. */
   CACHE_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(0.01),
+  /** …but at most this many a second per process (the sampled path is a full page read). */
+  CACHE_SAMPLE_MAX_PER_S: z.coerce.number().min(0).max(10_000).default(5),
 
   // Cache
   CACHE_ORDER_TTL_S: intFrom(3600, 1),

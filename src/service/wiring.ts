@@ -27,6 +27,7 @@ import { createReadChecks, type ReadChecks } from './read/read-checks.js';
 import { createPageReader } from './read/read-mode.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import { createRenderedRead, type RenderedRead } from './read/rendered-read.js';
+import { createSampleBudget } from './read/sample-budget.js';
 import { createCopyBuilder, type CopyBuilder } from './read/copy-builder.js';
 import { CopyHints, DisplayCopyStore } from '../store/display-copy-store.js';
 import { GridWriter, writerSettingsOf, type WriterHooks } from './write/grid-writer.js';
@@ -123,6 +124,7 @@ export function wireService(
     caches?.rendered,
     flags,
     config.CACHE_SAMPLE_RATE,
+    createSampleBudget(config.CACHE_SAMPLE_MAX_PER_S),
   );
   const deps = {
     store: store,

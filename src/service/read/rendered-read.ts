@@ -6,13 +6,14 @@
  *
  * The kill switch (reads.overrides off) skips the tiers both ways: a chronological page is not
  * the grid's arrangement and must not be stored under its state. A sampled share of first pages
- * (CACHE_SAMPLE_RATE) also skips them, so the order cache's sampled checks (read-checks.ts) keep
- * seeing real traffic.
+ * (CACHE_SAMPLE_RATE, at most CACHE_SAMPLE_MAX_PER_S a second: sample-budget.ts) also skips them,
+ * so the order cache's sampled checks (read-checks.ts) keep seeing real traffic.
  */
 import { createHash } from 'node:crypto';
 import type { RenderedPage, RenderedPages } from '../../cache/rendered-pages.js';
 import type { Flags } from '../flags.js';
 import type { GridPage, PageQuery } from './read-page.js';
+import type { SampleBudget } from './sample-budget.js';
 
 /** The caller's view of a page (http/views.ts): the JSON text the response carries. */
 export type RenderPage = (page: GridPage) => string;
@@ -28,11 +29,13 @@ export function createRenderedRead(
   pages: RenderedPages | undefined,
   flags: Pick<Flags, 'isEnabled'>,
   sampleShare: number,
+  budget: SampleBudget,
   random: () => number = Math.random,
 ): RenderedRead {
+  const sampled = () => random() < sampleShare && budget.take();
   return async (q, render) => {
     const first = q.cursor === undefined;
-    if (pages && first && random() >= sampleShare && (await flags.isEnabled('reads.overrides'))) {
+    if (pages && first && !sampled() && (await flags.isEnabled('reads.overrides'))) {
       const hit = await pages.read(q.profileId, q.limit, q.minVersion);
       if (hit) return hit;
     }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { RenderedPage, RenderedPages } from '../../../src/cache/rendered-pages.js';
 import type { GridPage, PageQuery } from '../../../src/service/read/read-page.js';
 import { createRenderedRead, etagOf } from '../../../src/service/read/rendered-read.js';
+import { createSampleBudget } from '../../../src/service/read/sample-budget.js';
 
 const page = (over: Partial<GridPage> = {}): GridPage => ({
   items: [],
@@ -22,7 +23,12 @@ const page = (over: Partial<GridPage> = {}): GridPage => ({
   ...over,
 });
 
-function setup(read: GridPage, held?: RenderedPage, overridesOn = true) {
+function setup(
+  read: GridPage,
+  held?: RenderedPage,
+  overridesOn = true,
+  sampling = { share: 0, perSecond: 0, now: () => 0 },
+) {
   const kept: RenderedPage[] = [];
   let tierReads = 0;
   let pageReads = 0;
@@ -33,7 +39,13 @@ function setup(read: GridPage, held?: RenderedPage, overridesOn = true) {
     forget: () => {},
   };
   const flags = { isEnabled: async () => overridesOn };
-  const rendered = createRenderedRead(async () => (pageReads++, read), pages, flags, 0);
+  const rendered = createRenderedRead(
+    async () => (pageReads++, read),
+    pages,
+    flags,
+    sampling.share,
+    createSampleBudget(sampling.perSecond, sampling.now),
+  );
   return { rendered, kept, counts: () => ({ tierReads, pageReads }) };
 }
 
@@ -68,6 +80,18 @@ describe('rendered reads', () => {
     await later.rendered({ ...q, cursor: 'c' }, render);
     expect(later.kept).toEqual([]);
     expect(later.counts()).toEqual({ tierReads: 0, pageReads: 1 });
+  });
+
+  it('sends a sampled share of first pages past the tiers, at most the budget a second', async () => {
+    const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
+    let clock = 0;
+    // Every request sampled by share; the budget lets 3 a second through.
+    const t = setup(page(), held, true, { share: 1, perSecond: 3, now: () => clock });
+    for (let i = 0; i < 10; i++) await t.rendered(q, render);
+    expect(t.counts()).toEqual({ tierReads: 7, pageReads: 3 });
+    clock += 1000; // a second later the budget is back
+    for (let i = 0; i < 10; i++) await t.rendered(q, render);
+    expect(t.counts()).toEqual({ tierReads: 14, pageReads: 6 });
   });
 
   it('ETags differ whenever bodies differ', () => {
