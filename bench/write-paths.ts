@@ -38,6 +38,8 @@ interface Tally {
   batches: number;
   condBatches: number;
   batchStatements: number;
+  /** Every statement, in order (printed for the paths named in SHOW). */
+  log: string[];
 }
 const zero = (): Tally => ({
   reads: 0,
@@ -46,18 +48,23 @@ const zero = (): Tally => ({
   batches: 0,
   condBatches: 0,
   batchStatements: 0,
+  log: [],
 });
 let t = zero();
 const isCond = (q: string) => /\sIF\s/i.test(q);
 const base = cqlOf(client);
 const counting: Cql = {
   execute(query, params, options) {
+    t.log.push(query.replace(/\s+/g, ' ').slice(0, 110));
     if (/^\s*SELECT/i.test(query)) t.reads += 1;
     else if (isCond(query)) t.lwt += 1;
     else t.writes += 1;
     return base.execute(query, params, options);
   },
   batch(queries, options) {
+    t.log.push(
+      `BATCH of ${queries.length}: ${queries.map((q) => q.query.split(' ').slice(0, 4).join(' ')).join(' | ')}`,
+    );
     t.batches += 1;
     t.batchStatements += queries.length;
     if (queries.some((q) => isCond(q.query))) t.condBatches += 1;
@@ -91,6 +98,10 @@ async function tombstones(profileId: bigint) {
 }
 
 const rows: string[] = [];
+/** The paths whose statements are printed after the table (docs/write-paths.md quotes them). */
+const SHOW = ['move (midpoint', 'move with Idempotency-Key'];
+const shown: string[] = [];
+
 async function measure(name: string, profileId: bigint, op: () => Promise<unknown>) {
   const before = await tombstones(profileId);
   t = zero();
@@ -99,6 +110,8 @@ async function measure(name: string, profileId: bigint, op: () => Promise<unknow
   const after = await tombstones(profileId);
   const d = (k: string) => after[k]! - before[k]!;
   const lwtRounds = cost.lwt + cost.condBatches;
+  if (SHOW.some((s) => name.startsWith(s)))
+    shown.push(`${name}:`, ...cost.log.map((l) => `  ${l}`));
   rows.push(
     `| ${name} | ${cost.reads} | ${cost.writes} | ${cost.batches} (${cost.batchStatements} stmts) | ${lwtRounds} | +${d('grid_overrides')} / +${d('grid_posts')} |`,
   );
@@ -165,4 +178,6 @@ console.log(
 );
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const r of rows) console.log(r);
+console.log('\nStatements, in order:');
+for (const l of shown) console.log(l);
 await client.shutdown();
