@@ -11,7 +11,8 @@
  * checks the configuration the node logged at start-up. Any mismatch, or any checker violation,
  * exits non-zero. The node is stopped by PID at the end, also on error or Ctrl-C.
  *
- * `npm run bench:paxos -- [--moves 2000] [--rounds 1] [--concurrency 16] [--posts 24] [--json PATH]`
+ * `npm run bench:paxos -- [--moves 2000] [--rounds 1] [--concurrency 16] [--posts 24] [--warmup N]
+ * [--json PATH]` (a first, uncounted warm-up step of min(moves, 1000) unless --warmup 0).
  * Node: REGRID_HOME /tmp/regrid-paxos, CQL 19442, storage 17800, JMX 17900 (never 9042).
  */
 import { writeFile } from 'node:fs/promises';
@@ -34,6 +35,7 @@ import { parseOptions } from '../src/tools/loadtest/options.js';
 import { measureRawCeiling } from '../src/tools/loadtest/raw-ceiling.js';
 import { RegridDirectDesign } from '../src/tools/loadtest/regrid-direct-design.js';
 import { freshProfileIds, runDesign } from '../src/tools/loadtest/session.js';
+import { summarize, tableLines, type Step } from './paxos-table.js';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,6 +46,8 @@ const ROUNDS = Number(arg('rounds', '1'));
 const CONCURRENCY = Number(arg('concurrency', '16'));
 const POSTS = Number(arg('posts', '24'));
 const JSON_PATH = arg('json', '');
+// An uncounted first step: the node's and this process's JIT warm up before anything is measured.
+const WARMUP = Number(arg('warmup', String(Math.min(MOVES, 1000))));
 for (const [k, v, max] of [
   ['moves', MOVES, 20_000],
   ['rounds', ROUNDS, 4],
@@ -84,22 +88,8 @@ async function stopNode(): Promise<void> {
   log((await stopCassandra(config, 30_000)).detail);
 }
 
-interface Step {
-  readonly variant: PaxosVariant;
-  readonly witnesses: { jmx: string; settings: string | undefined };
-  readonly raw_ceiling_per_s: number;
-  readonly moves_per_s: number;
-  readonly ceiling_ratio: number;
-  readonly moves: number;
-  readonly move_p50_ms: number | null;
-  readonly move_p99_ms: number | null;
-  readonly cas_attempts_per_move: number | null;
-  readonly violations: number;
-}
-
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 async function main(): Promise<number> {
   const ep = { host: '127.0.0.1', port: config.CASSANDRA_PORT, localDataCenter: LOCAL_DC };
@@ -131,29 +121,29 @@ async function main(): Promise<number> {
       log: (l: string) => log(l),
       tableMetrics: false,
     };
-    const options = parseOptions([
-      '--scenario', 'uncontended', '--concurrency', String(CONCURRENCY), '--moves', String(MOVES),
-      '--posts', String(POSTS), '--samples', '2', '--no-progress', '--no-table-metrics',
-    ]); // prettier-ignore
-    const steps: Step[] = [];
-    for (const variant of ORDER) {
+    const optionsFor = (moves: number) =>
+      parseOptions([
+        '--scenario', 'uncontended', '--concurrency', String(CONCURRENCY), '--moves', String(moves),
+        '--posts', String(POSTS), '--samples', '2', '--no-progress', '--no-table-metrics',
+      ]); // prettier-ignore
+    const step = async (variant: PaxosVariant, moves: number): Promise<Step> => {
       await setJmxPaxosVariant(layout, variant);
       const witnesses = await verifyPaxosVariant(layout, client, variant);
       log(`${variant}: MBean ${witnesses.jmx}, system_views.settings ${witnesses.settings}`);
-      const run = await runDesign('regrid', options, deps);
+      const run = await runDesign('regrid', optionsFor(moves), deps);
       await run.design.close();
       log(
-        `${variant}: ${MOVES} bare conditional batches, distinct partitions, concurrency ${CONCURRENCY}`,
+        `${variant}: ${moves} bare conditional batches, distinct partitions, concurrency ${CONCURRENCY}`,
       );
       const raw = await measureRawCeiling(client, config, {
-        batches: MOVES,
+        batches: moves,
         concurrency: CONCURRENCY,
         profileIds: freshProfileIds(CONCURRENCY),
         posts: POSTS,
       });
       await verifyPaxosVariant(layout, client, variant); // nothing switched it meanwhile
       const r = run.report;
-      steps.push({
+      return {
         variant,
         witnesses,
         raw_ceiling_per_s: r2(raw.perSecond),
@@ -164,26 +154,13 @@ async function main(): Promise<number> {
         move_p99_ms: r.move_p99_ms,
         cas_attempts_per_move: r.cas_attempts_per_move,
         violations: r.violations.length,
-      });
-    }
-    const of = (v: PaxosVariant) => steps.filter((s) => s.variant === v);
-    const summary = Object.fromEntries(
-      (['v1', 'v2'] as const).map((v) => [
-        v,
-        {
-          raw_ceiling_per_s: r2(mean(of(v).map((s) => s.raw_ceiling_per_s))),
-          moves_per_s: r2(mean(of(v).map((s) => s.moves_per_s))),
-          ceiling_ratio: r3(mean(of(v).map((s) => s.ceiling_ratio))),
-        },
-      ]),
-    ) as Record<
-      PaxosVariant,
-      { raw_ceiling_per_s: number; moves_per_s: number; ceiling_ratio: number }
-    >;
-    const ratios = {
-      raw_ceiling: r2(summary.v2.raw_ceiling_per_s / summary.v1.raw_ceiling_per_s),
-      moves: r2(summary.v2.moves_per_s / summary.v1.moves_per_s),
+      };
     };
+    const warmup = WARMUP > 0 ? await step(ORDER[0]!, WARMUP) : null;
+    if (warmup) log(`warm-up (not counted): ${JSON.stringify(warmup)}`);
+    const steps: Step[] = [];
+    for (const variant of ORDER) steps.push(await step(variant, MOVES));
+    const summary = summarize(steps);
     const machine = {
       cores: availableParallelism(),
       cpu: cpus()[0]?.model ?? 'unknown',
@@ -193,31 +170,23 @@ async function main(): Promise<number> {
     console.log(
       `Paxos v1 vs v2 — one private node (${machine.cassandra}, heap ${config.CASSANDRA_HEAP}), uncontended: ${CONCURRENCY} writers on ${CONCURRENCY} profiles × ${POSTS} posts, ${MOVES} moves and ${MOVES} bare batches per step; ${machine.cores} cores, load ${machine.load_avg_1m.before} → ${machine.load_avg_1m.after}`,
     );
-    console.log(
-      '| step | variant | raw ceiling /s | moves/s | moves ÷ ceiling | move p50 / p99 ms | CAS/move | violations |',
-    );
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-    steps.forEach((s, i) =>
-      console.log(
-        `| ${i + 1} | ${s.variant} | ${s.raw_ceiling_per_s} | ${s.moves_per_s} | ${s.ceiling_ratio} | ${s.move_p50_ms} / ${s.move_p99_ms} | ${s.cas_attempts_per_move} | ${s.violations} |`,
-      ),
-    );
-    console.log(
-      `mean v1: ceiling ${summary.v1.raw_ceiling_per_s}/s, moves ${summary.v1.moves_per_s}/s; v2: ceiling ${summary.v2.raw_ceiling_per_s}/s, moves ${summary.v2.moves_per_s}/s; v2 ÷ v1: ceiling ${ratios.raw_ceiling}×, moves ${ratios.moves}×`,
-    );
+    for (const line of tableLines(steps, summary)) console.log(line);
     if (JSON_PATH) {
       const json = {
         machine,
         logged_at_start: logged,
         order: ORDER,
+        warmup,
         steps,
-        summary,
-        ratios_v2_over_v1: ratios,
+        ...summary,
       };
       await writeFile(JSON_PATH, JSON.stringify(json, null, 2) + '\n');
       log(`JSON report: ${JSON_PATH}`);
     }
-    const violations = steps.reduce((n, s) => n + s.violations, 0);
+    const violations = [...steps, ...(warmup ? [warmup] : [])].reduce(
+      (n, s) => n + s.violations,
+      0,
+    );
     if (violations > 0) log(`${violations} checker violation(s): see the table`);
     return violations > 0 ? 1 : 0;
   } finally {

@@ -10,7 +10,7 @@ function ceilingLines(r: DesignReport): string[] {
       ? 'bare version-bump transactions/s (PostgreSQL floor)'
       : 'conditional batches/s';
   const lines = [
-    `  contention   ${r.contention_503} × 503 contention; ${n(r.cas_attempts_per_move)} conditional batches per move (${r.cas_attempts_source})`,
+    `  contention   ${r.contention_503} × 503 contention; ${n(r.cas_attempts_per_move)} CAS attempts (conditional batches) per move (${r.cas_attempts_source})`,
   ];
   if (r.raw_ceiling_per_s !== null || r.raw_partition_ceiling_per_s === null) {
     lines.push(
