@@ -105,6 +105,8 @@ export const ConfigSchema = z.object({
   CASSANDRA_NODES: intFrom(1, 1, 9),
   /** Local node's commit log: `periodic` (fast) or `group` (no acknowledged write lost on a kill). */
   CASSANDRA_COMMITLOG_SYNC: z.enum(['periodic', 'group']).default('periodic'),
+  /** Local node's `paxos_variant`: v2 (2 round trips per LWT) or v1 (4); bench:paxos compares them. */
+  CASSANDRA_PAXOS_VARIANT: z.enum(['v1', 'v2']).default('v2'),
   /** Integration-test stores: 'auto' = testcontainers if a Docker engine answers, else local. */
   REGRID_TEST_STORES: z.enum(['auto', 'containers', 'local']).default('auto'),
 

@@ -35,6 +35,8 @@ export interface NodeLayout {
   readonly jmxPort: number;
   /** `periodic` (fast; a killed node loses up to 10 s of acknowledged writes) or `group`. */
   readonly commitlogSync: 'periodic' | 'group';
+  /** `paxos_variant` in cassandra.yaml (v2 unless CASSANDRA_PAXOS_VARIANT says otherwise). */
+  readonly paxosVariant: 'v1' | 'v2';
   /** Loopback address this node listens on (a ring puts node i on 127.0.0.i). */
   readonly address: string;
   /** `host:storagePort` of the seed (the ring's first node; itself for a lone node). */
@@ -60,7 +62,7 @@ export type LayoutConfig = Pick<
   | 'CASSANDRA_STORAGE_PORT'
   | 'CASSANDRA_JMX_PORT'
 > &
-  Partial<Pick<Config, 'CASSANDRA_COMMITLOG_SYNC'>>;
+  Partial<Pick<Config, 'CASSANDRA_COMMITLOG_SYNC' | 'CASSANDRA_PAXOS_VARIANT'>>;
 
 /** A node's own folders under its `nodeDir` (one node, or one node of a ring). */
 export function nodeFolders(nodeDir: string) {
@@ -94,6 +96,7 @@ export function nodeLayout(config: LayoutConfig): NodeLayout {
     storagePort: config.CASSANDRA_STORAGE_PORT,
     jmxPort: config.CASSANDRA_JMX_PORT,
     commitlogSync: config.CASSANDRA_COMMITLOG_SYNC ?? 'periodic',
+    paxosVariant: config.CASSANDRA_PAXOS_VARIANT ?? 'v2',
     address: '127.0.0.1',
     seeds: `127.0.0.1:${config.CASSANDRA_STORAGE_PORT}`,
     initialToken: '0',
@@ -146,8 +149,9 @@ cdc_raw_directory: ${q(layout.cdcDir)}
 ${commitlogSyncYaml(layout.commitlogSync)}
 commitlog_segment_size: 16MiB
 
-# Paxos v2: two round trips per LWT write instead of four (not in the shipped yaml).
-paxos_variant: v2
+# Paxos v2: two round trips per LWT write instead of four (not in the shipped yaml); v1 only to
+# measure the difference (CASSANDRA_PAXOS_VARIANT, npm run bench:paxos).
+paxos_variant: ${layout.paxosVariant}
 # A fresh node has nothing older to stay compatible with.
 storage_compatibility_mode: NONE
 

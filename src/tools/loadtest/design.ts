@@ -5,6 +5,17 @@
  */
 export type DesignName = 'regrid' | 'naive' | 'postgres';
 
+/** A measured floor: bare conditional writes per second, and how many did not apply or failed. */
+export interface RawCeilingFigures {
+  readonly batches: number;
+  readonly seconds: number;
+  readonly perSecond: number;
+  /** Batches the store refused (should be 0: nobody else writes these partitions). */
+  readonly notApplied: number;
+  /** Batches that failed (timeouts, a lost node); not counted in `perSecond`. */
+  readonly failed: number;
+}
+
 /** The design's store did not answer: the session skips it with this message. */
 export class DesignUnavailable extends Error {
   override readonly name = 'DesignUnavailable';
@@ -29,6 +40,23 @@ export interface ReadCounts {
  * contention after all CAS attempts); `uncertain` may have (timeouts, dropped connections).
  */
 export type FailureKind = 'rejected' | 'uncertain';
+
+/** Conditional batches (CAS attempts) so far, and how they are known; null count: not known. */
+export interface CasAttempts {
+  readonly count: number | null;
+  /** Where the count comes from, or why there is none (reported next to the figure). */
+  readonly source: string;
+}
+
+/** A bare-write floor of the design's own store (raw-ceiling.ts for Cassandra). */
+export interface CeilingRequest {
+  readonly batches: number;
+  readonly concurrency: number;
+  /** One partition per writer, or every writer on one partition. */
+  readonly partitions: 'distinct' | 'one';
+  readonly posts: number;
+  readonly onBatch?: () => void;
+}
 
 export interface GridDesign {
   readonly name: DesignName;
@@ -63,5 +91,14 @@ export interface GridDesign {
   headVersion?(profileId: bigint): Promise<bigint>;
   /** Conditional batches lost so far (each one a retry by the writer); absent when invisible. */
   casRetries?(): number;
+  /** Conditional batches sent so far (for CAS attempts per move); absent: no compare-and-set. */
+  casAttempts?(): Promise<CasAttempts>;
+  /** The failure is a 503 contention answer (every CAS attempt lost). */
+  isContention?(err: unknown): boolean;
+  /**
+   * The floor of a store other than Cassandra (PostgreSQL), measured like raw-ceiling.ts;
+   * absent: the design's store is Cassandra and the raw ceiling is measured there.
+   */
+  storeCeiling?(o: CeilingRequest): Promise<RawCeilingFigures>;
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@
  * by itself, so every loop it runs is capped by `--moves` or `--duration`.
  */
 import { z } from 'zod';
+import { resolveShape, SCENARIOS } from './scenario.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const share = z.coerce.number().min(0).max(1);
@@ -32,7 +33,9 @@ export const LoadtestOptionsSchema = z
     design: z.enum(['regrid', 'naive', 'postgres']).default('regrid'),
     compare: z.boolean().default(false),
     pgUrl: LoopbackUrl.default(DEFAULT_PG_URL),
-    profiles: int(1, 10_000).default(20),
+    /** Who moves what (scenario.ts); profiles, concurrency and hot default per scenario. */
+    scenario: z.enum(SCENARIOS).default('mixed'),
+    profiles: int(1, 10_000).optional(),
     posts: int(2, 2_000).default(48),
     moves: int(1, 5_000_000).optional(),
     duration: z.coerce
@@ -40,8 +43,8 @@ export const LoadtestOptionsSchema = z
       .min(1)
       .max(24 * 3600)
       .optional(),
-    concurrency: int(1, 512).default(8),
-    hot: share.default(0.2),
+    concurrency: int(1, 512).optional(),
+    hot: share.optional(),
     hotPosts: int(1, 50).default(2),
     topShare: share.default(0.25),
     seed: int(0, 2 ** 31 - 1).default(1),
@@ -86,12 +89,16 @@ export const LoadtestOptionsSchema = z
     if (o.killNode !== undefined && o.killNode > (o.cluster ?? 1)) {
       ctx.addIssue({ code: 'custom', message: '--kill-node names a node outside the ring' });
     }
+    const shape = resolveShape(o);
+    if ('error' in shape) ctx.addIssue({ code: 'custom', message: shape.error });
     if (o.hotPosts > o.posts) {
       ctx.addIssue({ code: 'custom', message: '--hot-posts must not exceed --posts' });
     }
   })
   .transform((o) => ({
     ...o,
+    // Checked above: the scenario's profiles, writers and hot share.
+    ...(resolveShape(o) as Exclude<ReturnType<typeof resolveShape>, { error: string }>),
     mode: o.target ? ('http' as const) : ('direct' as const),
     // Neither given: a short default run.
     stop:
@@ -171,6 +178,10 @@ export const USAGE = `usage: npm run loadtest -- [options]
   --compare                   run all three on the same workload, side by side
   --pg-url URL                PostgreSQL for --design postgres (default PG_URL, else
                               ${DEFAULT_PG_URL}); skipped when it does not answer
+  --scenario mixed|uncontended|hot
+                              mixed (default): the workload below; uncontended: one writer per
+                              profile (16 x 16 unless told), vs bare conditional batches on as many
+                              partitions; hot: 16 writers on one profile, vs one partition, one writer
   --profiles N --posts N      profiles, and posts per profile (default 20 x 48)
   --moves N | --duration S    stop after N moves (default 2000) or S seconds
   --concurrency N             concurrent movers (default 8)

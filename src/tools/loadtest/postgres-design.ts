@@ -7,9 +7,8 @@
  * next key below it, writes the midpoint, and — when no midpoint is left — reads a few dozen rows
  * on each side and relabels them in the same transaction.
  *
- * Writes to one profile are serialized by the version row lock (they wait, they never retry), so
- * there is no CAS-retry count. Key choice is regrid's pure key engine (src/domain/keys.ts), as in
- * naive-design.ts, so the comparison isolates storage and concurrency control.
+ * Writes to one profile are serialized by the version row lock (they wait, never retry): no CAS
+ * count. Keys come from regrid's pure key engine (src/domain/keys.ts), as in naive-design.ts.
  *
  * PostgreSQL writes no tombstones: an UPDATE leaves a dead tuple (and, since sort_key is in the
  * display index, a new index entry: no HOT update) that VACUUM reclaims. The traced reads report
@@ -18,7 +17,8 @@
 import type pg from 'pg';
 import { IdGenerator, MAX_WORKER } from '../../domain/ids.js';
 import { placeInSlice, type Keyed, type Slice } from '../../domain/keys.js';
-import type { FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
+import type { CeilingRequest, FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
+import { measurePostgresFloor } from './postgres-ceiling.js';
 import { openPool, resetSchema } from './postgres-schema.js';
 import { SQL } from './postgres-sql.js';
 
@@ -241,6 +241,12 @@ export class PostgresDesign implements GridDesign {
       );
     }
     return out;
+  }
+
+  /** PostgreSQL's own floor (postgres-ceiling.ts), on fresh profiles. */
+  storeCeiling(o: CeilingRequest) {
+    const ids = Array.from({ length: o.concurrency }, () => this.ids.next());
+    return measurePostgresFloor(this.pool, ids, o);
   }
 
   async close(): Promise<void> {

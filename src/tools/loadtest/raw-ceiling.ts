@@ -5,23 +5,19 @@
  * built by the store's own `buildCasStatements` — so regrid's moves/s divided by this figure says
  * how much the service adds on top of Paxos itself.
  *
- * Every worker owns its own profiles and tracks their versions locally, so batches never contend:
- * this is the best case the cluster can do at the given concurrency.
+ * Two modes. Distinct partitions (`measureRawCeiling`): every worker owns its own profiles and
+ * tracks their versions locally, so batches never contend: the best case the cluster can do at the
+ * given concurrency. One partition (`measurePartitionCeiling`): one writer on one partition, each
+ * batch sent when the previous one is answered: the serial floor of a single hot grid whose
+ * writes take turns and commit one move each.
  */
 import type { Client } from 'cassandra-driver';
 import { types } from 'cassandra-driver';
 import type { Config } from '../../config.js';
 import { buildCasStatements } from '../../store/grid-mutation.js';
+import type { RawCeilingFigures } from './design.js';
 
-export interface RawCeiling {
-  readonly batches: number;
-  readonly seconds: number;
-  readonly perSecond: number;
-  /** Batches the cluster refused (should be 0: nobody else writes these partitions). */
-  readonly notApplied: number;
-  /** Batches that failed (timeouts, a lost node); not counted in `perSecond`. */
-  readonly failed: number;
-}
+export type RawCeiling = RawCeilingFigures;
 
 export interface RawCeilingOptions {
   readonly batches: number;
@@ -79,4 +75,19 @@ export async function measureRawCeiling(
   await Promise.all(Array.from({ length: o.concurrency }, (_, w) => worker(w)));
   const seconds = (performance.now() - start) / 1000;
   return { batches: issued, seconds, perSecond: (issued - failed) / seconds, notApplied, failed };
+}
+
+/** Bare conditional batches on ONE partition from ONE writer (see the header). */
+export function measurePartitionCeiling(
+  client: Client,
+  config: Config,
+  o: { batches: number; profileId: bigint; posts: number; onBatch?: () => void },
+): Promise<RawCeiling> {
+  return measureRawCeiling(client, config, {
+    batches: o.batches,
+    concurrency: 1,
+    profileIds: [o.profileId],
+    posts: o.posts,
+    ...(o.onBatch ? { onBatch: o.onBatch } : {}),
+  });
 }

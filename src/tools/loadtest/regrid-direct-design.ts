@@ -5,7 +5,8 @@
  * storage alone.
  *
  * CAS retries are counted where they happen, at the store boundary: every conditional batch that
- * comes back not applied (or times out in Paxos) is one more attempt the writer has to make.
+ * comes back not applied (or times out in Paxos) is one more attempt the writer has to make. The
+ * same wrapper counts every conditional batch sent (CAS attempts per committed move).
  */
 import { randomBytes } from 'node:crypto';
 import type { Client, QueryOptions } from 'cassandra-driver';
@@ -17,7 +18,7 @@ import { isCasTimeout } from '../../store/cql-errors.js';
 import { TracingCql } from '../../store/trace.js';
 import { leaseWorker, type WorkerLease } from '../../store/worker-lease.js';
 import { GridService } from '../../service/grid-service.js';
-import type { FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
+import type { CasAttempts, FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
 
 const READ_ALL_PAGE = 100;
 const WHOLE_GRID = 1_000_000; // a "first page" this long is the whole grid
@@ -52,11 +53,14 @@ const REJECTED = new Set([
   'key_space_exhausted',
 ]);
 
-/** Wraps a Cql and counts conditional batches that lost (or timed out). */
-function countingCql(inner: Cql, onLost: () => void): Cql {
+const CONDITIONAL = /\sIF\s/i;
+
+/** Wraps a Cql and counts conditional batches sent, and those that lost (or timed out). */
+function countingCql(inner: Cql, onSent: () => void, onLost: () => void): Cql {
   return {
     execute: (q, p, o) => inner.execute(q, p, o),
     async batch(queries, options?: QueryOptions) {
+      if (queries.some((s) => CONDITIONAL.test(s.query))) onSent();
       try {
         const rs = await inner.batch(queries, options);
         if (!rs.wasApplied()) onLost();
@@ -74,6 +78,7 @@ export class RegridDirectDesign implements GridDesign {
   readonly transport = 'direct (in-process GridService)';
   readonly tables = ['grid_overrides', 'grid_posts'] as const;
   private lostCas = 0;
+  private sentCas = 0;
   private readonly service: GridService;
   private readonly traced: TracingCql;
   private readonly tracedService: GridService;
@@ -85,7 +90,11 @@ export class RegridDirectDesign implements GridDesign {
   ) {
     const ids = new IdGenerator(lease.worker);
     const cursorSecret = config.CURSOR_SECRET ?? randomBytes(24).toString('hex');
-    const cql = countingCql(cqlOf(client), () => this.lostCas++);
+    const cql = countingCql(
+      cqlOf(client),
+      () => this.sentCas++,
+      () => this.lostCas++,
+    );
     this.service = new GridService({ cql, config, ids, cursorSecret });
     // A second service over a tracing Cql, used only for the sampled traced reads.
     this.traced = new TracingCql(client);
@@ -107,6 +116,14 @@ export class RegridDirectDesign implements GridDesign {
 
   casRetries(): number {
     return this.lostCas;
+  }
+
+  casAttempts(): Promise<CasAttempts> {
+    return Promise.resolve({ count: this.sentCas, source: 'conditional batches sent (driver)' });
+  }
+
+  isContention(err: unknown): boolean {
+    return isDomainError(err) && err.code === 'contention';
   }
 
   /**

@@ -6,6 +6,7 @@
  * outside.
  *
  * What the API does not expose is reported as unknown: CAS retries, rows written and relabels.
+ * CAS attempts are what the server itself reports on /metrics (`regrid_cas_attempts`, op move).
  */
 import type { Client } from 'cassandra-driver';
 import type { Config } from '../../config.js';
@@ -14,9 +15,19 @@ import { flagsOf } from '../../service/flags.js';
 import { GridService } from '../../service/grid-service.js';
 import { cqlOf } from '../../store/cassandra.js';
 import { TracingCql } from '../../store/trace.js';
-import type { FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
+import type { CasAttempts, FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
 
 const TIMEOUT_MS = 30_000;
+const METRIC = 'regrid_cas_attempts';
+const MOVE_ATTEMPTS = new RegExp(`^${METRIC}_sum\\{[^}]*op="move"[^}]*\\} ([0-9.e+]+)$`, 'm');
+
+/** The server's own count of CAS attempts by moves, from its Prometheus text; null: not there. */
+export function moveAttemptsOf(metricsText: string): number | null {
+  const m = MOVE_ATTEMPTS.exec(metricsText);
+  if (m) return Number(m[1]);
+  // The histogram exists but has seen no move yet.
+  return metricsText.includes(`# TYPE ${METRIC} histogram`) ? 0 : null;
+}
 const READ_ALL_PAGE = 100;
 
 /** A non-2xx answer; `type` is the problem+json type when the server sent one. */
@@ -165,6 +176,22 @@ export class RegridHttpDesign implements GridDesign {
       if (!cursor) return out;
     }
     throw new Error(`grid ${profileId} did not end after 10000 pages`);
+  }
+
+  async casAttempts(): Promise<CasAttempts> {
+    const source = `server /metrics: ${METRIC}_sum{op="move"}`;
+    try {
+      const res = await fetch(`${this.base}/metrics`, { signal: AbortSignal.timeout(5_000) });
+      const count = res.ok ? moveAttemptsOf(await res.text()) : null;
+      if (count !== null) return { count, source };
+      return { count: null, source: `n/a: ${this.base}/metrics has no ${METRIC}` };
+    } catch (err) {
+      return { count: null, source: `n/a: ${this.base}/metrics: ${(err as Error).message}` };
+    }
+  }
+
+  isContention(err: unknown): boolean {
+    return err instanceof HttpFailure && err.status === 503 && err.body.includes('contention');
   }
 
   /** 4xx and 503 contention never changed the grid; timeouts and other 5xx may have. */

@@ -3,13 +3,35 @@ import type { Comparison, DesignReport } from './report.js';
 
 const n = (x: number | null, unit = '') => (x === null ? 'n/a' : `${x}${unit}`);
 
+/** The floors of the design's store and moves/s against them (scenario-report.ts). */
+function ceilingLines(r: DesignReport): string[] {
+  const what =
+    r.ceiling_store === 'postgres'
+      ? 'bare version-bump transactions/s (PostgreSQL floor)'
+      : 'conditional batches/s';
+  const lines = [
+    `  contention   ${r.contention_503} × 503 contention; ${n(r.cas_attempts_per_move)} CAS attempts (conditional batches) per move (${r.cas_attempts_source})`,
+  ];
+  if (r.raw_ceiling_per_s !== null || r.raw_partition_ceiling_per_s === null) {
+    lines.push(
+      `  raw ceiling  ${n(r.raw_ceiling_per_s, ` ${what}`)}, distinct partitions, concurrency ${r.concurrency}; moves/s = ${n(r.ceiling_ratio)} × ceiling`,
+    );
+  }
+  if (r.raw_partition_ceiling_per_s !== null) {
+    lines.push(
+      `  partition    ${r.raw_partition_ceiling_per_s} ${what}, ONE partition from ONE writer; moves/s = ${n(r.partition_ceiling_ratio)} × that`,
+    );
+  }
+  return lines;
+}
+
 export function summarizeDesign(r: DesignReport): string {
   const kinds = Object.entries(r.violations_by_kind)
     .filter(([, c]) => c > 0)
     .map(([k, c]) => `${k} ${c}`)
     .join(', ');
   const lines = [
-    `== ${r.design} (${r.transport}) — ${r.profiles} profiles × ${r.posts_per_profile} posts, concurrency ${r.concurrency}, hot ${r.hot}`,
+    `== ${r.design} (${r.transport}), scenario ${r.scenario} — ${r.profiles} profiles × ${r.posts_per_profile} posts, concurrency ${r.concurrency}, hot ${r.hot}`,
     `  moves        ${r.moves} acknowledged of ${r.moves_attempted} (${r.errors} errors: ${r.rejected} rejected, ${r.uncertain} unknown outcome) in ${r.seconds} s`,
     ...(r.uncertain > 0
       ? [
@@ -21,7 +43,7 @@ export function summarizeDesign(r: DesignReport): string {
         `  event        ${e.name} at ${Math.round(e.at * 100)}% of the run (${e.startedS.toFixed(1)} s, move ${e.movesAttempted}), done at ${e.doneS.toFixed(1)} s`,
     ),
     `  throughput   ${r.moves_per_s} moves/s; move p50 ${n(r.move_p50_ms, ' ms')}, p99 ${n(r.move_p99_ms, ' ms')}`,
-    `  raw ceiling  ${n(r.raw_ceiling_per_s, ' conditional batches/s')}; moves/s = ${n(r.moves_per_s_vs_raw_ceiling)} × ceiling`,
+    ...ceilingLines(r),
     `  reads        first page p50 ${n(r.read_p50_ms, ' ms')}, p99 ${n(r.read_p99_ms, ' ms')} (${r.reads} reads); busiest grid, quiet, before → after: first page ${n(r.initial_first_page_ms, ' ms')} → ${n(r.final_first_page_ms, ' ms')}, whole grid ${n(r.initial_full_read_ms, ' ms')} → ${n(r.final_full_read_ms, ' ms')}`,
     `  writes       ${n(r.rows_per_move)} rows/move, ${n(r.relabels)} relabels (${n(r.relabelled_rows)} rows), ${n(r.cas_retries)} CAS retries`,
     `  tombstones   ${r.tombstones_written} in the run's partitions (${Object.entries(

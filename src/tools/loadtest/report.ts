@@ -6,10 +6,12 @@
 import { countByKind, type Violation, type ViolationKind } from './checker.js';
 import type { DesignName } from './design.js';
 import type { SamplePoint, WorkloadResult } from './runner.js';
+import { casAttemptsPerMove, type ScenarioFields } from './scenario-report.js';
+import type { Scenario } from './scenario.js';
 import { median, round2 } from './stats.js';
 import type { PartitionTombstones, TableMetric } from './tombstones.js';
 
-export interface DesignReport {
+export interface DesignReport extends ScenarioFields {
   readonly design: DesignName;
   readonly transport: string;
   readonly profiles: number;
@@ -75,6 +77,7 @@ export interface ReportInputs {
   readonly design: DesignName;
   readonly transport: string;
   readonly plan: {
+    scenario: Scenario;
     profiles: number;
     posts: number;
     concurrency: number;
@@ -104,6 +107,7 @@ export function buildDesignReport(i: ReportInputs): DesignReport {
         ]!;
   return {
     design: i.design,
+    scenario: i.plan.scenario,
     transport: i.transport,
     profiles: i.plan.profiles,
     posts_per_profile: i.plan.posts,
@@ -145,6 +149,14 @@ export function buildDesignReport(i: ReportInputs): DesignReport {
     violations: i.violations,
     violations_by_kind: countByKind(i.violations),
     grids_order_unchecked: i.ordersUnchecked,
+    contention_503: w.contention,
+    cas_attempts_per_move: casAttemptsPerMove(w),
+    cas_attempts_source: w.casAttempts.source,
+    // The ceilings are measured after every design ran (scenario-report.ts, withCeilings).
+    ceiling_store: null,
+    ceiling_ratio: null,
+    raw_partition_ceiling_per_s: null,
+    partition_ceiling_ratio: null,
     raw_ceiling_per_s: i.rawCeilingPerS === null ? null : round2(i.rawCeilingPerS),
     moves_per_s_vs_raw_ceiling:
       i.rawCeilingPerS === null || i.rawCeilingPerS === 0

@@ -8,19 +8,20 @@
  * the sampler stops when the movers do.
  */
 import type { ChartPoint } from './chart.js';
-import type { GridDesign } from './design.js';
+import type { CasAttempts, GridDesign } from './design.js';
 import type { GridModel } from './grid-model.js';
 import { PauseGate } from './pause-gate.js';
 import { Progress, type Counters } from './progress.js';
-import { createRng } from './rng.js';
 import { fireEvents, type FiredEvent, type RunEvent } from './run-events.js';
+import { moveSource, type Scenario } from './scenario.js';
 import { LatencyRecorder } from './stats.js';
-import { nextMove, type WorkloadShape } from './workload.js';
+import type { WorkloadShape } from './workload.js';
 
 export type StopRule = { kind: 'moves'; count: number } | { kind: 'duration'; seconds: number };
 
 export interface RunPlan extends WorkloadShape {
   readonly stop: StopRule;
+  readonly scenario: Scenario;
   readonly concurrency: number;
   readonly seed: number;
   readonly samples: number;
@@ -46,6 +47,10 @@ export interface WorkloadResult {
   readonly errors: number;
   readonly rejected: number;
   readonly uncertain: number;
+  /** Moves answered with 503 contention (every compare-and-set attempt lost); part of `rejected`. */
+  readonly contention: number;
+  /** Conditional batches sent during the workload (count null when not known, and why). */
+  readonly casAttempts: CasAttempts;
   /** Null when the transport cannot see them (HTTP). */
   readonly casRetries: number | null;
   readonly rowsWritten: number;
@@ -68,13 +73,14 @@ export async function runWorkload(
   sample: Sampler,
   events: readonly RunEvent[] = [],
 ): Promise<WorkloadResult> {
-  const rng = createRng(plan.seed);
+  const next = moveSource(plan);
   const counters: Counters = { done: 0, errors: 0, casRetries: 0 };
   const moveLatency = new LatencyRecorder();
   const errorSamples: string[] = [];
   let attempted = 0;
   let rejected = 0;
   let uncertain = 0;
+  let contention = 0;
   let rowsWritten = 0;
   let rowsKnown = 0;
   let relabels = 0;
@@ -82,6 +88,7 @@ export async function runWorkload(
   let ackSeq = 0;
 
   const casBefore = design.casRetries?.() ?? 0;
+  const attemptsBefore = await casAttemptsOf(design);
   const gate = new PauseGate();
   const started = Date.now();
   const deadline = plan.stop.kind === 'duration' ? started + plan.stop.seconds * 1000 : undefined;
@@ -96,7 +103,7 @@ export async function runWorkload(
     enabled: plan.progress,
   }).start();
 
-  const mover = async () => {
+  const mover = async (worker: number) => {
     while (more()) {
       await gate.enter();
       if (!more()) {
@@ -104,7 +111,7 @@ export async function runWorkload(
         break;
       }
       attempted++;
-      const op = nextMove(rng, plan);
+      const op = next(worker);
       const grid = grids[op.profile]!;
       const postId = grid.posts[op.post]!;
       const after = op.after === null ? null : grid.posts[op.after]!;
@@ -130,6 +137,7 @@ export async function runWorkload(
           uncertain++;
         } else {
           rejected++;
+          if (design.isContention?.(err)) contention++;
         }
       } finally {
         counters.done = attempted;
@@ -173,11 +181,12 @@ export async function runWorkload(
   const samplerDone = sampler();
   const eventsDone = fireEvents(events, clock);
   try {
-    await Promise.all(Array.from({ length: plan.concurrency }, mover));
+    await Promise.all(Array.from({ length: plan.concurrency }, (_, w) => mover(w)));
   } finally {
     moversDone = true;
     progress.stop();
   }
+  const attemptsAfter = await casAttemptsOf(design);
   await samplerDone;
   // Wall time minus the sampling pauses: the time the movers actually had.
   const seconds = (Date.now() - started - gate.pausedMs) / 1000;
@@ -192,6 +201,14 @@ export async function runWorkload(
     errors: counters.errors,
     rejected,
     uncertain,
+    contention,
+    casAttempts: {
+      count:
+        attemptsBefore.count === null || attemptsAfter.count === null
+          ? null
+          : attemptsAfter.count - attemptsBefore.count,
+      source: attemptsAfter.count === null ? attemptsAfter.source : attemptsBefore.source,
+    },
     casRetries: design.casRetries ? design.casRetries() - casBefore : null,
     rowsWritten,
     rowsKnown,
@@ -203,6 +220,11 @@ export async function runWorkload(
     events: fired,
   };
 }
+
+const NO_CAS: CasAttempts = { count: null, source: 'n/a: the design has no compare-and-set' };
+
+const casAttemptsOf = (design: GridDesign): Promise<CasAttempts> =>
+  design.casAttempts?.() ?? Promise.resolve(NO_CAS);
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

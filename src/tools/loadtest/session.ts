@@ -17,11 +17,11 @@ import { renderChart } from './chart.js';
 import type { LoadtestCluster } from './cluster.js';
 import { DesignUnavailable, type DesignName, type GridDesign } from './design.js';
 import type { LoadtestOptions } from './options.js';
-import { Progress } from './progress.js';
-import { measureRawCeiling, type RawCeiling } from './raw-ceiling.js';
+import { measureCeilings } from './ceilings.js';
 import { buildDesignReport, compare, type Comparison, type DesignReport } from './report.js';
 import { summarizeComparison, summarizeDesign } from './report-text.js';
 import { createGrids, type GridModel } from './grid-model.js';
+import { withCeilings, type StoreCeilings } from './scenario-report.js';
 import type { RunEvent } from './run-events.js';
 import { runWorkload } from './runner.js';
 import { sideBySide, summarizeSideBySide } from './side-by-side.js';
@@ -49,7 +49,8 @@ export interface DesignRun {
 export interface SessionResult {
   readonly runs: DesignRun[];
   readonly comparison: Comparison | null;
-  readonly rawCeiling: RawCeiling | null;
+  /** The floors measured for each design (ceilings.ts). */
+  readonly ceilings: ReadonlyMap<DesignName, StoreCeilings>;
   readonly json: Record<string, unknown>;
   readonly summary: string;
 }
@@ -79,7 +80,7 @@ export async function runDesign(
   await sleep(SETTLE_MS);
   const before = await quietReads(design, grids[0]!.profileId, o.pageSize);
   deps.log(
-    `[${name}] moving: ${o.stop.kind === 'moves' ? `${o.stop.count} moves` : `${o.stop.seconds} s`}, concurrency ${o.concurrency}`,
+    `[${name}] moving (scenario ${o.scenario}): ${o.stop.kind === 'moves' ? `${o.stop.count} moves` : `${o.stop.seconds} s`}, concurrency ${o.concurrency}`,
   );
   const sampler = makeSampler(design, grids, o, deps.cluster.client, reads);
   const work = await runWorkload(design, grids, o, sampler, deps.events?.() ?? []);
@@ -133,32 +134,14 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
       }
     }
 
-    let rawCeiling: RawCeiling | null = null;
-    if (o.rawCeiling && runs.length > 0) {
-      const batches = runs[0]!.report.moves_attempted;
-      deps.log(
-        `[raw] ${batches} bare conditional batches on grid_overrides, concurrency ${o.concurrency}`,
-      );
-      const counters = { done: 0, errors: 0, casRetries: 0 };
-      const progress = new Progress(counters, {
-        label: '[raw]',
-        total: batches,
-        unit: 'batches',
-        enabled: o.progress,
-      }).start();
-      try {
-        rawCeiling = await measureRawCeiling(deps.cluster.client, deps.config, {
-          batches,
-          concurrency: o.concurrency,
-          profileIds: freshProfileIds(Math.max(o.profiles, o.concurrency)),
-          posts: o.posts,
-          onBatch: () => counters.done++,
-        });
-      } finally {
-        progress.stop();
-      }
-    }
-    const reports = runs.map((r) => withCeiling(r.report, rawCeiling));
+    const ceilings = await measureCeilings(o, runs, {
+      client: deps.cluster.client,
+      config: deps.config,
+      log: deps.log,
+      freshProfileIds,
+    });
+    const reports = runs.map((r) => withCeilings(r.report, ceilings.get(r.design.name) ?? null));
+    const cassandra = [...ceilings.values()].find((c) => c.store === 'cassandra') ?? null;
     const byName = (n: DesignName) => reports.find((r) => r.design === n);
     const regrid = byName('regrid');
     const naive = byName('naive');
@@ -180,7 +163,10 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
         : {
             machine,
             comparison,
-            raw_ceiling_per_s: rawCeiling?.perSecond ?? null,
+            scenario: o.scenario,
+            // regrid's Cassandra; each design's own ceilings are in designs[].
+            raw_ceiling_per_s: cassandra?.distinct?.perSecond ?? null,
+            raw_partition_ceiling_per_s: cassandra?.partition?.perSecond ?? null,
             side_by_side: table,
             designs: reports,
           };
@@ -202,7 +188,7 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
     return {
       runs: runs.map((r, i) => ({ ...r, report: reports[i]! })),
       comparison,
-      rawCeiling,
+      ceilings,
       json,
       summary,
     };
@@ -212,12 +198,3 @@ export async function runSession(o: LoadtestOptions, deps: SessionDeps): Promise
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
-
-function withCeiling(r: DesignReport, ceiling: RawCeiling | null): DesignReport {
-  if (!ceiling) return r;
-  return {
-    ...r,
-    raw_ceiling_per_s: Math.round(ceiling.perSecond * 100) / 100,
-    moves_per_s_vs_raw_ceiling: Math.round((r.moves_per_s / ceiling.perSecond) * 1000) / 1000,
-  };
-}

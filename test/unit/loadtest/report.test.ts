@@ -19,6 +19,8 @@ function work(over: Partial<WorkloadResult> = {}): WorkloadResult {
     errors: 2,
     rejected: 2,
     uncertain: 0,
+    contention: 2,
+    casAttempts: { count: 147, source: 'counted' },
     casRetries: 7,
     rowsWritten: 110,
     rowsKnown: 98,
@@ -45,7 +47,7 @@ function work(over: Partial<WorkloadResult> = {}): WorkloadResult {
 const inputs = (over: Partial<ReportInputs> = {}): ReportInputs => ({
   design: 'regrid',
   transport: 'direct',
-  plan: { profiles: 2, posts: 10, concurrency: 4, hot: 0.2, seed: 1 },
+  plan: { scenario: 'mixed', profiles: 2, posts: 10, concurrency: 4, hot: 0.2, seed: 1 },
   work: work(),
   reads: [1, 2, 3, 4, 100],
   quiet: {

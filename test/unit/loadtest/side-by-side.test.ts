@@ -7,7 +7,7 @@ const report = (design: ReportInputs['design'], acked: number, firstPageMs: numb
   buildDesignReport({
     design,
     transport: 'direct',
-    plan: { profiles: 2, posts: 10, concurrency: 4, hot: 0.2, seed: 1 },
+    plan: { scenario: 'mixed', profiles: 2, posts: 10, concurrency: 4, hot: 0.2, seed: 1 },
     work: {
       seconds: 10,
       attempted: 100,
@@ -15,6 +15,8 @@ const report = (design: ReportInputs['design'], acked: number, firstPageMs: numb
       errors: 100 - acked,
       rejected: 100 - acked,
       uncertain: 0,
+      contention: 0,
+      casAttempts: { count: null, source: 'n/a' },
       casRetries: design === 'regrid' ? 3 : null,
       rowsWritten: acked * 2,
       rowsKnown: acked,
