@@ -171,6 +171,13 @@ export const ConfigSchema = z.object({
   /** Rendered first pages (Redis + local tier); 'false' serves hits from the cached order. */
   CACHE_RENDERED_PAGES: z.stringbool().default(true),
   /**
+   * The writer pre-fills the committed state's order entry once the profile's commits pause this
+   * long (a burst refills once)…
+   */
+  CACHE_REFILL_DEBOUNCE_MS: intFrom(50, 0, 10_000),
+  /** …and at the latest this long after the first commit it waits for. */
+  CACHE_REFILL_MAX_DELAY_MS: intFrom(500, 0, 60_000),
+  /**
    * Profiles with at least this many overrides get reordered copies (docs/cache.md "Copies for
    * many overrides"); 0 = never.
    */

@@ -33,6 +33,8 @@ export const gridCacheSettingsOf = (config: Config): GridCacheSettings => ({
   leaseMs: config.CACHE_LEASE_MS,
   leaseWaitMs: config.CACHE_LEASE_WAIT_MS,
   repairMaxProfiles: config.CACHE_REPAIR_MAX_PROFILES,
+  refillDebounceMs: config.CACHE_REFILL_DEBOUNCE_MS,
+  refillMaxDelayMs: config.CACHE_REFILL_MAX_DELAY_MS,
 });
 
 export function createServiceCaches(

@@ -36,6 +36,9 @@ export interface GridCacheSettings {
    * swept. Default 10,000 (as CACHE_REPAIR_MAX_PROFILES).
    */
   readonly repairMaxProfiles?: number;
+  /** The writer's pre-fill waits for a pause in a profile's commits (write-refill.ts); 0 = none. */
+  readonly refillDebounceMs?: number;
+  readonly refillMaxDelayMs?: number;
   /** First poll interval of lease waiters (doubling, capped at 100 ms). */
   readonly pollMs?: number;
   /**

@@ -239,6 +239,8 @@ export function createGridCache(
     reader,
     pending,
     owe,
+    refillDebounceMs: settings.refillDebounceMs ?? 0,
+    refillMaxDelayMs: settings.refillMaxDelayMs ?? 0,
   });
 
   return {

@@ -8,9 +8,12 @@
  * Writes that change membership (their effects touch `grid_posts` and the side tables) refill the
  * old way, from a fresh head, which rolls an unapplied record forward first.
  *
- * One refill per profile runs at a time; commits that arrive meanwhile are coalesced into one
- * more refill of the newest of them, so a burst of writes costs a couple of refills. A refill
- * that fails or is skipped only costs the pre-filled entry: the next reader fills under a lease.
+ * Debounced per profile (CACHE_REFILL_DEBOUNCE_MS after the last commit, at most
+ * CACHE_REFILL_MAX_DELAY_MS after the first): a burst of moves, an editor session or a hot
+ * profile costs one refill of the newest state, not one per commit (a refill is a chronological
+ * read, a head read and a SET: on this machine about as much Node CPU as the move itself). One
+ * refill per profile runs at a time. A refill that fails, is skipped or has not run yet only
+ * costs the pre-filled entry: the next reader fills under a lease.
  */
 import { sameGridState } from '../domain/grid-version.js';
 import { headAfter, overridesOf, type CommittedState } from '../domain/committed-state.js';
@@ -22,13 +25,30 @@ export interface WriteRefillDeps {
   readonly guard: RedisGuard;
   readonly source: GridSource;
   readonly reader: Pick<ReturnType<typeof createOrderReader>, 'readOrder' | 'storeOrder'>;
+  /** Wait this long after a profile's last commit before refilling (0 = at once)… */
+  readonly debounceMs?: number;
+  /** …but no longer than this after the first commit the refill waits for. */
+  readonly maxDelayMs?: number;
+  readonly now?: () => number;
 }
+
+interface Waiting {
+  event: CommittedState;
+  readonly firstAt: number;
+  lastAt: number;
+}
+
+const newer = (a: CommittedState, b: CommittedState) =>
+  b.generation !== a.generation || b.version > a.version ? b : a;
 
 export function createWriteRefill(deps: WriteRefillDeps) {
   const { guard, source, reader } = deps;
-  /** Per profile: the refill running, and the newest commit waiting for it. */
+  const debounceMs = deps.debounceMs ?? 0;
+  const maxDelayMs = Math.max(debounceMs, deps.maxDelayMs ?? debounceMs);
+  const now = deps.now ?? Date.now;
+  /** Per profile: the refill loop running, and the newest commit it has still to refill. */
   const running = new Map<bigint, Promise<void>>();
-  const waiting = new Map<bigint, CommittedState>();
+  const waiting = new Map<bigint, Waiting>();
 
   async function refillOnce(e: CommittedState): Promise<void> {
     if (guard.health() !== 'ok') return;
@@ -49,29 +69,36 @@ export function createWriteRefill(deps: WriteRefillDeps) {
     await reader.storeOrder(profileId, firstOrder(head, entries), sameGridState(again, head));
   }
 
-  function run(profileId: bigint, e: CommittedState): Promise<void> {
+  /** How long the waiting commit of a profile should still wait (a burst coalesces into one). */
+  const quietIn = (w: Waiting) => Math.min(w.lastAt + debounceMs, w.firstAt + maxDelayMs) - now();
+
+  function run(profileId: bigint): Promise<void> {
     const p = (async () => {
-      let next: CommittedState | undefined = e;
-      while (next) {
+      for (let w = waiting.get(profileId); w; w = waiting.get(profileId)) {
+        const wait = quietIn(w);
+        if (wait > 0) {
+          await new Promise((r) => setTimeout(r, wait).unref());
+          continue;
+        }
         waiting.delete(profileId);
-        await refillOnce(next).catch(() => undefined);
-        next = waiting.get(profileId);
+        await refillOnce(w.event).catch(() => undefined);
       }
     })().finally(() => running.delete(profileId));
     running.set(profileId, p);
     return p;
   }
 
-  /** Starts (or queues behind the running one) a refill of `e`'s state; never rejects. */
+  /** Refills `e`'s state once the profile's commits pause (debounced); never rejects. */
   function schedule(e: CommittedState): void {
-    if (running.has(e.profileId)) {
-      const queued = waiting.get(e.profileId);
-      if (!queued || queued.version < e.version || queued.generation !== e.generation) {
-        waiting.set(e.profileId, e);
-      }
-      return;
+    const t = now();
+    const w = waiting.get(e.profileId);
+    if (w) {
+      w.event = newer(w.event, e);
+      w.lastAt = t;
+    } else {
+      waiting.set(e.profileId, { event: e, firstAt: t, lastAt: t });
     }
-    void run(e.profileId, e);
+    if (!running.has(e.profileId)) void run(e.profileId);
   }
 
   /** Resolves when every refill started so far has finished (tests, shutdown). */

@@ -25,6 +25,8 @@ export interface WriteSideDeps {
   readonly pending: PendingInvalidations;
   /** Tells the guard a repair is owed (keeps this process off Redis until it has run). */
   readonly owe: () => void;
+  readonly refillDebounceMs: number;
+  readonly refillMaxDelayMs: number;
 }
 
 export function createWriteSide(deps: WriteSideDeps) {
@@ -65,7 +67,13 @@ export function createWriteSide(deps: WriteSideDeps) {
     reader.forgetInFlight(profileId);
   }
 
-  const refill = createWriteRefill({ guard, source, reader });
+  const refill = createWriteRefill({
+    guard,
+    source,
+    reader,
+    debounceMs: deps.refillDebounceMs,
+    maxDelayMs: deps.refillMaxDelayMs,
+  });
 
   /**
    * The response waits only for the invalidation (one script): a reader without min_version

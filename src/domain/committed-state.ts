@@ -32,6 +32,11 @@ export function headAfter(e: CommittedState): GridHead {
   };
 }
 
-/** The override rows of the committed state, in display order. */
-export const overridesOf = (e: CommittedState): OverrideRow[] =>
-  overridesAfter(e.before.overrides, e.mutation);
+const computed = new WeakMap<CommittedState, readonly OverrideRow[]>();
+
+/** The override rows of the committed state, in display order (computed once per commit). */
+export function overridesOf(e: CommittedState): readonly OverrideRow[] {
+  let rows = computed.get(e);
+  if (!rows) computed.set(e, (rows = overridesAfter(e.before.overrides, e.mutation)));
+  return rows;
+}

@@ -108,6 +108,21 @@ describe('first-page cache: fill and hit', () => {
     expect(after.pins).toEqual([posts[9]]);
     expect(ids(after.entries)).toEqual(ids(t.entries));
   });
+
+  it('a burst of commits is pre-filled once, for its newest state', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 20);
+    const cache = openCache(s, guard, { refillDebounceMs: 200, refillMaxDelayMs: 5000 });
+    const writer = s.writer({ onCommitted: [(e) => cache.afterCommit(e)] });
+    const start = await cache.readFirstOrder(p); // fills the state before the burst
+    for (const post of posts.slice(0, 5)) await moveToTop(s, writer, p, post);
+    await cache.refillsSettled();
+    const t = await truth(s, p);
+    const orders = await cachedOrders(p);
+    // The state before the burst (a reader's fill) and the newest one; none in between.
+    expect([...orders.keys()].sort()).toEqual([start.version, t.head.version]);
+    expect(ids(orders.get(t.head.version)!)).toEqual(ids(t.entries));
+  });
 });
 
 describe('first-page bodies in the same round trip', () => {
