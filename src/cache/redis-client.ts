@@ -31,6 +31,9 @@ export function createRedisClient(target: RedisTarget, timeoutMs: number): Redis
     return new Redis(target.url, {
       ...connection,
       enableOfflineQueue: false,
+      // Commands issued in the same tick by concurrent requests leave in one socket write: a
+      // write syscall per command was the largest single cost of a move in Node's profile.
+      enableAutoPipelining: true,
       retryStrategy: backoff,
     });
   }
