@@ -1,0 +1,76 @@
+/**
+ * `npx tsx bench/move-cpu.ts [--moves 2000] [--no-redis]`: Node CPU per move (process.cpuUsage
+ * over the moving phase) and moves/s, for 16 writers on 16 grids of 48 posts, each moving only on
+ * its own grid, through GridService in-process with the Redis cache (rate limit, invalidation,
+ * background pre-fill) or without it. On 2 cores Node and Cassandra share the CPU, so Node's
+ * milliseconds per move bound the throughput; docs/cache.md quotes the figures.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { createRedisGuard } from '../src/cache/redis.js';
+import { loadConfig } from '../src/config.js';
+import { GridService } from '../src/service/grid-service.js';
+
+const { values: args } = parseArgs({
+  options: { moves: { type: 'string', default: '2000' }, 'no-redis': { type: 'boolean' } },
+});
+const MOVES = Number(args.moves);
+const WRITERS = 16;
+const POSTS = 48;
+const config = {
+  ...loadConfig(),
+  CASSANDRA_KEYSPACE: 'regrid_bench',
+  REDIS_TIMEOUT_MS: 1000,
+  MOVE_RATE_LIMIT: 1_000_000_000,
+};
+const session = await openCassandra(config, () => {});
+const guard = createRedisGuard(config, {});
+const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {
+  throw new Error(`lost worker lease ${w}: ${why}`);
+});
+try {
+  const redis = !args['no-redis'] && (await guard.waitReady(5000));
+  const service = new GridService({
+    cql: session.cql,
+    config,
+    ids,
+    cursorSecret: randomBytes(24).toString('base64url'),
+    ...(redis ? { redis: guard } : {}),
+  });
+  const grids = await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      const profileId = ids.next();
+      const posts: bigint[] = [];
+      for (let i = 0; i < POSTS; i++)
+        posts.push((await service.createPost(profileId, {})).value.postId);
+      return { profileId, posts };
+    }),
+  );
+  let seed = 1;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  let started = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    grids.map(async ({ profileId, posts }) => {
+      while (started++ < MOVES) {
+        const post = posts[Math.floor(rnd() * POSTS)]!;
+        const anchor = rnd() < 0.25 ? null : posts[Math.floor(rnd() * POSTS)]!;
+        await service.move(profileId, post, anchor === post ? null : anchor);
+      }
+    }),
+  );
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const perMove = (cpu.user + cpu.system) / 1000 / MOVES;
+  console.log(
+    `${MOVES} moves, ${WRITERS} writers on their own grids, Redis ${redis ? 'on' : 'off'}: ` +
+      `${Math.round((MOVES / ms) * 1000)} moves/s, Node CPU ${perMove.toFixed(2)} ms per move`,
+  );
+  await service.caches?.grid.refillsSettled();
+} finally {
+  await lease.release();
+  await guard.close();
+  await session.client.shutdown();
+}
