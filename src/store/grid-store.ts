@@ -14,6 +14,7 @@ import type { Consistency, Cql } from './cassandra.js';
 import { isCasTimeout } from './cql-errors.js';
 import type { GridMutation } from './grid-mutation.js';
 import { buildCasStatements, decodePins } from './grid-mutation.js';
+import { gridPostsMemo, memoizedStream, type IdPage } from './grid-posts-memo.js';
 import { decodeRing } from './request-ring-codec.js';
 
 export interface OverridesSnapshot {
@@ -107,12 +108,24 @@ export class GridStore {
     return { head: head ?? EMPTY_HEAD, overrides };
   }
 
-  /** Streams the time-ordered post IDs of a grid, one Cassandra page at a time. */
+  /**
+   * Streams the time-ordered post IDs of a grid, one Cassandra page at a time (inside a group
+   * commit's planners, through the round's memo: grid-posts-memo.ts).
+   */
   async *streamChronological(
     profileId: bigint,
     options: StreamOptions = {},
   ): AsyncGenerator<bigint, void, undefined> {
-    const q = STREAM[options.direction ?? 'desc'];
+    const direction = options.direction ?? 'desc';
+    const q = STREAM[direction];
+    const memo = gridPostsMemo.getStore();
+    if (memo) {
+      const size = options.pageSize ?? 200;
+      yield* memoizedStream(memo, profileId, direction, options.from, (from) =>
+        this.idPages(q.from, [profileId, from], size),
+      );
+      return;
+    }
     const [query, params] =
       options.from === undefined ? [q.all, [profileId]] : [q.from, [profileId, options.from]];
     for await (const row of this.pages(query, params, options.pageSize ?? 200)) {
@@ -122,7 +135,11 @@ export class GridStore {
 
   /** Whether the post has a row in the profile's time-ordered grid. */
   async hasGridRow(profileId: bigint, postId: bigint): Promise<boolean> {
+    const memo = gridPostsMemo.getStore();
+    const known = memo?.has(profileId, postId);
+    if (known !== undefined) return known;
     const rs = await this.db.execute(SELECT_GRID_ROW, [profileId, postId], this.readOpts());
+    memo?.add(profileId, postId, postId, rs.rowLength > 0 ? [postId] : []);
     return rs.rowLength > 0;
   }
 
@@ -162,6 +179,24 @@ export class GridStore {
     const current = rs.rows.find((r) => r.keys().includes('version'))?.get('version') as
       bigint | null | undefined;
     return { applied: false, reason: 'version_changed', currentVersion: current ?? 0n };
+  }
+
+  /** The post IDs of a grid_posts query, page by page. */
+  private async *idPages(
+    query: string,
+    params: unknown[],
+    pageSize: number,
+  ): AsyncGenerator<IdPage, void, undefined> {
+    let pageState: string | undefined;
+    do {
+      const rs = await this.db.execute(
+        query,
+        params,
+        this.readOpts({ fetchSize: pageSize, ...(pageState ? { pageState } : {}) }),
+      );
+      pageState = rs.pageState ?? undefined;
+      yield { ids: rs.rows.map((r) => r.get('post_id') as bigint), last: !pageState };
+    } while (pageState);
   }
 
   /** Rows of a query, fetched `pageSize` at a time; stops fetching when the consumer stops. */
