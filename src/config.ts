@@ -131,6 +131,15 @@ export const ConfigSchema = z.object({
   CAS_MAX_ATTEMPTS: intFrom(8, 1, 100),
   /** Longest a write waits for this process's earlier writes to the same grid (0 = race). */
   WRITE_QUEUE_MAX_WAIT_MS: intFrom(2000, 0, 60_000),
+  /**
+   * Group commit (docs/write-paths.md): queued writes to one grid share one conditional batch, at
+   * most this many (1 = every write commits alone), this many upserted rows and about this many
+   * bytes (well under Cassandra's batch_size_fail_threshold, 50 KiB). A first write over a row
+   * or byte bound still commits, alone.
+   */
+  WRITE_GROUP_MAX_WRITES: intFrom(32, 1, 256),
+  WRITE_GROUP_MAX_ROWS: intFrom(200, 1, 1000),
+  WRITE_GROUP_MAX_BYTES: intFrom(16 * 1024, 1024, 40 * 1024),
   RELABEL_POLICY: z.enum(['adaptive', 'doubling']).default('adaptive'),
   MOVE_RATE_LIMIT: intFrom(120, 1), // moves per window per profile
   MOVE_RATE_WINDOW_S: intFrom(60, 1),

@@ -44,7 +44,7 @@ export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string):
           : await readEntryAbove(deps.reader, profileId, snapshot, postId); // moved beyond the slice
       prev = { prevKey: plan.previous.key, prevAfter: above?.postId };
     }
-    await deps.moves.put({
+    const put = deps.moves.put({
       profileId,
       moveId,
       postId,
@@ -52,6 +52,9 @@ export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string):
       version: ctx.nextVersion,
       relabelled: ctx.outcomeUnknown ? UNKNOWN_RELABELS : plan.relabelled,
     });
+    // Written before the batch all the same; the writer waits for it (group commit).
+    if (ctx.beforeCommit) ctx.beforeCommit(put);
+    else await put;
   };
 }
 
