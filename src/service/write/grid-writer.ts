@@ -112,6 +112,11 @@ export class GridWriter {
     });
   }
 
+  /** Writes of this process waiting in line for the profile's next round (tests, metrics). */
+  queued(profileId: bigint): number {
+    return this.queue?.waiting(profileId) ?? 0;
+  }
+
   private async commit(profileId: bigint, members: GroupMember[]): Promise<GroupMember[]> {
     const deps = {
       store: this.store,

@@ -52,6 +52,11 @@ export class GroupQueue<M extends Queued> {
     return this.lines.size;
   }
 
+  /** Writes waiting for a profile's next round (not those of the round running). */
+  waiting(profileId: bigint): number {
+    return this.lines.get(profileId)?.length ?? 0;
+  }
+
   push(profileId: bigint, item: M): void {
     const line = this.lines.get(profileId);
     const entry: Waiting<M> = { item, timer: undefined };
