@@ -87,19 +87,34 @@ export interface IdPage {
 
 /**
  * A `grid_posts` stream from `from` (inclusive) answered from the memo where it knows the rows,
- * and from `read` (Cassandra pages, recorded as they come) where it does not.
+ * and from `read` (Cassandra pages, recorded as they come) where it does not. When the memo knows
+ * everything from `from` to the partition's end (a hot grid, after the round's first reads) the
+ * stream is just the array of those IDs.
  */
-export async function* memoizedStream(
+export function memoizedStream(
   memo: GridPostsMemo,
   profileId: bigint,
   direction: 'desc' | 'asc',
   from: bigint | undefined,
   read: (from: bigint) => AsyncGenerator<IdPage, void, undefined>,
+): Iterable<bigint> | AsyncIterable<bigint> {
+  const start = from ?? (direction === 'desc' ? MAX : MIN);
+  const known = memo.run(profileId, start, direction);
+  if (known && known.end === (direction === 'desc' ? MIN : MAX)) return known.ids;
+  return stream(memo, profileId, direction, start, read);
+}
+
+async function* stream(
+  memo: GridPostsMemo,
+  profileId: bigint,
+  direction: 'desc' | 'asc',
+  from: bigint,
+  read: (from: bigint) => AsyncGenerator<IdPage, void, undefined>,
 ): AsyncGenerator<bigint, void, undefined> {
   const desc = direction === 'desc';
   const partitionEnd = desc ? MIN : MAX;
   const next = (id: bigint) => (desc ? id - 1n : id + 1n);
-  let cursor = from ?? (desc ? MAX : MIN);
+  let cursor = from;
   for (let known = memo.run(profileId, cursor, direction); known;) {
     yield* known.ids;
     if (known.end === partitionEnd) return;

@@ -112,20 +112,26 @@ export class GridStore {
    * Streams the time-ordered post IDs of a grid, one Cassandra page at a time (inside a group
    * commit's planners, through the round's memo: grid-posts-memo.ts).
    */
-  async *streamChronological(
+  streamChronological(
     profileId: bigint,
     options: StreamOptions = {},
-  ): AsyncGenerator<bigint, void, undefined> {
+  ): AsyncIterable<bigint> | Iterable<bigint> {
     const direction = options.direction ?? 'desc';
-    const q = STREAM[direction];
     const memo = gridPostsMemo.getStore();
-    if (memo) {
-      const size = options.pageSize ?? 200;
-      yield* memoizedStream(memo, profileId, direction, options.from, (from) =>
-        this.idPages(q.from, [profileId, from], size),
-      );
-      return;
-    }
+    if (!memo) return this.chronologicalRows(profileId, direction, options);
+    const query = STREAM[direction].from;
+    const size = options.pageSize ?? 200;
+    return memoizedStream(memo, profileId, direction, options.from, (from) =>
+      this.idPages(query, [profileId, from], size),
+    );
+  }
+
+  private async *chronologicalRows(
+    profileId: bigint,
+    direction: Direction,
+    options: StreamOptions,
+  ): AsyncGenerator<bigint, void, undefined> {
+    const q = STREAM[direction];
     const [query, params] =
       options.from === undefined ? [q.all, [profileId]] : [q.from, [profileId, options.from]];
     for await (const row of this.pages(query, params, options.pageSize ?? 200)) {

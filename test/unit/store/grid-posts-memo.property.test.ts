@@ -46,7 +46,7 @@ function pagesOf(rows: readonly bigint[], direction: 'desc' | 'asc', pageSize: n
   };
 }
 
-async function take(g: AsyncGenerator<bigint>, n: number): Promise<bigint[]> {
+async function take(g: AsyncIterable<bigint> | Iterable<bigint>, n: number): Promise<bigint[]> {
   const out: bigint[] = [];
   if (n === 0) return out;
   for await (const id of g) {
