@@ -28,6 +28,8 @@ interface Known {
 
 export class GridPostsMemo {
   private readonly ranges = new Map<bigint, Known[]>();
+  /** When its first read may have been made (ms since the epoch). */
+  readonly since = Date.now();
 
   /** Whether the row exists, if the memo knows. */
   has(profileId: bigint, postId: bigint): boolean | undefined {

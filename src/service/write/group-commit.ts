@@ -25,6 +25,9 @@ import { planRound, type GroupMember, type Planned, type RoundPlan } from './gro
 import { recordAttempts, recordCasMiss, recordCommit, recordGroup } from './write-metrics.js';
 import type { CommitEvent, WriterSettings } from './write-types.js';
 
+/** How long a busy line may keep answering planners from one memo. */
+const CARRIED_MEMO_MAX_AGE_MS = 250;
+
 export interface GroupCommitDeps {
   readonly store: GridStore;
   readonly membership: MembershipStore;
@@ -87,8 +90,10 @@ async function attempts(
     const snapshot = start?.snapshot ?? (await deps.store.readOverrides(profileId));
     if (!start) await deps.membership.rollForward(profileId, snapshot.head);
     // One memo of grid_posts reads per round: the later planners mostly read what the earlier
-    // ones did (store/grid-posts-memo.ts).
-    const memo = start?.memo ?? new GridPostsMemo();
+    // ones did (store/grid-posts-memo.ts). A carried one only while young: a write of another
+    // process that changed grid_posts and died before its compare-and-set bumps no version.
+    const young = start && Date.now() - start.memo.since <= CARRIED_MEMO_MAX_AGE_MS;
+    const memo = young && start ? start.memo : new GridPostsMemo();
     start = undefined;
     const plan = await planRound(
       deps.store,

@@ -130,8 +130,8 @@ export async function planRound(
       cut = members.slice(i);
       break;
     }
-    const alone = (mutation.effects?.length ?? 0) > 0;
-    if (alone) {
+    if ((mutation.effects?.length ?? 0) > 0) {
+      // A membership write (first of its group, so alone): its record and post count.
       const m = await membershipStatics(store, profileId, snapshot, mutation, nextVersion);
       effects = m.effects;
       mutation = { ...mutation, statics: { ...mutation.statics, ...m.statics } };

@@ -11,7 +11,7 @@ export interface PlanContext {
   readonly profileId: bigint;
   /**
    * The state this write is planned on: the snapshot the compare-and-set is conditioned on, with
-   * the writes planned before this one in the same group commit applied (group-planner.ts).
+   * the writes planned before this one in the same group commit applied (group-round.ts).
    */
   readonly snapshot: OverridesSnapshot;
   /** The version this write will commit if its compare-and-set wins. */
