@@ -181,6 +181,41 @@ describe('group commit: Idempotency-Key', () => {
   });
 });
 
+describe('group commit: a batch whose outcome is unknown', () => {
+  it('a timed-out batch that did apply: the group re-reads, each key replays its own outcome, nothing twice', async () => {
+    const g = groupService(f, nextWorker());
+    const idem = idempotencyOf(g.service);
+    const p = freshProfile(f);
+    const posts = await seed(f, p, 8);
+    const v0 = (await g.service.readHead(p)).version;
+    const line = await occupy(g.service, p);
+    const keyed = keyedMoves(g.service, idem, p);
+    const all = Promise.all(posts.slice(0, 5).map((x, i) => keyed.move(`t${i}`, x, null)));
+    const plain = g.service.move(p, posts[7]!, posts[6]!); // unkeyed: applied again, harmlessly
+    g.timeOutNextBatch();
+    await line.release(6);
+    const out = await all;
+    // The re-read found every key in the ring the timed-out batch wrote: each answers the
+    // version that batch gave it (all six of its writes applied), none is applied twice.
+    const versions = out.map(versionIn);
+    expect(new Set(versions).size).toBe(5);
+    for (const v of versions) expect(v > v0 && v <= v0 + 6n).toBe(true);
+    const moved = await plain;
+    expect(moved.version).toBe(v0 + 7n); // planned again on v0 + 6, committed alone
+    expect((await g.service.readHead(p)).version).toBe(v0 + 7n);
+    expect(groupSizes(g.events.slice(-1))).toEqual([1]);
+    // Each keyed move (to the top) applied once, in the order of its version.
+    const top = posts
+      .slice(0, 5)
+      .map((x, i) => ({ x, v: versions[i]! }))
+      .sort((a, b) => Number(b.v - a.v))
+      .map((m) => m.x);
+    const now = await order(f, p);
+    expect(now.slice(0, 5)).toEqual(top);
+    expect(now.indexOf(posts[7]!)).toBe(now.indexOf(posts[6]!) + 1);
+  });
+});
+
 describe('group commit: deadlines and bounds', () => {
   it('a write whose request deadline passed before the batch is left out of it (not applied)', async () => {
     const g = groupService(f, nextWorker());

@@ -4,6 +4,7 @@
  * profile's write line so that writes queue up behind it (they then go in one group), and the
  * move model (replay of acknowledged moves in version order, src/tools/loadtest/history.ts).
  */
+import { errors, types } from 'cassandra-driver';
 import type { Config } from '../../../src/config.js';
 import { IdGenerator } from '../../../src/domain/ids.js';
 import { GridService } from '../../../src/service/grid-service.js';
@@ -14,6 +15,11 @@ import type { Features } from './harness.js';
 
 export interface GroupService {
   readonly service: GridService;
+  /**
+   * The next conditional batch is sent and applied, then answered with a Paxos write timeout
+   * (what a coordinator does when the commit round is slow): its outcome is unknown to the writer.
+   */
+  timeOutNextBatch(): void;
   readonly hooks: WriterHooks;
   /** One per conditional batch that applied: writes in it = version − before.head.version. */
   readonly events: CommitEvent[];
@@ -28,11 +34,17 @@ export interface GroupService {
 export function groupService(f: Features, worker: number, env: Partial<Config> = {}) {
   const raw = cqlOf(f.client);
   let batches = 0;
+  let timeOut = false;
   const counting: Cql = {
     execute: (q, p, o) => raw.execute(q, p, o),
-    batch: (qs, o) => {
-      if (qs.some((s) => /\sIF\s/i.test(s.query))) batches += 1;
-      return raw.batch(qs, o);
+    batch: async (qs, o) => {
+      if (!qs.some((s) => /\sIF\s/i.test(s.query))) return raw.batch(qs, o);
+      batches += 1;
+      const rs = await raw.batch(qs, o);
+      if (!timeOut) return rs;
+      timeOut = false;
+      const err = new errors.ResponseError(types.responseErrorCodes.writeTimeout, 'CAS timed out');
+      throw Object.assign(err, { writeType: 'CAS' });
     },
   };
   const events: CommitEvent[] = [];
@@ -44,7 +56,13 @@ export function groupService(f: Features, worker: number, env: Partial<Config> =
     cursorSecret: 'feature-tests-cursor-secret',
     hooks,
   });
-  return { service, hooks, events, batches: () => batches } satisfies GroupService;
+  return {
+    service,
+    hooks,
+    events,
+    batches: () => batches,
+    timeOutNextBatch: () => void (timeOut = true),
+  } satisfies GroupService;
 }
 
 /** Writes committed by each batch of `events`. */
