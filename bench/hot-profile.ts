@@ -1,17 +1,24 @@
 /**
- * A hot profile: W concurrent writers move posts on ONE grid from one process, with the
- * per-profile write queue (WRITE_QUEUE_MAX_WAIT_MS > 0, the default) and without it (every
- * writer races for the compare-and-set), side by side in one run, alternating the order, on the
- * local node (keyspace `regrid_bench`). Prints moves/s, 503 contention answers and conditional
- * batches sent per committed move, and the ratio queue / race. `npm run bench:hot -- [--writers
- * 16 --moves 480 --rounds 2]`. Bounded: every writer stops after its share of moves.
+ * A hot profile: W concurrent writers move posts on ONE grid from one process, three ways side
+ * by side in one run (order rotated per round), on the local node (keyspace `regrid_bench`, or
+ * BENCH_KEYSPACE):
+ *   - group: the per-profile queue with group commit (the defaults: the writes queued when a
+ *     turn comes share one conditional batch);
+ *   - queue: the queue alone, WRITE_GROUP_MAX_WRITES=1 (writes take turns, one batch each);
+ *   - race: no queue, WRITE_QUEUE_MAX_WAIT_MS=0 (every writer races for the compare-and-set);
+ * and, as the yardstick, the bare conditional-batch ceiling of ONE partition from ONE writer
+ * (src/tools/loadtest/raw-ceiling.ts with concurrency 1: a one-row batch after the other, no
+ * reads, no service). Prints moves/s, 503 contention answers, conditional batches per committed
+ * move, and moves/s ÷ that ceiling. `npm run bench:hot -- [--writers 16 --moves 480 --rounds 2]`.
+ * Bounded: every writer stops after its share of moves; one small warm-up run of each first.
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config.js';
 import { isDomainError } from '../src/domain/errors.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { GridService } from '../src/service/grid-service.js';
 import { createCassandraClient, cqlOf, type Cql } from '../src/store/cassandra.js';
 import { applyMigrations } from '../src/store/migrations.js';
+import { measureRawCeiling } from '../src/tools/loadtest/raw-ceiling.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -22,7 +29,7 @@ const MOVES = arg('moves', 480);
 const ROUNDS = arg('rounds', 2);
 const POSTS = 24;
 
-const KEYSPACE = 'regrid_bench';
+const KEYSPACE = process.env['BENCH_KEYSPACE'] ?? 'regrid_bench';
 const base = loadConfig({
   ...process.env,
   CASSANDRA_KEYSPACE: KEYSPACE,
@@ -46,10 +53,10 @@ const counting: Cql = {
 };
 
 const ids = new IdGenerator(8180);
-const service = (queueMs: number) =>
+const service = (env: Partial<Config>) =>
   new GridService({
     cql: counting,
-    config: { ...base, WRITE_QUEUE_MAX_WAIT_MS: queueMs },
+    config: { ...base, ...env },
     ids,
     cursorSecret: 'bench-hot-cursor-secret-0123456789',
   });
@@ -60,7 +67,7 @@ interface Result {
   readonly casPerMove: number;
 }
 
-async function run(svc: GridService): Promise<Result> {
+async function run(svc: GridService, moves = MOVES): Promise<Result> {
   const profile = ids.next();
   const posts: bigint[] = [];
   for (let i = 0; i < POSTS; i++) posts.push((await svc.createPost(profile, {})).value.postId);
@@ -70,7 +77,7 @@ async function run(svc: GridService): Promise<Result> {
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: WRITERS }, async (_, w) => {
-      for (let i = 0; i < MOVES / WRITERS; i++) {
+      for (let i = 0; i < moves / WRITERS; i++) {
         const post = posts[(w * 7 + i * 3) % POSTS]!;
         const after = i % 4 === 0 ? null : posts[(w + i * 5 + 1) % POSTS]!;
         if (after === post) continue;
@@ -88,34 +95,53 @@ async function run(svc: GridService): Promise<Result> {
   return { movesPerS: ok / secs, contention503: contention, casPerMove: casBatches / ok };
 }
 
-const queued = service(base.WRITE_QUEUE_MAX_WAIT_MS || 2000);
-const racing = service(0);
+/** One writer, one partition, bare one-row conditional batches back to back. */
+async function ceiling(): Promise<Result> {
+  const c = await measureRawCeiling(client, base, {
+    batches: MOVES,
+    concurrency: 1,
+    profileIds: [ids.next()],
+    posts: POSTS,
+  });
+  return { movesPerS: c.perSecond, contention503: 0, casPerMove: 1 };
+}
+
+const svcOf = {
+  group: service({}),
+  queue: service({ WRITE_GROUP_MAX_WRITES: 1 }),
+  race: service({ WRITE_QUEUE_MAX_WAIT_MS: 0 }),
+};
+const MODES = {
+  group: () => run(svcOf.group),
+  queue: () => run(svcOf.queue),
+  race: () => run(svcOf.race),
+  ceiling,
+} as const;
+type Mode = keyof typeof MODES;
+
+const names = Object.keys(MODES) as Mode[];
+// Warm-up, not reported: the first runs of a process pay for JIT compilation and connections.
+for (const name of names) await (name === 'ceiling' ? ceiling() : run(svcOf[name], MOVES / 2));
 const rows: string[] = [];
 for (let r = 0; r < ROUNDS; r++) {
-  // Alternate which goes first: the machine warms up and other load drifts.
-  const order =
-    r % 2 === 0
-      ? ([
-          ['queue', queued],
-          ['race', racing],
-        ] as const)
-      : ([
-          ['race', racing],
-          ['queue', queued],
-        ] as const);
-  const got = new Map<string, Result>();
-  for (const [name, svc] of order) got.set(name, await run(svc));
-  const q = got.get('queue')!;
-  const x = got.get('race')!;
+  // Rotate which goes first: the machine warms up and other load drifts.
+  const order = names.map((_, i) => names[(i + r) % names.length]!);
+  const got = new Map<Mode, Result>();
+  for (const name of order) got.set(name, await MODES[name]());
+  const top = got.get('ceiling')!.movesPerS;
+  const cell = (m: Mode) => {
+    const x = got.get(m)!;
+    return `${x.movesPerS.toFixed(0)} | ${x.contention503} | ${x.casPerMove.toFixed(2)} | ${(x.movesPerS / top).toFixed(2)}`;
+  };
   rows.push(
-    `| ${r + 1} | ${q.movesPerS.toFixed(0)} | ${q.contention503} | ${q.casPerMove.toFixed(2)} | ` +
-      `${x.movesPerS.toFixed(0)} | ${x.contention503} | ${x.casPerMove.toFixed(2)} | ${(q.movesPerS / x.movesPerS).toFixed(2)} |`,
+    `| ${r + 1} | ${top.toFixed(0)} | ${cell('group')} | ${cell('queue')} | ${cell('race')} |`,
   );
 }
 console.log(`hot profile: ${WRITERS} writers, ${MOVES} moves per run, one grid, one process`);
+const head = (m: string) => `${m} moves/s | ${m} 503 | ${m} CAS/move | ${m} ÷ ceiling`;
 console.log(
-  '| round | queue moves/s | queue 503 | queue CAS/move | race moves/s | race 503 | race CAS/move | queue ÷ race |',
+  `| round | ceiling batches/s | ${head('group')} | ${head('queue')} | ${head('race')} |`,
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`| --- | --- |${' --- |'.repeat(12)}`);
 for (const row of rows) console.log(row);
 await client.shutdown();

@@ -138,6 +138,15 @@ export const ConfigSchema = z.object({
    * such a grid reads only its static row (store/snapshot-memo.ts); 0 = always read every row.
    */
   SNAPSHOT_MEMO_ROWS: intFrom(200_000, 0, 10_000_000),
+  /**
+   * Group commit (docs/write-paths.md): queued writes to one grid share one conditional batch, at
+   * most this many (1 = every write commits alone), this many upserted rows and about this many
+   * bytes (well under Cassandra's batch_size_fail_threshold, 50 KiB). A first write over a row
+   * or byte bound still commits, alone.
+   */
+  WRITE_GROUP_MAX_WRITES: intFrom(32, 1, 256),
+  WRITE_GROUP_MAX_ROWS: intFrom(200, 1, 1000),
+  WRITE_GROUP_MAX_BYTES: intFrom(16 * 1024, 1024, 40 * 1024),
   RELABEL_POLICY: z.enum(['adaptive', 'doubling']).default('adaptive'),
   MOVE_RATE_LIMIT: intFrom(120, 1), // moves per window per profile
   MOVE_RATE_WINDOW_S: intFrom(60, 1),

@@ -16,6 +16,7 @@ import type { GridMutation } from './grid-mutation.js';
 import { buildCasStatements, decodePins } from './grid-mutation.js';
 import type { SnapshotMemo } from './snapshot-memo.js';
 import { decodeUndoRing } from './undo-ring-codec.js';
+import { gridPostsMemo, memoizedStream, type IdPage } from './grid-posts-memo.js';
 import { decodeRing } from './request-ring-codec.js';
 
 export interface OverridesSnapshot {
@@ -162,12 +163,30 @@ export class GridStore {
     return { overrides, versions };
   }
 
-  /** Streams the time-ordered post IDs of a grid, one Cassandra page at a time. */
-  async *streamChronological(
+  /**
+   * Streams the time-ordered post IDs of a grid, one Cassandra page at a time (inside a group
+   * commit's planners, through the round's memo: grid-posts-memo.ts).
+   */
+  streamChronological(
     profileId: bigint,
     options: StreamOptions = {},
+  ): AsyncIterable<bigint> | Iterable<bigint> {
+    const direction = options.direction ?? 'desc';
+    const memo = gridPostsMemo.getStore();
+    if (!memo) return this.chronologicalRows(profileId, direction, options);
+    const query = STREAM[direction].from;
+    const size = options.pageSize ?? 200;
+    return memoizedStream(memo, profileId, direction, options.from, (from) =>
+      this.idPages(query, [profileId, from], size),
+    );
+  }
+
+  private async *chronologicalRows(
+    profileId: bigint,
+    direction: Direction,
+    options: StreamOptions,
   ): AsyncGenerator<bigint, void, undefined> {
-    const q = STREAM[options.direction ?? 'desc'];
+    const q = STREAM[direction];
     const [query, params] =
       options.from === undefined ? [q.all, [profileId]] : [q.from, [profileId, options.from]];
     for await (const row of this.pages(query, params, options.pageSize ?? 200)) {
@@ -177,17 +196,35 @@ export class GridStore {
 
   /** Whether the post has a row in the profile's time-ordered grid. */
   async hasGridRow(profileId: bigint, postId: bigint): Promise<boolean> {
+    const memo = gridPostsMemo.getStore();
+    const known = memo?.has(profileId, postId);
+    if (known !== undefined) return known;
     const rs = await this.db.execute(SELECT_GRID_ROW, [profileId, postId], this.readOpts());
+    memo?.add(profileId, postId, postId, rs.rowLength > 0 ? [postId] : []);
     return rs.rowLength > 0;
   }
 
   /** Which of `postIds` have a row in the grid (one statement for a few posts, e.g. a move's two). */
   async gridRowsAmong(profileId: bigint, postIds: readonly bigint[]): Promise<Set<bigint>> {
-    if (postIds.length === 1) {
-      return (await this.hasGridRow(profileId, postIds[0]!)) ? new Set(postIds) : new Set();
+    const memo = gridPostsMemo.getStore();
+    const found = new Set<bigint>();
+    const unknown: bigint[] = [];
+    for (const id of postIds) {
+      const known = memo?.has(profileId, id);
+      if (known === undefined) unknown.push(id);
+      else if (known) found.add(id);
     }
-    const rs = await this.db.execute(SELECT_GRID_ROWS, [profileId, [...postIds]], this.readOpts());
-    return new Set(rs.rows.map((r) => r.get('post_id') as bigint));
+    if (unknown.length === 1 && (await this.hasGridRow(profileId, unknown[0]!))) {
+      found.add(unknown[0]!);
+    } else if (unknown.length > 1) {
+      const rs = await this.db.execute(SELECT_GRID_ROWS, [profileId, unknown], this.readOpts());
+      const present = new Set(rs.rows.map((r) => r.get('post_id') as bigint));
+      for (const id of unknown) {
+        memo?.add(profileId, id, id, present.has(id) ? [id] : []);
+        if (present.has(id)) found.add(id);
+      }
+    }
+    return found;
   }
 
   /**
@@ -226,6 +263,24 @@ export class GridStore {
     const current = rs.rows.find((r) => r.keys().includes('version'))?.get('version') as
       bigint | null | undefined;
     return { applied: false, reason: 'version_changed', currentVersion: current ?? 0n };
+  }
+
+  /** The post IDs of a grid_posts query, page by page. */
+  private async *idPages(
+    query: string,
+    params: unknown[],
+    pageSize: number,
+  ): AsyncGenerator<IdPage, void, undefined> {
+    let pageState: string | undefined;
+    do {
+      const rs = await this.db.execute(
+        query,
+        params,
+        this.readOpts({ fetchSize: pageSize, ...(pageState ? { pageState } : {}) }),
+      );
+      pageState = rs.pageState ?? undefined;
+      yield { ids: rs.rows.map((r) => r.get('post_id') as bigint), last: !pageState };
+    } while (pageState);
   }
 
   /** Rows of a query, fetched `pageSize` at a time; stops fetching when the consumer stops. */

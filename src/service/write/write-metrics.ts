@@ -6,6 +6,7 @@ import {
   casAttempts,
   casLost,
   casOutcomeUnknown,
+  groupWrites,
   relabelRows,
   relabels,
   rowsWritten,
@@ -16,6 +17,11 @@ import { currentOp } from './write-op.js';
 /** A write ended (committed, skipped, or gave up) after `attempts` attempts. */
 export function recordAttempts(attempts: number): void {
   casAttempts.observe({ op: currentOp() }, attempts);
+}
+
+/** A conditional batch applied, committing `writes` grid writes (a group commit when > 1). */
+export function recordGroup(writes: number): void {
+  groupWrites.observe(writes);
 }
 
 /** A conditional batch did not apply: lost to another writer, or its Paxos round timed out. */

@@ -123,6 +123,7 @@ const FAMILIES = [
   'regrid_relabels_total',
   'regrid_relabel_rows',
   'regrid_rows_written',
+  'regrid_group_commit_writes',
   'regrid_first_page_reads_total',
   'regrid_cache_fills_total',
   'regrid_cache_lease_waits_total',

@@ -1,0 +1,108 @@
+/**
+ * The contract of the grid writer (grid-writer.ts): what a planner sees and returns, the
+ * interceptor and hook seams, what a write resolves with, and the writer's settings. Kept apart
+ * so the writer's parts (group-planner.ts, group-commit.ts) share it without importing the writer.
+ */
+import type { Config } from '../../config.js';
+import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
+import type { OverridesSnapshot } from '../../store/grid-store.js';
+
+export interface PlanContext {
+  readonly profileId: bigint;
+  /**
+   * The state this write is planned on: the snapshot the compare-and-set is conditioned on, with
+   * the writes planned before this one in the same group commit applied (group-round.ts).
+   */
+  readonly snapshot: OverridesSnapshot;
+  /** The version this write will commit if its compare-and-set wins. */
+  readonly nextVersion: bigint;
+  /** 1-based. */
+  readonly attempt: number;
+  /**
+   * An earlier attempt of this write timed out (outcome unknown): it may have committed, and the
+   * snapshot then shows its result (planners answer "already done" instead of "not found").
+   */
+  readonly outcomeUnknown: boolean;
+  /**
+   * Hands the writer work that must be done before this attempt's batch is sent (a record the
+   * write's response will point at), so the writes planned after this one in the same group need
+   * not wait for it: the writer awaits it before the batch, and a failure fails this write alone.
+   * Absent outside the writer (a planner then awaits the work itself).
+   */
+  readonly beforeCommit?: (work: Promise<unknown>) => void;
+}
+
+export type PlanDecision<R> =
+  | { readonly kind: 'write'; readonly mutation: GridMutation; readonly result: R }
+  | { readonly kind: 'skip'; readonly result: R };
+
+/** Decides what to write from a fresh snapshot. Called again after every lost CAS. */
+export type GridPlanner<R> = (ctx: PlanContext) => Promise<PlanDecision<R>>;
+
+export interface WriteInterceptor {
+  /** Sees every snapshot before the planner; may throw to stop the write (may be async). */
+  onSnapshot?(snapshot: OverridesSnapshot): void | Promise<void>;
+  /** Static cells to add to the batch that commits `nextVersion` with `result`. */
+  extraStatics?(snapshot: OverridesSnapshot, nextVersion: bigint, result: unknown): StaticWrites;
+}
+
+export interface WriteOptions {
+  readonly interceptor?: WriteInterceptor;
+}
+
+export interface WriteOutcome<R> {
+  readonly result: R;
+  /** The version of this write: the one it committed, or the one it was planned on if skipped. */
+  readonly version: bigint;
+  readonly generation: bigint;
+  readonly committed: boolean;
+  readonly attempts: number;
+}
+
+/** One conditional batch that applied: one write, or a group commit of several. */
+export interface CommitEvent {
+  readonly profileId: bigint;
+  /** The version now current (a group of k writes on version v commits v + k). */
+  readonly version: bigint;
+  readonly generation: bigint;
+  /** What the batch wrote (a group's mutations merged, group-plan.ts). */
+  readonly mutation: GridMutation;
+  /** The snapshot the compare-and-set was conditioned on: with `mutation`, the new state. */
+  readonly before: OverridesSnapshot;
+}
+
+export interface WriterHooks {
+  onCommitted?: Array<(event: CommitEvent) => Promise<void> | void>;
+  /** Test seam: runs right after a successful compare-and-set, before hooks (crash injection). */
+  afterCas?: (event: CommitEvent) => Promise<void> | void;
+  log?: (msg: string, err?: unknown) => void;
+}
+
+export interface WriterSettings {
+  readonly maxAttempts: number;
+  readonly baseBackoffMs: number;
+  readonly maxBackoffMs: number;
+  /** Seconds a client should wait after a 'contention' error. */
+  readonly retryAfterS: number;
+  /** Longest wait for this process's earlier writes to the same profile; 0 = no queue. */
+  readonly queueMaxWaitMs: number;
+  /** Bounds of one group commit (1 write = no grouping). */
+  readonly group: {
+    readonly maxWrites: number;
+    readonly maxRows: number;
+    readonly maxBytes: number;
+  };
+}
+
+export const writerSettingsOf = (config: Config): WriterSettings => ({
+  maxAttempts: config.CAS_MAX_ATTEMPTS,
+  baseBackoffMs: 5,
+  maxBackoffMs: 200,
+  retryAfterS: 1,
+  queueMaxWaitMs: config.WRITE_QUEUE_MAX_WAIT_MS,
+  group: {
+    maxWrites: config.WRITE_GROUP_MAX_WRITES,
+    maxRows: config.WRITE_GROUP_MAX_ROWS,
+    maxBytes: config.WRITE_GROUP_MAX_BYTES,
+  },
+});

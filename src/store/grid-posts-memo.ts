@@ -1,0 +1,135 @@
+/**
+ * What one round of a group commit has read of `grid_posts` (service/write/group-commit.ts), so
+ * the planners of the round's later writes do not read it again. A group plans its writes one
+ * after another; on a hot grid they read the same rows (is P on the grid, the slice around the
+ * gap), and without this every write of the group would wait for its own round trips in turn.
+ *
+ * Why it is sound: the memo lives for ONE round, i.e. one snapshot read and the one conditional
+ * batch conditioned on it, and every read in it was made after that snapshot, as a planner's own
+ * reads would be. Moves never change `grid_posts`; a write that does (create, delete, archive…)
+ * bumps the version around its change, so the round's batch either loses to it (re-read, new
+ * memo) or commits first, and that write re-plans after it, exactly as with uncached reads.
+ *
+ * Kept per profile as disjoint closed ranges of post IDs whose rows are all known: a page read
+ * from Cassandra covers everything between the row it started from and its last row (the whole
+ * rest of the partition when it was the last page); a point read covers its one ID.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+const MIN = -(1n << 63n);
+const MAX = (1n << 63n) - 1n;
+
+interface Known {
+  readonly lo: bigint;
+  readonly hi: bigint;
+  /** Post IDs with a row in [lo, hi], ascending. */
+  readonly ids: readonly bigint[];
+}
+
+export class GridPostsMemo {
+  private readonly ranges = new Map<bigint, Known[]>();
+  /** When its first read may have been made (ms since the epoch). */
+  readonly since = Date.now();
+
+  /** Whether the row exists, if the memo knows. */
+  has(profileId: bigint, postId: bigint): boolean | undefined {
+    const r = this.rangeOf(profileId, postId);
+    return r ? r.ids.includes(postId) : undefined;
+  }
+
+  /**
+   * The known rows from `from` (inclusive) in `direction`, up to the end of the known range, and
+   * where that range ends (POST_ID_MIN / POST_ID_MAX: the partition's end); undefined when
+   * `from` is not known.
+   */
+  run(
+    profileId: bigint,
+    from: bigint,
+    direction: 'desc' | 'asc',
+  ): { readonly ids: bigint[]; readonly end: bigint } | undefined {
+    const r = this.rangeOf(profileId, from);
+    if (!r) return undefined;
+    if (direction === 'asc') return { ids: r.ids.filter((id) => id >= from), end: r.hi };
+    return { ids: r.ids.filter((id) => id <= from).reverse(), end: r.lo };
+  }
+
+  /** Records that the rows in [lo, hi] are exactly `ids`. */
+  add(profileId: bigint, lo: bigint, hi: bigint, ids: readonly bigint[]): void {
+    if (lo > hi) return;
+    const all = this.ranges.get(profileId) ?? [];
+    // Ranges that overlap or touch the new one are merged into it.
+    const joined = all.filter((r) => r.hi >= lo - 1n && r.lo <= hi + 1n);
+    const rest = all.filter((r) => !joined.includes(r));
+    const set = new Set(ids.filter((id) => id >= lo && id <= hi));
+    for (const r of joined) for (const id of r.ids) if (id < lo || id > hi) set.add(id);
+    const merged: Known = {
+      lo: joined.reduce((m, r) => (r.lo < m ? r.lo : m), lo),
+      hi: joined.reduce((m, r) => (r.hi > m ? r.hi : m), hi),
+      ids: [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    };
+    this.ranges.set(
+      profileId,
+      [...rest, merged].sort((a, b) => (a.lo < b.lo ? -1 : 1)),
+    );
+  }
+
+  private rangeOf(profileId: bigint, postId: bigint): Known | undefined {
+    return this.ranges.get(profileId)?.find((r) => r.lo <= postId && postId <= r.hi);
+  }
+}
+
+/** The memo of the round whose planner is running, if any (set by the group commit). */
+export const gridPostsMemo = new AsyncLocalStorage<GridPostsMemo>();
+
+/** One page of a `grid_posts` stream: its post IDs in stream order, and whether it was the last. */
+export interface IdPage {
+  readonly ids: readonly bigint[];
+  readonly last: boolean;
+}
+
+/**
+ * A `grid_posts` stream from `from` (inclusive) answered from the memo where it knows the rows,
+ * and from `read` (Cassandra pages, recorded as they come) where it does not. When the memo knows
+ * everything from `from` to the partition's end (a hot grid, after the round's first reads) the
+ * stream is just the array of those IDs.
+ */
+export function memoizedStream(
+  memo: GridPostsMemo,
+  profileId: bigint,
+  direction: 'desc' | 'asc',
+  from: bigint | undefined,
+  read: (from: bigint) => AsyncGenerator<IdPage, void, undefined>,
+): Iterable<bigint> | AsyncIterable<bigint> {
+  const start = from ?? (direction === 'desc' ? MAX : MIN);
+  const known = memo.run(profileId, start, direction);
+  if (known && known.end === (direction === 'desc' ? MIN : MAX)) return known.ids;
+  return stream(memo, profileId, direction, start, read);
+}
+
+async function* stream(
+  memo: GridPostsMemo,
+  profileId: bigint,
+  direction: 'desc' | 'asc',
+  from: bigint,
+  read: (from: bigint) => AsyncGenerator<IdPage, void, undefined>,
+): AsyncGenerator<bigint, void, undefined> {
+  const desc = direction === 'desc';
+  const partitionEnd = desc ? MIN : MAX;
+  const next = (id: bigint) => (desc ? id - 1n : id + 1n);
+  let cursor = from;
+  for (let known = memo.run(profileId, cursor, direction); known;) {
+    yield* known.ids;
+    if (known.end === partitionEnd) return;
+    cursor = next(known.end);
+    known = memo.run(profileId, cursor, direction);
+  }
+  let start = cursor;
+  for await (const page of read(cursor)) {
+    const end = page.last ? partitionEnd : page.ids[page.ids.length - 1];
+    if (end !== undefined) {
+      memo.add(profileId, desc ? end : start, desc ? start : end, page.ids);
+      start = next(end);
+    }
+    yield* page.ids;
+  }
+}
