@@ -8,16 +8,26 @@
  */
 import type { QueryOptions, types } from 'cassandra-driver';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
-import { decodeEffects } from '../domain/membership.js';
 import { compareDisplay } from '../domain/merge.js';
 import type { Consistency, Cql } from './cassandra.js';
 import { isCasTimeout } from './cql-errors.js';
 import type { GridMutation } from './grid-mutation.js';
-import { buildCasStatements, decodePins } from './grid-mutation.js';
+import { buildCasStatements } from './grid-mutation.js';
+import {
+  COUNT_GRID_ROWS,
+  EMPTY_HEAD,
+  headOf,
+  overrideOf,
+  SELECT_GRID_ROW,
+  SELECT_GRID_ROWS,
+  SELECT_HEAD,
+  SELECT_HEAD_AND_RING,
+  SELECT_OVERRIDE_ROWS,
+  SELECT_OVERRIDES,
+  STREAM,
+} from './grid-rows.js';
 import type { SnapshotMemo } from './snapshot-memo.js';
-import { decodeUndoRing } from './undo-ring-codec.js';
 import { gridPostsMemo, memoizedStream, type IdPage } from './grid-posts-memo.js';
-import { decodeRing } from './request-ring-codec.js';
 
 export interface OverridesSnapshot {
   /** The statics as seen by the same query that read the overrides. */
@@ -42,33 +52,7 @@ export interface StreamOptions {
 
 export type { GridHead, OverrideRow };
 
-export const EMPTY_HEAD: GridHead = { version: 0n, generation: 1n, pins: [], postCount: undefined };
-
-const HEAD_COLUMNS = 'version, generation, pins, post_count, effects, applied_version';
-// The request ring (up to a few KB) travels only with the writer's snapshot and the
-// idempotency pre-check, not with every head a reader or the cache reads.
-const RING = 'recent_requests';
-const UNDO_RING = 'recent_moves';
-const SELECT_HEAD = `SELECT ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
-const SELECT_HEAD_AND_RING = `SELECT ${HEAD_COLUMNS}, ${RING}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
-const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS}, ${RING}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ?`;
-// Static cells come back with EVERY row of a result: the rows query carries only `version`
-// (8 bytes a row), the statics and the rings are read once, beside it.
-const SELECT_OVERRIDE_ROWS =
-  'SELECT post_id, sort_key, moved_version, version FROM grid_overrides WHERE profile_id = ?';
-const COUNT_GRID_ROWS = 'SELECT COUNT(*) FROM grid_posts WHERE profile_id = ?';
-const SELECT_GRID_ROW = 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id = ?';
-const SELECT_GRID_ROWS = 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id IN ?';
-const STREAM = {
-  desc: {
-    all: 'SELECT post_id FROM grid_posts WHERE profile_id = ?',
-    from: 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id <= ?',
-  },
-  asc: {
-    all: 'SELECT post_id FROM grid_posts WHERE profile_id = ? ORDER BY post_id ASC',
-    from: 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id >= ? ORDER BY post_id ASC',
-  },
-} as const;
+export { EMPTY_HEAD };
 
 export class GridStore {
   constructor(
@@ -301,29 +285,4 @@ export class GridStore {
       pageState = rs.pageState ?? undefined;
     } while (pageState);
   }
-}
-
-/**
- * A static-only partition yields one row with a null post_id; a row without a key (it never
- * happens on our write paths) is treated as "no override".
- */
-function overrideOf(row: types.Row): OverrideRow | undefined {
-  const postId = row.get('post_id') as bigint | null;
-  const key = row.get('sort_key') as bigint | null;
-  if (postId === null || key === null) return undefined;
-  return { postId, key, movedVersion: (row.get('moved_version') as bigint | null) ?? undefined };
-}
-
-function headOf(row: types.Row | undefined | null): GridHead {
-  if (!row) return EMPTY_HEAD;
-  return {
-    version: (row.get('version') as bigint | null) ?? 0n,
-    generation: (row.get('generation') as bigint | null) ?? 1n,
-    pins: decodePins(row.get('pins') as bigint[] | null),
-    postCount: (row.get('post_count') as bigint | null) ?? undefined,
-    effects: decodeEffects(row.get('effects') as string | null),
-    appliedVersion: (row.get('applied_version') as bigint | null) ?? 0n,
-    ...(row.keys().includes(RING) ? { recentRequests: decodeRing(row.get(RING)) } : {}),
-    ...(row.keys().includes(UNDO_RING) ? { recentMoves: decodeUndoRing(row.get(UNDO_RING)) } : {}),
-  };
 }
