@@ -5,6 +5,7 @@
  * changes whenever its owner drags a post.
  */
 import type { Context } from 'hono';
+import { headerOf } from './env.js';
 
 /** RFC 9110 §13.1.2: GET compares weakly, so a `W/` prefix on the client's tag is ignored. */
 export function noneMatch(header: string | undefined, etag: string): boolean {
@@ -19,7 +20,7 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 export function sendRendered(c: Context, page: { readonly body: string; readonly etag: string }) {
   const headers = { etag: page.etag, 'cache-control': 'no-cache' };
   // A bare Response: `c.body(null, 304)` would label the empty answer text/plain.
-  if (noneMatch(c.req.header('if-none-match'), page.etag)) {
+  if (noneMatch(headerOf(c, 'if-none-match'), page.etag)) {
     return new Response(null, { status: 304, headers });
   }
   return c.body(page.body, 200, { ...headers, 'content-type': 'application/json' });

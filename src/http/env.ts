@@ -1,3 +1,5 @@
+import type { Context } from 'hono';
+
 /** The Hono environment shared by the app and its sub-apps. */
 export interface AppEnv {
   Variables: {
@@ -6,4 +8,17 @@ export interface AppEnv {
     /** Set by the observe middleware on every request (http/observe.ts). */
     requestId: string;
   };
+}
+
+/**
+ * A request header by lower-case name. Behind @hono/node-server the Node request's own header
+ * object is read, so a bodyless GET never builds a WHATWG `Headers` for its request (the grid
+ * page's hot path reads two headers). Elsewhere (tests, other runtimes) it is `c.req.header()`.
+ */
+export function headerOf(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[]> } })
+    ?.incoming;
+  const raw = incoming?.headers?.[name];
+  if (incoming?.headers) return Array.isArray(raw) ? raw.join(', ') : raw;
+  return c.req.header(name);
 }

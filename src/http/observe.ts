@@ -13,7 +13,7 @@ import { matchedRoutes } from 'hono/route';
 import { isDomainError } from '../domain/errors.js';
 import type { Logger } from '../obs/logger.js';
 import { httpDuration, httpRequests } from '../obs/metrics-platform.js';
-import type { AppEnv } from './env.js';
+import { headerOf, type AppEnv } from './env.js';
 import { causeLine } from './problem.js';
 
 /** Letters, digits and `._:-`, at most 128: safe in a header, a log field and a grep. */
@@ -32,7 +32,7 @@ function routeOf(c: Context): string {
 export function observe(logger: Logger): MiddlewareHandler<AppEnv> {
   return async function observeRequest(c, next) {
     const started = performance.now();
-    const requestId = requestIdOf(c.req.header('x-request-id'));
+    const requestId = requestIdOf(headerOf(c, 'x-request-id'));
     c.set('requestId', requestId);
     await next();
     const seconds = (performance.now() - started) / 1000;
