@@ -5,7 +5,7 @@
  * changes whenever its owner drags a post.
  */
 import type { Context } from 'hono';
-import { headerOf } from './env.js';
+import { headerOf, type AppEnv } from './env.js';
 
 /** RFC 9110 §13.1.2: GET compares weakly, so a `W/` prefix on the client's tag is ignored. */
 export function noneMatch(header: string | undefined, etag: string): boolean {
@@ -17,8 +17,16 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function sendRendered(c: Context, page: { readonly body: string; readonly etag: string }) {
-  const headers = { etag: page.etag, 'cache-control': 'no-cache' };
+export function sendRendered(
+  c: Context<AppEnv>,
+  page: { readonly body: string; readonly etag: string },
+) {
+  const headers: Record<string, string> = { etag: page.etag, 'cache-control': 'no-cache' };
+  const requestId = c.get('requestId');
+  if (requestId !== undefined) {
+    headers['x-request-id'] = requestId;
+    c.set('requestIdSent', true);
+  }
   // A bare Response: `c.body(null, 304)` would label the empty answer text/plain.
   if (noneMatch(headerOf(c, 'if-none-match'), page.etag)) {
     return new Response(null, { status: 304, headers });

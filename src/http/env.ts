@@ -7,6 +7,8 @@ export interface AppEnv {
     profileId: bigint;
     /** Set by the observe middleware on every request (http/observe.ts). */
     requestId: string;
+    /** The response already carries `x-request-id` (set by a handler that builds its headers). */
+    requestIdSent: boolean;
   };
 }
 

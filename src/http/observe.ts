@@ -39,9 +39,11 @@ export function observe(logger: Logger): MiddlewareHandler<AppEnv> {
     const route = routeOf(c);
     const method = METHODS.has(c.req.method) ? c.req.method : 'OTHER';
     const status = c.res.status;
-    httpRequests.inc({ method, route, status_class: `${Math.floor(status / 100)}xx` });
-    httpDuration.observe({ method, route }, seconds);
-    setHeader(c, 'x-request-id', requestId);
+    seriesOf(method, route, status).count.inc();
+    seriesOf(method, route, status).duration.observe(seconds);
+    // A response that already carries it (sendRendered) keeps its plain header object: mutating
+    // `c.res.headers` would turn the adapter's cached headers into a WHATWG Headers per request.
+    if (!c.get('requestIdSent')) setHeader(c, 'x-request-id', requestId);
 
     const profileId = c.get('profileId');
     const err = c.error;
@@ -59,6 +61,31 @@ export function observe(logger: Logger): MiddlewareHandler<AppEnv> {
     if (status >= 500) logger.error(line, 'request failed');
     else logger.info(line, 'request');
   };
+}
+
+/**
+ * The label-bound children of the request metrics, one per (method, route, status class): bound
+ * once, so a request does not hash its label set twice. Bounded by routes × methods × 5.
+ */
+const series = new Map<
+  string,
+  {
+    count: ReturnType<typeof httpRequests.labels>;
+    duration: ReturnType<typeof httpDuration.labels>;
+  }
+>();
+function seriesOf(method: string, route: string, status: number) {
+  const statusClass = `${Math.floor(status / 100)}xx`;
+  const key = `${method} ${route} ${statusClass}`;
+  let s = series.get(key);
+  if (!s) {
+    s = {
+      count: httpRequests.labels({ method, route, status_class: statusClass }),
+      duration: httpDuration.labels({ method, route }),
+    };
+    series.set(key, s);
+  }
+  return s;
 }
 
 /** Responses built elsewhere (fetch-style) may have immutable headers: copy them then. */

@@ -284,6 +284,18 @@ describe('observability', () => {
     });
     expect(created.status).toBe(201);
     expect(created.headers.get('x-request-id')).toBe('obs-test-42');
+    // A grid page (its handler writes the header itself, once) and its 304 echo it too.
+    const page = await call('GET', `/v1/profiles/${me}/grid`, {
+      headers: { 'x-request-id': 'obs-test-43' },
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-request-id')).toBe('obs-test-43');
+    const etag = page.headers.get('etag')!;
+    const same = await call('GET', `/v1/profiles/${me}/grid`, {
+      headers: { 'x-request-id': 'obs-test-44', 'if-none-match': etag },
+    });
+    expect(same.status).toBe(304);
+    expect(same.headers.get('x-request-id')).toBe('obs-test-44');
     const insane = await call('GET', '/healthz', { headers: { 'x-request-id': 'bad id\u00e9' } });
     expect(insane.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 
