@@ -65,7 +65,7 @@ export async function commitGroup(
     await statementScope.exit(() => attempts(deps, profileId, round, carried));
   } catch (err) {
     // A failed read or batch, or the crash seam: whatever still waits fails with it.
-    for (const m of round.waiting) m.reject(err);
+    for (const m of round.waiting) m.reject(asSeenBy(m, err));
   }
   return { back: round.back, carried: round.carried };
 }
@@ -210,6 +210,25 @@ function settle(p: Planned, attempts: number, batchApplied: boolean): void {
     committed: p.kind === 'write',
     attempts,
   });
+}
+
+/**
+ * The runner reads outside every request's statement scope, so an availability failure of its
+ * snapshot read comes out as "unavailable" (not applied). For a write that an earlier batch of
+ * this round may have committed (that batch timed out, or its request's scope has a write that
+ * may have landed), that would be false: it answers "outcome unknown" instead.
+ */
+function asSeenBy(m: GroupMember, err: unknown): unknown {
+  const mayHaveLanded = m.outcomeUnknown || (m.scope?.mayHaveWritten ?? false);
+  if (err instanceof DomainError && err.code === 'unavailable' && mayHaveLanded) {
+    return new DomainError(
+      'write_outcome_unknown',
+      'Cassandra failed after a batch carrying this write was sent; it may or may not have been applied',
+      { retry_after_s: 1 },
+      { cause: err },
+    );
+  }
+  return err;
 }
 
 const notSent = () =>

@@ -212,6 +212,30 @@ describe('group commit: a batch whose outcome is unknown', () => {
   });
 });
 
+describe('group commit: a failure after a batch timed out', () => {
+  it('a batch that applied but timed out, then a failed re-read: every write answers outcome unknown, never unavailable', async () => {
+    const g = groupService(f, nextWorker());
+    const p = freshProfile(f);
+    const posts = await seed(f, p, 6);
+    const v0 = (await g.service.readHead(p)).version;
+    const line = await occupy(g.service, p);
+    const all = posts.slice(0, 4).map((x) =>
+      g.service.move(p, x, null).then(
+        () => 'ok',
+        (e: unknown) => e,
+      ),
+    );
+    g.timeOutNextBatch();
+    // Reads fail for longer than the writer retries: the round gives up on its re-read.
+    g.failReadsAfterTimeout(1000);
+    await line.release(4);
+    const out = await Promise.all(all);
+    g.failReadsAfterTimeout(0);
+    expect((await g.service.readHead(p)).version).toBe(v0 + 4n); // the batch did commit
+    for (const e of out) expect(e).toMatchObject({ code: 'write_outcome_unknown' });
+  });
+});
+
 describe('group commit: deadlines and bounds', () => {
   it('a write whose request deadline passed before the batch is left out of it (not applied)', async () => {
     const g = groupService(f, nextWorker());

@@ -6,6 +6,7 @@
  */
 import { errors, types } from 'cassandra-driver';
 import type { Config } from '../../../src/config.js';
+import { DomainError } from '../../../src/domain/errors.js';
 import { IdGenerator } from '../../../src/domain/ids.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import type { CommitEvent, WriterHooks } from '../../../src/service/write/grid-writer.js';
@@ -20,6 +21,12 @@ export interface GroupService {
    * (what a coordinator does when the commit round is slow): its outcome is unknown to the writer.
    */
   timeOutNextBatch(): void;
+  /**
+   * After the next timed-out batch, the following `n` reads of the override partition fail as
+   * an unavailable replica set would (what the ring showed: the re-read after a Paxos timeout
+   * times out too). 0 stops it.
+   */
+  failReadsAfterTimeout(n: number): void;
   readonly hooks: WriterHooks;
   /** One per conditional batch that applied: writes in it = version − before.head.version. */
   readonly events: CommitEvent[];
@@ -35,14 +42,28 @@ export function groupService(f: Features, worker: number, env: Partial<Config> =
   const raw = cqlOf(f.client);
   let batches = 0;
   let timeOut = false;
+  let failAfter = 0;
+  let failing = 0;
   const counting: Cql = {
-    execute: (q, p, o) => raw.execute(q, p, o),
+    execute: (q, p, o) => {
+      if (failing > 0 && /FROM grid_overrides/.test(q)) {
+        failing -= 1;
+        return Promise.reject(
+          new DomainError('unavailable', 'Cassandra cannot serve this request right now', {
+            retry_after_s: 1,
+          }),
+        );
+      }
+      return raw.execute(q, p, o);
+    },
     batch: async (qs, o) => {
       if (!qs.some((s) => /\sIF\s/i.test(s.query))) return raw.batch(qs, o);
       batches += 1;
       const rs = await raw.batch(qs, o);
       if (!timeOut) return rs;
       timeOut = false;
+      failing = failAfter;
+      failAfter = 0;
       const err = new errors.ResponseError(types.responseErrorCodes.writeTimeout, 'CAS timed out');
       throw Object.assign(err, { writeType: 'CAS' });
     },
@@ -62,6 +83,10 @@ export function groupService(f: Features, worker: number, env: Partial<Config> =
     events,
     batches: () => batches,
     timeOutNextBatch: () => void (timeOut = true),
+    failReadsAfterTimeout: (n: number) => {
+      failAfter = n;
+      if (n === 0) failing = 0; // and stop failing now
+    },
   } satisfies GroupService;
 }
 
