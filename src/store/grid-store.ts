@@ -98,15 +98,13 @@ export class GridStore {
         return { head, overrides: rows.overrides };
       }
     }
-    let head: GridHead | undefined;
-    const overrides: OverrideRow[] = [];
-    for await (const row of this.pages(SELECT_OVERRIDES, [profileId], pageSize, options)) {
-      head ??= headOf(row);
-      const o = overrideOf(row);
-      if (o) overrides.push(o);
-    }
-    overrides.sort((a, b) => compareDisplay(b, a));
-    return { head: head ?? EMPTY_HEAD, overrides };
+    const { first, overrides } = await this.readOverrideRows(
+      profileId,
+      options,
+      pageSize,
+      SELECT_OVERRIDES,
+    );
+    return { head: first ? headOf(first) : EMPTY_HEAD, overrides };
   }
 
   /**
@@ -124,27 +122,27 @@ export class GridStore {
     return this.readOverrides(profileId);
   }
 
-  /** The override rows, sorted, and the static version each page saw. */
-  private async readOverrideRows(profileId: bigint, options: QueryOptions, pageSize: number) {
+  /**
+   * The override rows (sorted), the static version every row was read with, and the first row
+   * (whose statics a query selecting them all carries).
+   */
+  private async readOverrideRows(
+    profileId: bigint,
+    options: QueryOptions,
+    pageSize: number,
+    query = SELECT_OVERRIDE_ROWS,
+  ) {
     const overrides: OverrideRow[] = [];
-    const versions: bigint[] = [];
-    let pageState: string | undefined;
-    do {
-      const rs = await this.db.execute(
-        SELECT_OVERRIDE_ROWS,
-        [profileId],
-        this.readOpts({ ...options, fetchSize: pageSize, ...(pageState ? { pageState } : {}) }),
-      );
-      const first = rs.rows[0];
-      if (first) versions.push((first.get('version') as bigint | null) ?? 0n);
-      for (const row of rs.rows) {
-        const o = overrideOf(row);
-        if (o) overrides.push(o);
-      }
-      pageState = rs.pageState ?? undefined;
-    } while (pageState);
+    const versions = new Set<bigint>();
+    let first: types.Row | undefined;
+    for await (const row of this.pages(query, [profileId], pageSize, options)) {
+      first ??= row;
+      versions.add((row.get('version') as bigint | null) ?? 0n);
+      const o = overrideOf(row);
+      if (o) overrides.push(o);
+    }
     overrides.sort((a, b) => compareDisplay(b, a));
-    return { overrides, versions };
+    return { overrides, versions: [...versions], first };
   }
 
   /**

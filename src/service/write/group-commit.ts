@@ -21,6 +21,7 @@ import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import { GridPostsMemo } from '../../store/grid-posts-memo.js';
 import { GroupScope } from '../../store/group-scope.js';
 import type { MembershipStore } from '../../store/membership-store.js';
+import { asSeenBy, gaveUp, notSent } from './group-errors.js';
 import { planRound, type GroupMember, type Planned, type RoundPlan } from './group-round.js';
 import { recordAttempts, recordCasMiss, recordCommit, recordGroup } from './write-metrics.js';
 import type { CommitEvent, WriterSettings } from './write-types.js';
@@ -210,46 +211,6 @@ function settle(p: Planned, attempts: number, batchApplied: boolean): void {
     committed: p.kind === 'write',
     attempts,
   });
-}
-
-/**
- * The runner reads outside every request's statement scope, so an availability failure of its
- * snapshot read comes out as "unavailable" (not applied). For a write that an earlier batch of
- * this round may have committed (that batch timed out, or its request's scope has a write that
- * may have landed), that would be false: it answers "outcome unknown" instead.
- */
-function asSeenBy(m: GroupMember, err: unknown): unknown {
-  const mayHaveLanded = m.outcomeUnknown || (m.scope?.mayHaveWritten ?? false);
-  if (err instanceof DomainError && err.code === 'unavailable' && mayHaveLanded) {
-    return new DomainError(
-      'write_outcome_unknown',
-      'Cassandra failed after a batch carrying this write was sent; it may or may not have been applied',
-      { retry_after_s: 1 },
-      { cause: err },
-    );
-  }
-  return err;
-}
-
-const notSent = () =>
-  new DomainError('unavailable', 'the request deadline passed before the write was sent', {
-    retry_after_s: 1,
-  });
-
-function gaveUp(settings: WriterSettings, outcomeUnknown: boolean): DomainError {
-  const details = { retry_after_s: settings.retryAfterS, attempts: settings.maxAttempts };
-  // A round that timed out may have committed: "contention" would claim it was not applied.
-  return outcomeUnknown
-    ? new DomainError(
-        'write_outcome_unknown',
-        'a compare-and-set timed out and later attempts lost: it may or may not have been applied',
-        details,
-      )
-    : new DomainError(
-        'contention',
-        'the grid is being changed concurrently; retry shortly',
-        details,
-      );
 }
 
 /** Full jitter: uniform in [0, min(max, base · 2^attempt)). */
