@@ -58,6 +58,8 @@ interface Read {
   readonly startedAt: number;
   readonly ms: number;
   readonly ok: boolean;
+  /** Why a failed read failed (its status and problem code), for the run's log line. */
+  readonly why?: string;
 }
 
 /** Plain first-page reads, one grid after another, until `until()` (bounded by it). */
@@ -65,11 +67,11 @@ async function runReads(reads: Read[], until: () => number): Promise<void> {
   for (let n = 0; Date.now() < until(); n++) {
     const g = grids[n % grids.length]!;
     const startedAt = Date.now();
-    const ok = await readVersion(inst, g.profileId).then(
-      () => true,
-      () => false,
+    const why = await readVersion(inst, g.profileId).then(
+      () => undefined,
+      (e: unknown) => String(e instanceof Error ? e.message : e).slice(0, 120),
     );
-    reads.push({ startedAt, ms: Date.now() - startedAt, ok });
+    reads.push({ startedAt, ms: Date.now() - startedAt, ok: why === undefined, why });
     await sleep(10);
   }
 }
@@ -118,7 +120,8 @@ describe('one node of three killed under load, then back', () => {
     console.log(
       `[ring node down] ${log.acked().length} moves acked (${ackedDown} with node ${VICTIM} down); ` +
         `attempts while down by status ${JSON.stringify(byStatus(attemptsDown))}; reads while down ` +
-        `${readsDown.filter((r) => r.ok).length}/${readsDown.length} ok; longest request ${longest} ms; ` +
+        `${readsDown.filter((r) => r.ok).length}/${readsDown.length} ok ` +
+        `${JSON.stringify(readsDown.filter((r) => !r.ok).map((r) => `+${r.startedAt - killedAt} ms ${r.ms} ms ${r.why}`))}; longest request ${longest} ms; ` +
         `${log.unresolvedCount()} unresolved; causes logged ${JSON.stringify([...inst.internalErrors])}`,
     );
 

@@ -2,7 +2,8 @@
  * The migration runner on the real Cassandra, with a scratch keyspace and scratch .cql files:
  * two runners racing apply each file exactly once (a counter increment would show a second
  * application), a third run skips everything, and an edited applied file is refused.
- * Also: two processes never lease the same ID worker number.
+ * Also: two processes never lease the same ID worker number, and the project's own migrations cap
+ * speculative retry on every table a request reads (cql/018_speculative_retry.cql).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -94,5 +95,31 @@ describe('worker leases', () => {
     } finally {
       await Promise.all(bound.map((c) => c.shutdown()));
     }
+  });
+});
+
+describe("the project's schema", () => {
+  it('every table a request reads retries a slow replica after at most 50 ms', async () => {
+    const c = clients[0]!;
+    const rs = await c.execute(
+      'SELECT table_name, speculative_retry FROM system_schema.tables WHERE keyspace_name = ?',
+      [TEST_KEYSPACE],
+      { prepare: true },
+    );
+    const retry = new Map(rs.rows.map((r) => [r.get('table_name'), r.get('speculative_retry')]));
+    const read = [
+      'posts',
+      'grid_posts',
+      'grid_overrides',
+      'grid_display_copy',
+      'idempotency_keys',
+      'archived_posts',
+      'archived_by_time',
+      'grid_invites',
+      'flags',
+    ];
+    expect(Object.fromEntries(read.map((t) => [t, retry.get(t)]))).toEqual(
+      Object.fromEntries(read.map((t) => [t, 'MIN(99p,50ms)'])),
+    );
   });
 });
