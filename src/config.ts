@@ -139,6 +139,14 @@ export const ConfigSchema = z.object({
    */
   SNAPSHOT_MEMO_ROWS: intFrom(200_000, 0, 10_000_000),
   /**
+   * How long a grid's state this process committed last stays the start of its next write after
+   * its write line went idle (service/write/carried-states.ts): that write is then its one
+   * conditional batch, no read round; a stale guess costs one lost compare-and-set. 0 = off.
+   */
+  WRITE_CARRY_IDLE_MS: intFrom(30_000, 0, 3_600_000),
+  /** Bound on the rows (overrides + remembered grid_posts IDs) those carried states hold. */
+  WRITE_CARRY_MAX_ROWS: intFrom(200_000, 0, 10_000_000),
+  /**
    * Group commit (docs/write-paths.md): queued writes to one grid share one conditional batch, at
    * most this many (1 = every write commits alone), this many upserted rows and about this many
    * bytes (well under Cassandra's batch_size_fail_threshold, 50 KiB). A first write over a row

@@ -53,6 +53,13 @@ export class GridPostsMemo {
     return { ids: r.ids.filter((id) => id <= from).reverse(), end: r.lo };
   }
 
+  /** How many post IDs it remembers (what keeping it costs). */
+  size(): number {
+    let n = 0;
+    for (const ranges of this.ranges.values()) for (const r of ranges) n += r.ids.length;
+    return n;
+  }
+
   /** Records that the rows in [lo, hi] are exactly `ids`. */
   add(profileId: bigint, lo: bigint, hi: bigint, ids: readonly bigint[]): void {
     if (lo > hi) return;

@@ -35,7 +35,8 @@ import type { Effects } from '../../domain/membership.js';
 import { statementScope } from '../../store/cql-budget.js';
 import type { GridStore } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
-import { commitGroup, type Carried } from './group-commit.js';
+import { CarriedStates } from './carried-states.js';
+import { commitGroup } from './group-commit.js';
 import { GroupQueue } from './group-queue.js';
 import type { GroupMember } from './group-round.js';
 import type {
@@ -61,8 +62,8 @@ export { writerSettingsOf } from './write-types.js';
 
 export class GridWriter {
   private readonly queue: GroupQueue<GroupMember> | undefined;
-  /** Per profile with writes in line: where its next round may start (group-commit.ts). */
-  private readonly carried = new Map<bigint, Carried>();
+  /** Per profile: where its next round may start without reading (carried-states.ts). */
+  private readonly carried: CarriedStates;
   /** The service's own post-commit steps (the cache), after the caller's `hooks.onCommitted`. */
   private readonly ownHooks: Array<(event: CommitEvent) => Promise<void> | void> = [];
 
@@ -72,6 +73,7 @@ export class GridWriter {
     private readonly settings: WriterSettings,
     readonly hooks: WriterHooks = {},
   ) {
+    this.carried = new CarriedStates(settings.carry);
     this.queue =
       settings.queueMaxWaitMs > 0
         ? new GroupQueue(
@@ -81,7 +83,7 @@ export class GridWriter {
               maxTake: settings.group.maxWrites,
             },
             (profileId, members) => this.commit(profileId, members),
-            (profileId) => this.carried.delete(profileId),
+            (profileId) => this.carried.park(profileId),
           )
         : undefined;
   }
@@ -129,10 +131,10 @@ export class GridWriter {
       },
     };
     // Only a queue's rounds follow each other; racing writes always read.
-    const carried = this.queue ? this.carried.get(profileId) : undefined;
-    const out = await commitGroup(deps, profileId, members, carried);
-    if (out.carried && this.queue) this.carried.set(profileId, out.carried);
-    else this.carried.delete(profileId);
+    const start = this.queue ? this.carried.take(profileId) : undefined;
+    const out = await commitGroup(deps, profileId, members, start?.carried, start?.idle);
+    if (out.stale) this.carried.markShared(profileId);
+    this.carried.put(profileId, this.queue ? out.carried : undefined);
     return out.back;
   }
 

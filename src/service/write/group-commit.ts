@@ -60,15 +60,17 @@ export async function commitGroup(
   profileId: bigint,
   group: readonly GroupMember[],
   carried?: Carried,
-): Promise<{ back: GroupMember[]; carried: Carried | undefined }> {
-  const round: Round = { waiting: [...group], back: [], carried: undefined };
+  /** `carried` was kept across an idle line (carried-states.ts): a loss means "read first". */
+  idleStart = false,
+): Promise<{ back: GroupMember[]; carried: Carried | undefined; stale: boolean }> {
+  const round: Round = { waiting: [...group], back: [], carried: undefined, stale: false };
   try {
-    await statementScope.exit(() => attempts(deps, profileId, round, carried));
+    await statementScope.exit(() => attempts(deps, profileId, round, carried, idleStart));
   } catch (err) {
     // A failed read or batch, or the crash seam: whatever still waits fails with it.
     for (const m of round.waiting) m.reject(asSeenBy(m, err));
   }
-  return { back: round.back, carried: round.carried };
+  return { back: round.back, carried: round.carried, stale: round.stale };
 }
 
 interface Round {
@@ -76,6 +78,8 @@ interface Round {
   waiting: GroupMember[];
   readonly back: GroupMember[];
   carried: Carried | undefined;
+  /** The idle start's batch lost to another writer: its carried state was stale. */
+  stale: boolean;
 }
 
 async function attempts(
@@ -83,11 +87,15 @@ async function attempts(
   profileId: bigint,
   round: Round,
   carried: Carried | undefined,
+  idleStart: boolean,
 ): Promise<void> {
   const { maxAttempts } = deps.settings;
   let attempt = 1;
   let start = carried;
+  let guessed = idleStart && carried !== undefined;
   while (round.waiting.length > 0 && attempt <= maxAttempts) {
+    const fromGuess = guessed;
+    guessed = false;
     const snapshot = start?.snapshot ?? (await deps.store.readSnapshot(profileId));
     if (!start) await deps.membership.rollForward(profileId, snapshot.head);
     // One memo of grid_posts reads per round: the later planners mostly read what the earlier
@@ -138,6 +146,11 @@ async function attempts(
     await plan.batched[0]!.member.run(async () => recordCasMiss(cas.reason));
     if (cas.reason === 'timeout') {
       for (const p of plan.batched) if (p.kind === 'write') p.member.outcomeUnknown = true;
+    }
+    if (fromGuess && cas.reason === 'version_changed') {
+      // Not contention: a state kept across idle was out of date. Read now, no attempt spent.
+      round.stale = true;
+      continue;
     }
     if (attempt < maxAttempts) await sleep(backoff(deps.settings, attempt));
     attempt += 1;

@@ -78,6 +78,16 @@ export interface WriterHooks {
   log?: (msg: string, err?: unknown) => void;
 }
 
+/** Keeping a profile's committed state across an idle write line (carried-states.ts). */
+export interface CarrySettings {
+  /** How long a profile's state stays carried after its line went idle; 0 = not at all. */
+  readonly idleMs: number;
+  /** Bound on carried rows over all profiles. */
+  readonly maxRows: number;
+  /** How long a profile whose carried state was stale starts from a read after idle. */
+  readonly sharedForMs: number;
+}
+
 export interface WriterSettings {
   readonly maxAttempts: number;
   readonly baseBackoffMs: number;
@@ -86,6 +96,8 @@ export interface WriterSettings {
   readonly retryAfterS: number;
   /** Longest wait for this process's earlier writes to the same profile; 0 = no queue. */
   readonly queueMaxWaitMs: number;
+  /** Keeping a profile's committed state across an idle line (carried-states.ts). */
+  readonly carry: CarrySettings;
   /** Bounds of one group commit (1 write = no grouping). */
   readonly group: {
     readonly maxWrites: number;
@@ -100,6 +112,11 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
   maxBackoffMs: 200,
   retryAfterS: 1,
   queueMaxWaitMs: config.WRITE_QUEUE_MAX_WAIT_MS,
+  carry: {
+    idleMs: config.WRITE_CARRY_IDLE_MS,
+    maxRows: config.WRITE_CARRY_MAX_ROWS,
+    sharedForMs: 30_000,
+  },
   group: {
     maxWrites: config.WRITE_GROUP_MAX_WRITES,
     maxRows: config.WRITE_GROUP_MAX_ROWS,

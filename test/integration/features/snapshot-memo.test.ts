@@ -14,7 +14,11 @@ import { openPerFile } from '../support/per-file.js';
 let f: Features;
 openPerFile(openFeatures, (opened) => (f = opened));
 
-/** A second service over a counting driver: what one move of it sends to `grid_overrides`. */
+/**
+ * A second service over a counting driver: what one move of it sends to `grid_overrides`.
+ * Carrying state across an idle line is off, so every move after a pause takes a snapshot: this
+ * file is about that snapshot (carried-state.test.ts is about skipping it).
+ */
 function countingService(workers: number) {
   const base = cqlOf(f.client);
   const seen: string[] = [];
@@ -24,7 +28,7 @@ function countingService(workers: number) {
   };
   const service = new GridService({
     cql,
-    config: f.config,
+    config: { ...f.config, WRITE_CARRY_IDLE_MS: 0 },
     ids: idsFromWorkers(workers, 5),
     cursorSecret: 'snapshot-memo-tests',
   });
