@@ -3,7 +3,7 @@
  * what one caller has sent (so a 503 can say "not applied" or "outcome unknown" truthfully) and
  * a bounded queue in front of the driver's per-connection request limit.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from './async-slot.js';
 import type { Config } from '../config.js';
 import { cqlInFlight, cqlQueued } from '../obs/metrics-platform.js';
 import { NotSent, REFUSED_AFTER_DEADLINE } from './cql-errors.js';
@@ -41,7 +41,7 @@ export class StatementScope {
 }
 
 /** The scope of the request being served, if any (set with `statementScope.run`). */
-export const statementScope = new AsyncLocalStorage<StatementScope>();
+export const statementScope = new AsyncSlot<StatementScope>('statement-scope');
 
 export interface CqlLimits {
   /** Statements handed to the driver at once; more wait in line (FIFO). */

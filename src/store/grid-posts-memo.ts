@@ -14,7 +14,7 @@
  * from Cassandra covers everything between the row it started from and its last row (the whole
  * rest of the partition when it was the last page); a point read covers its one ID.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from './async-slot.js';
 
 const MIN = -(1n << 63n);
 const MAX = (1n << 63n) - 1n;
@@ -86,7 +86,7 @@ export class GridPostsMemo {
 }
 
 /** The memo of the round whose planner is running, if any (set by the group commit). */
-export const gridPostsMemo = new AsyncLocalStorage<GridPostsMemo>();
+export const gridPostsMemo = new AsyncSlot<GridPostsMemo>('grid-posts-memo');
 
 /** One page of a `grid_posts` stream: its post IDs in stream order, and whether it was the last. */
 export interface IdPage {

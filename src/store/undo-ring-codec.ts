@@ -15,20 +15,33 @@ const uuidOf = (b: Buffer, at: number) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
 
+/**
+ * Each entry's bytes, once: a ring is rewritten by every move but changes by one entry, and the
+ * other 31 are the same (immutable) objects the previous ring held, so re-encoding them (UUID
+ * hex, five BigInt writes each) was most of a move's undo cost.
+ */
+const encoded = new WeakMap<UndoEntry, Buffer>();
+
+function entryBytes(e: UndoEntry): Buffer {
+  let out = encoded.get(e);
+  if (out) return out;
+  out = Buffer.allocUnsafe(ENTRY);
+  uuidBytes(e.moveId).copy(out, 0);
+  out.writeBigInt64BE(e.postId, 16);
+  out.writeUInt8((e.prevKey !== undefined ? 1 : 0) | (e.prevAfter !== undefined ? 2 : 0), 24);
+  out.writeBigInt64BE(e.prevKey ?? 0n, 25);
+  out.writeBigInt64BE(e.prevAfter ?? 0n, 33);
+  out.writeBigInt64BE(e.version, 41);
+  out.writeInt32BE(e.relabelled, 49);
+  out.writeDoubleBE(e.at, 53);
+  encoded.set(e, out);
+  return out;
+}
+
 export function encodeUndoRing(ring: readonly UndoEntry[]): Buffer {
-  const out = Buffer.alloc(1 + ring.length * ENTRY);
+  const out = Buffer.allocUnsafe(1 + ring.length * ENTRY);
   out.writeUInt8(FORMAT, 0);
-  ring.forEach((e, i) => {
-    const o = 1 + i * ENTRY;
-    uuidBytes(e.moveId).copy(out, o);
-    out.writeBigInt64BE(e.postId, o + 16);
-    out.writeUInt8((e.prevKey !== undefined ? 1 : 0) | (e.prevAfter !== undefined ? 2 : 0), o + 24);
-    out.writeBigInt64BE(e.prevKey ?? 0n, o + 25);
-    out.writeBigInt64BE(e.prevAfter ?? 0n, o + 33);
-    out.writeBigInt64BE(e.version, o + 41);
-    out.writeInt32BE(e.relabelled, o + 49);
-    out.writeDoubleBE(e.at, o + 53);
-  });
+  ring.forEach((e, i) => entryBytes(e).copy(out, 1 + i * ENTRY));
   return out;
 }
 

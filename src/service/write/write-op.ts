@@ -6,7 +6,7 @@
  * options, and because the outcome must also count what fails before the writer runs (the move
  * rate limit, a missing If-Match).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncSlot } from '../../store/async-slot.js';
 import { isDomainError } from '../../domain/errors.js';
 import { gridWriteDuration, gridWrites } from '../../obs/metrics.js';
 
@@ -25,7 +25,7 @@ export type WriteOp =
   | 'remove_collaborator'
   | 'takedown';
 
-const running = new AsyncLocalStorage<WriteOp>();
+const running = new AsyncSlot<WriteOp>('write-op');
 
 /** The operation a grid write belongs to; 'other' for writes outside GridService (seeding). */
 export const currentOp = (): WriteOp | 'other' => running.getStore() ?? 'other';

@@ -28,6 +28,19 @@ describe('undo ring', () => {
     );
   });
 
+  it('a ring re-encoded after a push has the bytes of the same ring encoded afresh', () => {
+    // Entries' bytes are kept per entry object: reusing them must never change the stored form.
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: UNDO_RING_SIZE }), entry, (ring, next) => {
+        encodeUndoRing(ring);
+        const pushed = pushUndo(ring, next, { now: 0, ttlMs: 2 ** 46 });
+        const fresh = pushed.map((e) => ({ ...e }));
+        expect(encodeUndoRing(pushed).equals(encodeUndoRing(fresh))).toBe(true);
+        expect(decodeUndoRing(encodeUndoRing(pushed))).toEqual(pushed);
+      }),
+    );
+  });
+
   it('a missing or foreign cell reads as an empty ring', () => {
     expect(decodeUndoRing(null)).toEqual([]);
     expect(decodeUndoRing(Buffer.from([9, 1, 2]))).toEqual([]);
