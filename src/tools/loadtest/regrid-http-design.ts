@@ -15,6 +15,7 @@ import { flagsOf } from '../../service/flags.js';
 import { GridService } from '../../service/grid-service.js';
 import { cqlOf } from '../../store/cassandra.js';
 import { TracingCql } from '../../store/trace.js';
+import { httpCall } from './http-call.js';
 import type { CasAttempts, FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
 
 const TIMEOUT_MS = 30_000;
@@ -109,17 +110,14 @@ export class RegridHttpDesign implements GridDesign {
     profileId: bigint,
     body?: unknown,
   ): Promise<T> {
-    const res = await fetch(`${this.base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${await this.token(profileId)}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new HttpFailure(res.status, text);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${await this.token(profileId)}`,
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const res = await httpCall(`${this.base}${path}`, method, headers, payload, TIMEOUT_MS);
+    const { text } = res;
+    if (res.status < 200 || res.status > 299) throw new HttpFailure(res.status, text);
     return JSON.parse(text) as T;
   }
 
