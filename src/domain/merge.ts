@@ -102,12 +102,17 @@ export async function* streamMergedGrid(
   yield* batch;
 }
 
-/** Async variant collecting into an array (what a page read usually wants). */
+/**
+ * Async variant collecting into an array (what a page read usually wants). A sync source (an
+ * array the writer's memo of grid_posts already holds) is merged synchronously: `for await` would
+ * wait a turn of the microtask queue for every ID of it.
+ */
 export async function mergeGridAsync(
   overrides: readonly GridEntry[],
   chronological: AsyncIterable<bigint> | Iterable<bigint>,
   options: MergeOptions = {},
 ): Promise<GridEntry[]> {
+  if (!(Symbol.asyncIterator in chronological)) return mergeGrid(overrides, chronological, options);
   const out: GridEntry[] = [];
   for await (const e of streamMergedGrid(overrides, chronological, options)) out.push(e);
   return out;
@@ -152,7 +157,8 @@ class MergeCursor {
   private readonly first: (a: GridPosition, b: GridPosition) => number;
   private readonly direction: MergeDirection;
   private readonly overrides: readonly GridEntry[]; // in walk order
-  private readonly hidden: Set<bigint>; // overridden or pinned: their rows are only skipped
+  private readonly pinned: ReadonlySet<bigint>;
+  private readonly overridden: ReadonlySet<bigint>; // their rows are only skipped, like pins'
   private readonly after: GridPosition | undefined;
   private readonly limit: number;
   private next = 0; // index of the next override to emit
@@ -164,21 +170,22 @@ class MergeCursor {
     if (limit !== Number.POSITIVE_INFINITY && (!Number.isInteger(limit) || limit < 0)) {
       throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
     }
-    for (let i = 1; i < overrides.length; i++) {
-      if (compareDisplay(overrides[i - 1]!, overrides[i]!) <= 0) {
-        throw new Error('overrides must be sorted by (key DESC, postId DESC) without duplicates');
-      }
-    }
     this.limit = limit;
     this.direction = options.direction ?? 'down';
     this.first = walkOrder(this.direction);
     this.after = options.after;
-    const pinned = new Set(options.pinned ?? []);
+    this.pinned = new Set(options.pinned ?? []);
     // Every override hides its post from the stream, even one that is pinned or before `after`.
-    this.hidden = new Set([...pinned, ...overrides.map((o) => o.postId)]);
-    const shown = overrides.filter(
-      (o) => !pinned.has(o.postId) && (!this.after || this.first(o, this.after) < 0),
-    );
+    this.overridden = overriddenIds(overrides);
+    // The overrides strictly after `after` in walk order: a contiguous run of the sorted array.
+    const after = this.after;
+    let run: readonly GridEntry[] = overrides;
+    if (after && this.direction === 'down') {
+      run = overrides.slice(firstIndex(overrides, (o) => compareDisplay(o, after) < 0));
+    } else if (after) {
+      run = overrides.slice(0, firstIndex(overrides, (o) => compareDisplay(o, after) <= 0));
+    }
+    const shown = this.pinned.size ? run.filter((o) => !this.pinned.has(o.postId)) : [...run];
     this.overrides = this.direction === 'down' ? shown : shown.reverse();
   }
 
@@ -202,7 +209,7 @@ class MergeCursor {
       this.push(o, out);
       this.next += 1;
     }
-    if (this.full || this.hidden.has(postId)) return;
+    if (this.full || this.overridden.has(postId) || this.pinned.has(postId)) return;
     if (this.after && this.first(row, this.after) >= 0) return; // the stream may start early
     this.push(row, out);
   }
@@ -218,4 +225,34 @@ class MergeCursor {
     out.push(e);
     this.emitted += 1;
   }
+}
+
+/**
+ * The post IDs of an override list, checked sorted once: lists are immutable snapshots that every
+ * merge of a page or a move's slice is handed again, so both are kept per list.
+ */
+const idsOfList = new WeakMap<readonly GridEntry[], ReadonlySet<bigint>>();
+function overriddenIds(overrides: readonly GridEntry[]): ReadonlySet<bigint> {
+  let ids = idsOfList.get(overrides);
+  if (ids) return ids;
+  for (let i = 1; i < overrides.length; i++) {
+    if (compareDisplay(overrides[i - 1]!, overrides[i]!) <= 0) {
+      throw new Error('overrides must be sorted by (key DESC, postId DESC) without duplicates');
+    }
+  }
+  ids = new Set(overrides.map((o) => o.postId));
+  idsOfList.set(overrides, ids);
+  return ids;
+}
+
+/** The first index whose entry satisfies `past` (false up to some index, true from it on). */
+function firstIndex(list: readonly GridEntry[], past: (e: GridEntry) => boolean): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (past(list[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }

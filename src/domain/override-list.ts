@@ -20,17 +20,43 @@ export interface OverrideChanges {
   readonly clearOverrides?: boolean;
 }
 
-/** The rows after `changes`, sorted in display order (key DESC, postId DESC). */
+/**
+ * The rows after `changes`, sorted in display order (key DESC, postId DESC). Linear in the
+ * snapshot's rows: the untouched ones keep their (sorted) order and only the few upserted rows
+ * are sorted and merged in, since every commit of a grid with 10,000 overrides computes this.
+ */
 export function overridesAfter(
   before: readonly OverrideRow[],
   changes: OverrideChanges,
 ): OverrideRow[] {
-  const rows = new Map<bigint, OverrideRow>();
-  if (!changes.clearOverrides) for (const r of before) rows.set(r.postId, r);
-  for (const postId of changes.deleteRows ?? []) rows.delete(postId);
-  for (const u of changes.upserts ?? []) {
-    const movedVersion = u.movedVersion ?? rows.get(u.postId)?.movedVersion;
-    rows.set(u.postId, { postId: u.postId, key: u.sortKey, movedVersion });
+  const deleted = new Set(changes.deleteRows ?? []);
+  const upserts = changes.upserts ?? [];
+  const written = new Map<bigint, OverrideRow>();
+  if (upserts.length > 0) {
+    const wanted = new Set(upserts.map((u) => u.postId));
+    const previous = new Map<bigint, OverrideRow>();
+    if (!changes.clearOverrides) {
+      for (const r of before)
+        if (wanted.has(r.postId) && !deleted.has(r.postId)) previous.set(r.postId, r);
+    }
+    for (const u of upserts) {
+      const movedVersion =
+        u.movedVersion ?? (written.get(u.postId) ?? previous.get(u.postId))?.movedVersion;
+      written.set(u.postId, { postId: u.postId, key: u.sortKey, movedVersion });
+    }
   }
-  return [...rows.values()].sort((a, b) => compareDisplay(b, a));
+  const kept = changes.clearOverrides
+    ? []
+    : before.filter((r) => !deleted.has(r.postId) && !written.has(r.postId));
+  if (written.size === 0) return kept;
+  const fresh = [...written.values()].sort((a, b) => compareDisplay(b, a));
+  const out: OverrideRow[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < kept.length && j < fresh.length) {
+    out.push(compareDisplay(kept[i]!, fresh[j]!) > 0 ? kept[i++]! : fresh[j++]!);
+  }
+  while (i < kept.length) out.push(kept[i++]!);
+  while (j < fresh.length) out.push(fresh[j++]!);
+  return out;
 }

@@ -33,7 +33,39 @@ const changes: fc.Arbitrary<OverrideChanges> = fc
     upserts: c.clearOverrides ? [] : c.upserts,
   }));
 
+/** The batch's semantics spelled out (a map of rows, then sorted): what the linear merge must equal. */
+function model(before: readonly OverrideRow[], c: OverrideChanges): OverrideRow[] {
+  const rows = new Map<bigint, OverrideRow>();
+  if (!c.clearOverrides) for (const r of before) rows.set(r.postId, r);
+  for (const postId of c.deleteRows ?? []) rows.delete(postId);
+  for (const u of c.upserts ?? []) {
+    const movedVersion = u.movedVersion ?? rows.get(u.postId)?.movedVersion;
+    rows.set(u.postId, { postId: u.postId, key: u.sortKey, movedVersion });
+  }
+  return [...rows.values()].sort((a, b) => compareDisplay(b, a));
+}
+
 describe('overridesAfter', () => {
+  it('equals the batch model, also with repeated upserts of one post and unconstrained changes', () => {
+    const loose = fc.record({
+      upserts: fc.array(
+        fc.record({
+          postId: id,
+          sortKey: fc.bigInt({ min: 1n, max: 1000n }),
+          movedVersion: fc.option(fc.bigInt({ min: 10n, max: 20n }), { nil: undefined }),
+        }),
+        { maxLength: 8 },
+      ),
+      deleteRows: fc.array(id, { maxLength: 5 }),
+      clearOverrides: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(rows, loose, (before, c) => {
+        expect(overridesAfter(before, c)).toEqual(model(before, c));
+      }),
+    );
+  });
+
   it('keeps display order, applies every change and leaves other rows as they were', () => {
     fc.assert(
       fc.property(rows, changes, (before, c) => {
