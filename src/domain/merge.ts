@@ -183,7 +183,10 @@ class MergeCursor {
     if (after && this.direction === 'down') {
       run = overrides.slice(firstIndex(overrides, (o) => compareDisplay(o, after) < 0));
     } else if (after) {
-      run = overrides.slice(0, firstIndex(overrides, (o) => compareDisplay(o, after) <= 0));
+      run = overrides.slice(
+        0,
+        firstIndex(overrides, (o) => compareDisplay(o, after) <= 0),
+      );
     }
     const shown = this.pinned.size ? run.filter((o) => !this.pinned.has(o.postId)) : [...run];
     this.overrides = this.direction === 'down' ? shown : shown.reverse();
