@@ -19,6 +19,12 @@ export interface CommittedState {
     readonly effects?: readonly unknown[];
   };
   readonly before: { readonly head: GridHead; readonly overrides: readonly OverrideRow[] };
+  /**
+   * Runs a read of the time-ordered rows so that it is answered, where it can be, from what the
+   * committing round already read of them (the writer's memo, as sound for this state as for
+   * the batch that committed it); absent, reads go to Cassandra.
+   */
+  readonly withRoundReads?: <T>(read: () => Promise<T>) => Promise<T>;
 }
 
 /** The head of the committed state (statics the write left alone keep their snapshot value). */

@@ -18,7 +18,7 @@
 import { DomainError } from '../../domain/errors.js';
 import { statementScope } from '../../store/cql-budget.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
-import { GridPostsMemo } from '../../store/grid-posts-memo.js';
+import { GridPostsMemo, gridPostsMemo } from '../../store/grid-posts-memo.js';
 import { GroupScope } from '../../store/group-scope.js';
 import type { MembershipStore } from '../../store/membership-store.js';
 import { asSeenBy, gaveUp, notSent } from './group-errors.js';
@@ -134,6 +134,12 @@ async function attempts(
         generation: snapshot.head.generation,
         mutation: plan.mutation,
         before: snapshot,
+        // The cache's pre-fill of this state reads grid_posts through the round's memo while
+        // the memo is young (the same bound as a carried round's).
+        withRoundReads: (read) =>
+          Date.now() - memo.since <= CARRIED_MEMO_MAX_AGE_MS
+            ? gridPostsMemo.run(memo, read)
+            : read(),
       };
       recordGroup(plan.writes);
       await deps.committed(event, plan);

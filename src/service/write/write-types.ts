@@ -69,6 +69,8 @@ export interface CommitEvent {
   readonly mutation: GridMutation;
   /** The snapshot the compare-and-set was conditioned on: with `mutation`, the new state. */
   readonly before: OverridesSnapshot;
+  /** Reads of grid_posts answered from the committing round's memo (domain/committed-state.ts). */
+  readonly withRoundReads?: <T>(read: () => Promise<T>) => Promise<T>;
 }
 
 export interface WriterHooks {
