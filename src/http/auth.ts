@@ -7,7 +7,7 @@ import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../domain/errors.js';
 import { parseId } from '../domain/ids.js';
 import type { AppEnv } from './env.js';
-import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifyHs256 } from './jwt.js';
+import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifierOf } from './jwt.js';
 import type { TokenPolicy } from './jwt.js';
 
 const nowSeconds = () => Date.now() / 1000;
@@ -17,13 +17,14 @@ export function requireProfile(
   policy: TokenPolicy = DEFAULT_TOKEN_POLICY,
   now: () => number = nowSeconds,
 ): MiddlewareHandler<AppEnv> {
+  const verify = verifierOf(secret, policy);
   return async function authenticate(c, next) {
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)\s*$/i.exec(header);
     if (!match) throw new DomainError('unauthorized', 'missing or malformed bearer token');
     let sub: unknown;
     try {
-      sub = verifyHs256(match[1]!, secret, policy, now())['sub'];
+      sub = verify(match[1]!, now())['sub'];
     } catch (err) {
       if (err instanceof TokenRejected) throw new DomainError('unauthorized', err.message);
       throw err;

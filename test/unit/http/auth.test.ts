@@ -130,6 +130,29 @@ describe('token signature and header', () => {
 });
 
 describe('issueToken', () => {
+  it('a token verified once is still refused when it expires or is not valid yet', async () => {
+    // One app, one remembered verification, a clock that moves: only the signature is cached.
+    let now = NOW;
+    const app = new Hono<AppEnv>();
+    app.onError(onError());
+    app.use('/me', requireProfile(SECRET, POLICY, () => now));
+    app.get('/me', (c) => c.json({ profile: c.get('profileId').toString() }));
+    const get = async (token: string) =>
+      (await app.request('/me', { headers: { authorization: `Bearer ${token}` } })).status;
+    const token = await claims({ iat: NOW - 10, nbf: NOW, exp: NOW + 60 });
+    expect(await get(token)).toBe(200);
+    expect(await get(token)).toBe(200);
+    now = NOW + 60 + POLICY.clockSkewS + 1;
+    expect(await get(token)).toBe(401);
+    now = NOW - POLICY.clockSkewS - 1;
+    expect(await get(token)).toBe(401);
+    now = NOW;
+    expect(await get(token)).toBe(200);
+    // Another signature of the same header and claims is another string: verified on its own.
+    const [h, p] = token.split('.') as [string, string, string];
+    expect(await get(`${h}.${p}.${'A'.repeat(43)}`)).toBe(401);
+  });
+
   it('issues tokens with iat and exp that the default policy accepts', async () => {
     const token = await issueToken(SECRET, 4242n);
     const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
