@@ -135,7 +135,10 @@ describe('issueToken', () => {
     let now = NOW;
     const app = new Hono<AppEnv>();
     app.onError(onError());
-    app.use('/me', requireProfile(SECRET, POLICY, () => now));
+    app.use(
+      '/me',
+      requireProfile(SECRET, POLICY, () => now),
+    );
     app.get('/me', (c) => c.json({ profile: c.get('profileId').toString() }));
     const get = async (token: string) =>
       (await app.request('/me', { headers: { authorization: `Bearer ${token}` } })).status;
