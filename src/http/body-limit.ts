@@ -10,8 +10,10 @@
  *   web stream left half-read would keep the Node adapter from draining the socket.
  * - A body the client cut off (`aborted`) is a 400, not an unhandled error.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { IncomingMessage } from 'node:http';
 import { DomainError } from '../domain/errors.js';
+import type { AppEnv } from './env.js';
 import { problemResponse } from './problem.js';
 
 /** Past this much excess the background drain gives up and cancels the stream. */
@@ -40,6 +42,15 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler {
       }
       // Checked before touching `c.req.raw.body`: reading it would start a stream reader.
       if (Number(declared) > maxBytes) return tooLarge(maxBytes);
+    }
+    const incoming = nodeRequestOf(c.env);
+    if (incoming) {
+      // Behind @hono/node-server: read the Node stream itself. Going through `c.req.raw.body`
+      // built a fetch Request, a web stream and an AbortSignal per write request.
+      const text = await readNodeBody(incoming, maxBytes);
+      if (text === undefined) return tooLarge(maxBytes);
+      (c as Context<AppEnv>).set('bodyText', text);
+      return next();
     }
     const stream = c.req.raw.body;
     if (!stream) return next();
@@ -86,4 +97,47 @@ async function discard(reader: ReadableStreamDefaultReader<Uint8Array>): Promise
   } catch {
     // The client went away: nothing left to drain.
   }
+}
+
+/** The Node request under the adapter, while nobody has read from it yet. */
+function nodeRequestOf(env: unknown): IncomingMessage | undefined {
+  const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming || typeof incoming.on !== 'function' || incoming.readableDidRead) return undefined;
+  return incoming;
+}
+
+/**
+ * The whole body as UTF-8, or undefined past `max` bytes (the rest is then read and dropped in
+ * the background, bounded, so the client can read the 413). Aborted by the client: a 400.
+ */
+function readNodeBody(incoming: IncomingMessage, max: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cut = () =>
+      reject(new DomainError('invalid_request', 'the request body ended before it was complete'));
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= max) return void chunks.push(chunk);
+      incoming.off('data', onData);
+      incoming.off('aborted', cut);
+      let dropped = 0;
+      incoming.on('data', (more: Buffer) => {
+        dropped += more.byteLength;
+        if (dropped > DISCARD_MAX_BYTES) incoming.destroy();
+      });
+      incoming.on('error', () => undefined);
+      resolve(undefined);
+    };
+    incoming.on('data', onData);
+    incoming.once('aborted', cut);
+    incoming.once('error', cut);
+    incoming.once('close', () => {
+      if (!incoming.complete) cut(); // closed before the end: settled once, so harmless after it
+    });
+    incoming.once('end', () => {
+      incoming.off('aborted', cut);
+      if (size <= max) resolve(Buffer.concat(chunks, size).toString('utf8'));
+    });
+  });
 }

@@ -9,6 +9,8 @@ export interface AppEnv {
     requestId: string;
     /** The response already carries `x-request-id` (set by a handler that builds its headers). */
     requestIdSent: boolean;
+    /** The request body as text, when the body limit read it off the Node request itself. */
+    bodyText: string;
   };
 }
 

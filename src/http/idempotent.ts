@@ -20,6 +20,7 @@ import {
   type StoredResponse,
 } from '../service/write/idempotency.js';
 import type { AppEnv } from './env.js';
+import { bodyTextOf } from './request.js';
 
 export type WriteOptionsFor = () => WriteOptions;
 
@@ -46,7 +47,7 @@ export async function idempotentWrite(
   const fingerprint = fingerprintRequest({
     method: c.req.method,
     route: c.req.path,
-    body: await c.req.text(),
+    body: await bodyTextOf(c),
     extra: c.req.header('if-match') ?? '',
   });
   const grid = spec.gridProfileId;

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { DomainError } from '../domain/errors.js';
+import type { AppEnv } from './env.js';
 import { parseInput } from './schemas.js';
 
 /**
@@ -13,7 +14,7 @@ export async function readBody<S extends z.ZodType>(
   schema: S,
   options: { emptyAsObject?: boolean } = {},
 ): Promise<z.output<S>> {
-  const text = await c.req.text();
+  const text = await bodyTextOf(c);
   let value: unknown;
   if (text.trim() === '') {
     if (!options.emptyAsObject) throw new DomainError('invalid_request', 'a JSON body is required');
@@ -27,6 +28,12 @@ export async function readBody<S extends z.ZodType>(
   }
   return parseInput(schema, value, 'body');
 }
+
+/** The body as text: what the body limit read off the Node request, else the fetch Request's. */
+export const bodyTextOf = (c: Context): Promise<string> => {
+  const read = (c as Context<AppEnv>).get('bodyText');
+  return read !== undefined ? Promise.resolve(read) : c.req.text();
+};
 
 /**
  * Parses the query string (single-valued parameters). Valid parses are remembered per schema and
