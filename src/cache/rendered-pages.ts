@@ -55,6 +55,8 @@ export interface RenderedPagesStats {
 export interface RenderedPages {
   /** The first page of the profile's current state (never below `min`), or undefined. */
   read(profileId: bigint, limit: number, min?: MinVersion): Promise<RenderedPage | undefined>;
+  /** The process-local tier alone, without waiting: what `read` would answer from it. */
+  peek(profileId: bigint, limit: number, min?: MinVersion): RenderedPage | undefined;
   /** Keeps a rendering of the state it was read at (both tiers; Redis not awaited). */
   remember(profileId: bigint, limit: number, page: RenderedPage): void;
   /**
@@ -144,17 +146,22 @@ export function createRenderedPages(
     };
   }
 
+  function peek(profileId: bigint, limit: number, min?: MinVersion): RenderedPage | undefined {
+    const key = slot(profileId, limit);
+    const entry = local.get(key);
+    if (!entry || entry.until <= now() || !meetsMin(entry.page, min)) return undefined;
+    local.delete(key); // re-inserted: most recently used
+    local.set(key, entry);
+    stats.localHits += 1;
+    return entry.page;
+  }
+
   return {
     stats,
+    peek,
     async read(profileId, limit, min) {
-      const key = slot(profileId, limit);
-      const entry = local.get(key);
-      if (entry && entry.until > now() && meetsMin(entry.page, min)) {
-        local.delete(key); // re-inserted below: most recently used
-        local.set(key, entry);
-        stats.localHits += 1;
-        return entry.page;
-      }
+      const held = peek(profileId, limit, min);
+      if (held) return held;
       const page = await fromRedis(profileId, limit, min);
       if (!page) {
         stats.misses += 1;
