@@ -26,16 +26,18 @@ export function sendRendered(
   return renderedResponse(page, requestId, headerOf(c, 'if-none-match'));
 }
 
-/**
- * The response of a rendered page, built once here for the route and the front (page-front.ts).
- * A plain header object, not `c.body()`: with more than one header Hono builds a WHATWG Headers,
- * which the Node adapter then copies back into an object on every request.
- */
-export function renderedResponse(
-  page: { readonly body: string; readonly etag: string },
+/** A rendered page's answer: its status and headers (the body is the page's, or none on 304). */
+export interface RenderedAnswer {
+  readonly status: 200 | 304;
+  readonly headers: Record<string, string>;
+}
+
+/** Decided once here for the route and the front (page-front.ts): the same headers either way. */
+export function renderedAnswer(
+  page: { readonly etag: string },
   requestId: string | undefined,
   ifNoneMatch: string | undefined,
-): Response {
+): RenderedAnswer {
   const headers: Record<string, string> = {
     etag: page.etag,
     'cache-control': 'no-cache',
@@ -44,6 +46,18 @@ export function renderedResponse(
     'content-type': 'application/json',
   };
   if (requestId !== undefined) headers['x-request-id'] = requestId;
-  if (noneMatch(ifNoneMatch, page.etag)) return new Response(null, { status: 304, headers });
-  return new Response(page.body, { status: 200, headers });
+  return { status: noneMatch(ifNoneMatch, page.etag) ? 304 : 200, headers };
+}
+
+/**
+ * As a Response. A plain header object, not `c.body()`: with more than one header Hono builds a
+ * WHATWG Headers, which the Node adapter then copies back into an object on every request.
+ */
+export function renderedResponse(
+  page: { readonly body: string; readonly etag: string },
+  requestId: string | undefined,
+  ifNoneMatch: string | undefined,
+): Response {
+  const answer = renderedAnswer(page, requestId, ifNoneMatch);
+  return new Response(answer.status === 304 ? null : page.body, answer);
 }

@@ -1,7 +1,7 @@
 /**
  * The hot first grid page, answered ahead of the router. When the process-local tier holds the
  * page (rendered-read.ts `now`), `GET /v1/profiles/:profile_id/grid` is answered synchronously,
- * exactly as the route would answer it: the same response (conditional.ts `renderedResponse`),
+ * exactly as the route would answer it: the same response (conditional.ts `renderedAnswer`),
  * the same request metrics and log line (observe.ts `recordRequest`). An answer given without
  * waiting cannot overrun its deadline, so what it skips is per-request overhead only: Hono
  * composing four handlers (one promise each), the deadline's timer, race and AsyncLocalStorage
@@ -12,11 +12,13 @@
  * the route would refuse, stale flags, a local-tier miss, a request drawn for a sampled check.
  * The draw made here travels with the request (`frontDrawOf`), so each request is drawn once.
  */
+import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Hono } from 'hono';
 import { MAX_ID, CANONICAL_ID } from '../domain/ids.js';
 import type { Logger } from '../obs/logger.js';
 import type { GridService } from '../service/grid-service.js';
-import { renderedResponse } from './conditional.js';
+import { renderedAnswer } from './conditional.js';
 import { requestHeader, type AppEnv } from './env.js';
 import { recordRequest, requestIdOf } from './observe.js';
 import { parsedQuery } from './request.js';
@@ -60,16 +62,18 @@ export function withPageFront(app: Hono<AppEnv>, service: GridService, logger: L
       return undefined;
     }
     const requestId = requestIdOf(requestHeader(req, env, 'x-request-id'));
-    const res = renderedResponse(got, requestId, requestHeader(req, env, 'if-none-match'));
-    recordRequest(logger, {
-      requestId,
-      method: 'GET',
-      route: ROUTE,
-      path,
-      status: res.status,
-      started,
-    });
-    return res;
+    const answer = renderedAnswer(got, requestId, requestHeader(req, env, 'if-none-match'));
+    const { status } = answer;
+    recordRequest(logger, { requestId, method: 'GET', route: ROUTE, path, status, started });
+    const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    if (status === 304 && outgoing) {
+      // Sent here (the adapter's documented escape hatch): a body-less Response would make the
+      // adapter build a fetch Response and copy its Headers back, per request. Last: once
+      // written, nothing may fall back to the app.
+      outgoing.writeHead(304, answer.headers).end();
+      return RESPONSE_ALREADY_SENT;
+    }
+    return new Response(status === 304 ? null : got.body, answer);
   }
 
   app.fetch = (req, env, ctx) => {
