@@ -62,18 +62,18 @@ export function withPageFront(app: Hono<AppEnv>, service: GridService, logger: L
       return undefined;
     }
     const requestId = requestIdOf(requestHeader(req, env, 'x-request-id'));
-    const answer = renderedAnswer(got, requestId, requestHeader(req, env, 'if-none-match'));
-    const { status } = answer;
+    const reply = renderedAnswer(got, requestId, requestHeader(req, env, 'if-none-match'));
+    const { status } = reply;
     recordRequest(logger, { requestId, method: 'GET', route: ROUTE, path, status, started });
     const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
     if (status === 304 && outgoing) {
       // Sent here (the adapter's documented escape hatch): a body-less Response would make the
       // adapter build a fetch Response and copy its Headers back, per request. Last: once
       // written, nothing may fall back to the app.
-      outgoing.writeHead(304, answer.headers).end();
+      outgoing.writeHead(304, reply.headers).end();
       return RESPONSE_ALREADY_SENT;
     }
-    return new Response(status === 304 ? null : got.body, answer);
+    return new Response(status === 304 ? null : got.body, reply);
   }
 
   app.fetch = (req, env, ctx) => {

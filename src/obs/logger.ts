@@ -17,7 +17,7 @@ export interface LoggerOptions {
 }
 
 /** Never logged even if a caller hands them over: credentials and post content. */
-export const REDACT = [
+const REDACT = [
   'authorization',
   'token',
   'password',
