@@ -3,21 +3,26 @@
  * goes over HTTP. One process serves, side by side and driven by autocannon in turn: a bare Hono
  * route returning the page's bytes, a route doing one Redis GET of them (the floor of any Redis
  * hit), the grid route alone (readRenderedPage + sendRendered, no middleware), the same behind
- * the observe middleware, and the whole app. Prints requests/s and each over the one-GET route.
+ * the observe middleware, and the whole app wired as src/main.ts wires it (deadlines, request
+ * log to the null device), whose held first page the front answers (http/page-front.ts), plus
+ * its 304. Prints requests/s and each over the one-GET route.
  * Uses keyspace `regrid_bench`, profile 4200000001 (60 posts, created on the first run).
  */
 import { Hono } from 'hono';
 import { randomBytes } from 'node:crypto';
+import { devNull } from 'node:os';
+import { destination } from 'pino';
 import { parseArgs } from 'node:util';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { sendRendered } from '../src/http/conditional.js';
+import { deadlinesOf } from '../src/http/deadline.js';
 import type { AppEnv } from '../src/http/env.js';
 import { observe } from '../src/http/observe.js';
 import { renderGridPage } from '../src/http/views.js';
-import { silentLogger } from '../src/obs/logger.js';
+import { createLogger, logCallback, silentLogger } from '../src/obs/logger.js';
 import { GridService } from '../src/service/grid-service.js';
 import { cannon, listen } from './read/http.js';
 
@@ -43,15 +48,24 @@ const profileId = 4_200_000_001n;
 if ((await service.readHead(profileId)).version === 0n) {
   for (let i = 0; i < 60; i++) await service.createPost(profileId, { caption: `post ${i}` });
 }
+const logger = createLogger({
+  level: config.LOG_LEVEL,
+  destination: destination({ dest: devNull, sync: false }),
+});
 const app = createApp({
   service,
   jwtSecret: secret,
   bodyLimitBytes: config.BODY_LIMIT_BYTES,
   readiness: async () => ({ ready: true, checks: {} }),
+  deadlines: deadlinesOf(config),
+  log: logCallback(logger.child({ component: 'http' })),
+  logger,
 });
 const path = `/v1/profiles/${profileId}/grid?limit=24`;
 await app.request(path); // fills the order cache
-const body = await (await app.request(path)).text(); // renders and keeps the page
+const kept = await app.request(path); // renders and keeps the page
+const body = await kept.text();
+const etag = kept.headers.get('etag') ?? '';
 const floorKey = `bench:pipeline:{${profileId}}`;
 await guard.client.set(floorKey, body, 'EX', 600);
 const json = () => ({ 'content-type': 'application/json' });
@@ -79,6 +93,11 @@ try {
       ['grid route alone', (await cannon(a + path, secs)).rps],
       ['+ observe', (await cannon(o + path, secs)).rps],
       ['whole app', (await cannon(full + path, secs)).rps],
+      [
+        'whole app, 304',
+        (await cannon(full + path, secs, 32, { headers: { 'if-none-match': etag }, expect: 304 }))
+          .rps,
+      ],
     ] as const;
     console.log(`round ${r}`);
     for (const [name, rps] of rows)

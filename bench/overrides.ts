@@ -23,7 +23,8 @@ import { GridService } from '../src/service/grid-service.js';
 import type { Cql } from '../src/store/cassandra.js';
 import { ensureRedis } from '../src/tools/infra/redis-local.js';
 import { listen } from './read/http.js';
-import { depth, type Bench, type DepthReport } from './read/measure.js';
+import type { Bench } from './read/measure.js';
+import { depth, type DepthReport } from './read/depth.js';
 import { overrideProfile, POSTS_PER_OVERRIDE_PROFILE, seedOverrideProfile } from './read/seed.js';
 
 const { values: args } = parseArgs({

@@ -1,21 +1,27 @@
 /**
- * `npm run bench:read [-- --json PATH] [--seconds N] [--connections N] [--herd N] [--samples N]`
+ * `npm run bench:read [-- --json PATH] [--seconds N] [--rounds N] [--connections N] [--herd N]
+ *  [--samples N]`
  *
  * What the Redis read path buys, measured side by side in one run on loopback against the real
- * Cassandra (provisioned or reused like `npm start`, keyspace `regrid_bench`) and Redis:
- * - first-page rps and p50/p99 through HTTP: a bare Hono route returning the same bytes (the
+ * Cassandra (provisioned or reused like `npm start`, keyspace `regrid_bench`) and Redis. The app
+ * is wired as src/main.ts wires it: per-request deadlines and the request log line (written, as
+ * production writes stdout, by pino's asynchronous stream, here to the null device).
+ * - first-page rps and p50/p99 through HTTP, every configuration once per round for `rounds`
+ *   interleaved rounds, medians reported: a bare Hono route returning the same bytes (the
  *   ceiling), a Hono route doing one Redis GET of a value that size (the floor of any Redis hit),
- *   a hit with every tier (process-local rendering, then Redis), the Redis tier alone
- *   (CACHE_LOCAL_TTL_MS=0), the hit without rendered pages (cached order + bodies decoded and
- *   rendered per request: the path before the rendered tier), a 304 on If-None-Match, and a miss
+ *   a hit with every tier (process-local rendering, then Redis), a 304 on If-None-Match, the
+ *   Redis tier alone (CACHE_LOCAL_TTL_MS=0), the hit without rendered pages (cached order +
+ *   bodies decoded and rendered per request: the path before the rendered tier), and a miss
  *   (the bench-only `bypass` setting: every first page read from Cassandra);
  * - the thundering herd: N simultaneous first-page readers of one hot profile right after its
  *   version changed, counting Cassandra fills with and without leases;
- * - cold and warm first page / page 5 latency with 0, 100, 1,000 and 10,000 overrides.
+ * - cold and warm first page / page 5 latency with 0, 100, 1,000 and 10,000 overrides, the
+ *   profiles visited in turn in each of `samples` rounds (read/depth.ts).
  * Prints a table; `--json PATH` also writes the figures (docs/cache.md quotes them).
  */
 import { writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, devNull } from 'node:os';
+import { destination } from 'pino';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
@@ -23,11 +29,15 @@ import { cursorKeyIdOf } from '../src/cache/keys.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
+import { deadlinesOf } from '../src/http/deadline.js';
+import { createLogger, logCallback } from '../src/obs/logger.js';
 import { ensureRedis } from '../src/tools/infra/redis-local.js';
 import { GridService } from '../src/service/grid-service.js';
 import type { Cql } from '../src/store/cassandra.js';
 import { listen } from './read/http.js';
-import { depth, herd, throughput } from './read/measure.js';
+import { depths } from './read/depth.js';
+import { herd, throughput } from './read/measure.js';
+import { ratio, table, worstDepthRatio } from './read/table.js';
 import type { Bench } from './read/measure.js';
 import { HOT_PROFILE, OVERRIDE_COUNTS, overrideProfile, seedBench } from './read/seed.js';
 
@@ -35,13 +45,15 @@ const { values: args } = parseArgs({
   options: {
     json: { type: 'string' },
     seconds: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     herd: { type: 'string', default: '1000' },
-    samples: { type: 'string', default: '9' },
+    samples: { type: 'string', default: '31' },
     'redis-timeout-ms': { type: 'string', default: '1000' },
   },
 });
 const seconds = Number(args.seconds);
+const rounds = Number(args.rounds);
 const connections = Number(args.connections);
 const herdSize = Number(args.herd);
 const samples = Number(args.samples);
@@ -77,6 +89,11 @@ async function main(): Promise<void> {
     throw new Error(`lost worker lease ${w}: ${why}`);
   });
   const counted = counting(session.cql);
+  // As src/main.ts: the same level, fields and asynchronous stream; only the target differs.
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    destination: destination({ dest: devNull, sync: false }),
+  });
   const secret = randomBytes(24).toString('base64url');
   const make = (
     tuning: { leases?: boolean; bypass?: boolean } = {},
@@ -104,6 +121,9 @@ async function main(): Promise<void> {
           jwtSecret: secret,
           bodyLimitBytes: config.BODY_LIMIT_BYTES,
           readiness: async () => ({ ready: true, checks: {} }),
+          deadlines: deadlinesOf(config),
+          log: logCallback(logger.child({ component: 'http' })),
+          logger,
         });
         const served = await listen(app);
         return { service, base: served.base, close: served.close };
@@ -111,19 +131,20 @@ async function main(): Promise<void> {
     };
 
     log('throughput…');
-    const t = await throughput(bench, HOT_PROFILE, seconds, connections);
+    const t = await throughput(bench, HOT_PROFILE, seconds, connections, rounds, log);
     log('thundering herd…');
     const withLeases = await herd(bench, HOT_PROFILE, herdSize, true);
     const withoutLeases = await herd(bench, HOT_PROFILE, herdSize, false);
     log('override depth…');
-    const depths = [];
-    for (const n of OVERRIDE_COUNTS)
-      depths.push(await depth(bench, overrideProfile(n), n, samples));
+    const profiles = OVERRIDE_COUNTS.map((n) => ({ profileId: overrideProfile(n), overrides: n }));
+    const byCount = await depths(bench, profiles, samples);
 
     const report = {
       machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? '?', node: process.version },
       settings: {
         seconds,
+        rounds,
+        interleaved: true,
         connections,
         herd_readers: herdSize,
         samples,
@@ -145,6 +166,15 @@ async function main(): Promise<void> {
       cached_redis_p99_ms: t.cachedRedis.p99Ms,
       cached_order_rps: t.cachedOrder.rps,
       not_modified_rps: t.notModified.rps,
+      rounds_rps: {
+        bare: t.bare.roundsRps,
+        redis_get_floor: t.redisFloor.roundsRps,
+        cached: t.cached.roundsRps,
+        not_modified: t.notModified.roundsRps,
+        cached_redis: t.cachedRedis.roundsRps,
+        cached_order: t.cachedOrder.roundsRps,
+        miss: t.miss.roundsRps,
+      },
       cached_over_bare: ratio(t.cached.rps, t.bare.rps),
       cached_over_redis_floor: ratio(t.cached.rps, t.redisFloor.rps),
       cached_redis_over_redis_floor: ratio(t.cachedRedis.rps, t.redisFloor.rps),
@@ -157,9 +187,9 @@ async function main(): Promise<void> {
       fills_with_leases: withLeases.fills,
       fills_without_leases: withoutLeases.fills,
       herd: { with_leases: withLeases, without_leases: withoutLeases },
-      worst_page_ratio_most_vs_0_overrides: worstDepthRatio(depths),
+      worst_page_ratio_most_vs_0_overrides: worstDepthRatio(byCount),
       overrides: Object.fromEntries(
-        depths.map((d) => [
+        byCount.map((d) => [
           String(d.overrides),
           {
             reordered_copy: d.copiesBuilt > 0,
@@ -171,7 +201,9 @@ async function main(): Promise<void> {
         ]),
       ),
     };
-    console.log(table(report, t, withLeases, withoutLeases, depths));
+    console.log(
+      table(report, t, withLeases, withoutLeases, byCount, { seconds, connections, samples }),
+    );
     if (args.json) {
       writeFileSync(args.json, JSON.stringify(report, null, 2) + '\n');
       log(`wrote ${args.json}`);
@@ -181,82 +213,6 @@ async function main(): Promise<void> {
     await guard.close();
     await session.client.shutdown();
   }
-}
-
-const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
-
-/** The largest of the four page latencies at the most overrides, each over its 0-override twin. */
-function worstDepthRatio(depths: Awaited<ReturnType<typeof depth>>[]): number {
-  const zero = depths.find((d) => d.overrides === 0);
-  const most = depths[depths.length - 1];
-  if (!zero || !most) return NaN;
-  const pick = (d: (typeof depths)[number]) => [
-    d.coldFirstPageMs,
-    d.warmFirstPageMs,
-    d.page5Ms,
-    d.warmPage5Ms,
-  ];
-  const z = pick(zero);
-  return Math.max(...pick(most).map((x, i) => ratio(x, z[i]!)));
-}
-
-function table(
-  r: { machine: { cores: number; cpu: string; node: string }; cached_over_bare: number },
-  t: Awaited<ReturnType<typeof throughput>>,
-  on: Awaited<ReturnType<typeof herd>>,
-  off: Awaited<ReturnType<typeof herd>>,
-  depths: Awaited<ReturnType<typeof depth>>[],
-): string {
-  const row = (cells: Array<string | number>, widths: number[]) =>
-    cells
-      .map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!)))
-      .join('');
-  const w1 = [18, 10, 10, 10, 8];
-  const w2 = [18, 8, 20, 13, 9];
-  const w3 = [11, 17, 17, 14, 14, 6];
-  return [
-    `regrid read benchmark: ${r.machine.cores} cores (${r.machine.cpu}), Node ${r.machine.node}`,
-    `first page, limit 24 (${t.responseBytes} bytes of JSON), ${seconds} s per run, ${connections} connections, loopback`,
-    row(['', 'rps', 'p50 ms', 'p99 ms', 'errors'], w1),
-    ...(
-      [
-        ['bare Hono route', t.bare],
-        ['one Redis GET', t.redisFloor],
-        ['hit, all tiers', t.cached],
-        ['hit, Redis tier', t.cachedRedis],
-        ['hit, order+bodies', t.cachedOrder],
-        ['304 Not Modified', t.notModified],
-        ['cache miss', t.miss],
-      ] as const
-    ).map(([name, x]) => row([name, x.rps, x.p50Ms, x.p99Ms, x.errors], w1)),
-    `cached / bare = ${r.cached_over_bare}   cached / Redis GET = ${ratio(t.cached.rps, t.redisFloor.rps)}   Redis tier / Redis GET = ${ratio(t.cachedRedis.rps, t.redisFloor.rps)}`,
-    `304 / bare = ${ratio(t.notModified.rps, t.bare.rps)}   cached / miss = ${ratio(t.cached.rps, t.miss.rps)}   (fills during the cached run: ${t.cachedFillsDuringRun})`,
-    '',
-    `thundering herd: ${on.readers} simultaneous first-page readers right after a version change`,
-    row(['', 'fills', 'Cassandra queries', 'lease waits', 'non-200'], w2),
-    row(['with leases', on.fills, on.cassandraQueries, on.leaseWaits, on.non200], w2),
-    row(['without leases', off.fills, off.cassandraQueries, off.leaseWaits, off.non200], w2),
-    '',
-    `latency by override count (10,000 posts each; median of ${samples}, ms; cold = nothing in Redis)`,
-    row(
-      ['overrides', 'cold first page', 'warm first page', 'cold page 5', 'warm page 5', 'copy'],
-      w3,
-    ),
-    ...depths.map((d) =>
-      row(
-        [
-          d.overrides,
-          d.coldFirstPageMs,
-          d.warmFirstPageMs,
-          d.page5Ms,
-          d.warmPage5Ms,
-          d.copiesBuilt > 0 ? 'yes' : 'no',
-        ],
-        w3,
-      ),
-    ),
-    `worst page latency at ${depths[depths.length - 1]?.overrides} overrides / at 0: ${worstDepthRatio(depths)}`,
-  ].join('\n');
 }
 
 main().then(

@@ -1,11 +1,10 @@
 /**
- * The read benchmark's three measurements, each against real Cassandra + Redis over loopback
- * HTTP: steady-state first-page throughput (cache hit, cache miss, bare Hono ceiling), the
- * thundering herd after a version change (with and without leases), and cold/warm latency of the
- * first page and page 5 as the override count grows.
+ * Two of the read benchmark's measurements, each against real Cassandra + Redis over loopback
+ * HTTP: steady-state first-page throughput (cache hit, 304, cache miss, the bare Hono and one
+ * Redis GET ceilings) in interleaved rounds, and the thundering herd after a version change
+ * (with and without leases). Latency by override count is in depth.ts.
  */
 import { Hono } from 'hono';
-import { cacheKeys, renderedSuffix } from '../../src/cache/keys.js';
 import type { Config } from '../../src/config.js';
 import type { RedisGuard } from '../../src/cache/redis.js';
 import type { GridService } from '../../src/service/grid-service.js';
@@ -32,34 +31,58 @@ export interface Bench {
 const firstPage = (profileId: bigint, limit = 24) =>
   `/v1/profiles/${profileId}/grid?limit=${limit}`;
 
+/** A configuration's runs: medians over the rounds, errors and requests summed. */
+export interface Measured extends LoadResult {
+  /** requests/s of each round, in order. */
+  readonly roundsRps: readonly number[];
+}
+
 export interface ThroughputReport {
   readonly responseBytes: number;
-  readonly bare: LoadResult;
+  readonly rounds: number;
+  readonly bare: Measured;
   /** A Hono route answering with one Redis GET of a value the size of the page. */
-  readonly redisFloor: LoadResult;
+  readonly redisFloor: Measured;
   /** Every tier: the process-local rendering first, then Redis. */
-  readonly cached: LoadResult;
-  /** Rendered pages from Redis only (CACHE_LOCAL_TTL_MS=0): the cross-process hit. */
-  readonly cachedRedis: LoadResult;
-  /** Without rendered pages: the cached order + bodies, decoded and rendered per request. */
-  readonly cachedOrder: LoadResult;
+  readonly cached: Measured;
   /** The same first page with If-None-Match of its ETag: 304s. */
-  readonly notModified: LoadResult;
-  readonly miss: LoadResult;
+  readonly notModified: Measured;
+  /** Rendered pages from Redis only (CACHE_LOCAL_TTL_MS=0): the cross-process hit. */
+  readonly cachedRedis: Measured;
+  /** Without rendered pages: the cached order + bodies, decoded and rendered per request. */
+  readonly cachedOrder: Measured;
+  readonly miss: Measured;
   readonly cachedFillsDuringRun: number;
 }
 
-/** Warm-up (JIT, caches), then the measured run. */
-async function measure(url: string, seconds: number, connections: number, opts = {}) {
-  await cannon(url, 1, connections, opts);
-  return cannon(url, seconds, connections, opts);
+type Run = Exclude<keyof ThroughputReport, 'responseBytes' | 'rounds' | 'cachedFillsDuringRun'>;
+
+const middle = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function summary(runs: readonly LoadResult[]): Measured {
+  return {
+    rps: middle(runs.map((r) => r.rps)),
+    p50Ms: middle(runs.map((r) => r.p50Ms)),
+    p99Ms: middle(runs.map((r) => r.p99Ms)),
+    requests: runs.reduce((n, r) => n + r.requests, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    roundsRps: runs.map((r) => r.rps),
+  };
 }
 
+/**
+ * Every configuration runs once per round, in the same order, `rounds` times; each figure is the
+ * median over the rounds. Sequential runs of one configuration after another vary by ±30% on a
+ * shared 2-core machine; interleaved, load from other work lands on every configuration alike.
+ * The first round starts each configuration with a one-second warm-up (JIT, caches).
+ */
 export async function throughput(
   bench: Bench,
   profileId: bigint,
   seconds: number,
   connections: number,
+  rounds: number,
+  log: (line: string) => void = () => {},
 ): Promise<ThroughputReport> {
   const servers = [
     await bench.serve({}),
@@ -84,33 +107,43 @@ export async function throughput(
       }),
     );
     const ceilings = await listen(bare);
+    const configs: ReadonlyArray<readonly [Run, string, Parameters<typeof cannon>[3]]> = [
+      ['bare', ceilings.base + '/bare', {}],
+      ['redisFloor', ceilings.base + '/floor', {}],
+      ['cached', cached.base + path, {}],
+      ['notModified', cached.base + path, { headers: { 'if-none-match': etag }, expect: 304 }],
+      ['cachedRedis', redisOnly.base + path, {}],
+      ['cachedOrder', orderOnly.base + path, {}],
+      ['miss', miss.base + path, {}],
+    ];
+    const runs = new Map<Run, LoadResult[]>(configs.map(([name]) => [name, []]));
+    let fills = 0;
     try {
-      const bareResult = await measure(ceilings.base + '/bare', seconds, connections);
-      const floorResult = await measure(ceilings.base + '/floor', seconds, connections);
-      const fills0 = cached.service.caches!.grid.stats.fills;
-      const cachedResult = await measure(cached.base + path, seconds, connections);
-      const fills = cached.service.caches!.grid.stats.fills - fills0;
-      const notModified = await measure(cached.base + path, seconds, connections, {
-        headers: { 'if-none-match': etag },
-        expect: 304,
-      });
-      const cachedRedis = await measure(redisOnly.base + path, seconds, connections);
-      const cachedOrder = await measure(orderOnly.base + path, seconds, connections);
-      const missResult = await measure(miss.base + path, seconds, connections);
-      return {
-        responseBytes: Buffer.byteLength(body),
-        bare: bareResult,
-        redisFloor: floorResult,
-        cached: cachedResult,
-        cachedRedis,
-        cachedOrder,
-        notModified,
-        miss: missResult,
-        cachedFillsDuringRun: fills,
-      };
+      for (let round = 1; round <= rounds; round++) {
+        log(`throughput round ${round}/${rounds}…`);
+        for (const [name, url, opts] of configs) {
+          if (round === 1) await cannon(url, 1, connections, opts);
+          const fills0 = cached.service.caches!.grid.stats.fills;
+          runs.get(name)!.push(await cannon(url, seconds, connections, opts));
+          if (name === 'cached') fills += cached.service.caches!.grid.stats.fills - fills0;
+        }
+      }
     } finally {
       await ceilings.close();
     }
+    const of = (name: Run) => summary(runs.get(name)!);
+    return {
+      responseBytes: Buffer.byteLength(body),
+      rounds,
+      bare: of('bare'),
+      redisFloor: of('redisFloor'),
+      cached: of('cached'),
+      notModified: of('notModified'),
+      cachedRedis: of('cachedRedis'),
+      cachedOrder: of('cachedOrder'),
+      miss: of('miss'),
+      cachedFillsDuringRun: fills,
+    };
   } finally {
     await bench.guard.client.del(floorKey);
     for (const s of servers) await s.close();
@@ -160,101 +193,6 @@ export async function herd(
       leaseWaits: stats.leaseWaits - before.leaseWaits,
       directReads: stats.directReads - before.directReads,
       non200: statuses.filter((x) => x !== 200).length,
-    };
-  } finally {
-    await s.close();
-  }
-}
-
-export interface DepthReport {
-  readonly overrides: number;
-  /** Reordered copies built for the profile before the measurement (0 below the threshold). */
-  readonly copiesBuilt: number;
-  readonly coldFirstPageMs: number;
-  readonly warmFirstPageMs: number;
-  readonly page5Ms: number;
-  readonly warmPage5Ms: number;
-  /** Median Cassandra statements per read, same four reads (bodies included when cold). */
-  readonly statements: {
-    readonly coldFirstPage: number;
-    readonly warmFirstPage: number;
-    readonly page5: number;
-    readonly warmPage5: number;
-  };
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.floor(s.length / 2)]! * 100) / 100;
-};
-
-/** Cold = nothing of the profile in Redis (summary, orders, override lists, bodies read). */
-export async function depth(
-  bench: Bench,
-  profileId: bigint,
-  overrides: number,
-  samples: number,
-): Promise<DepthReport> {
-  const s = await bench.serve({});
-  try {
-    const first = s.base + firstPage(profileId);
-    let cursor: string | undefined;
-    const bodies = new Set<string>();
-    for (let page = 1; page <= 4; page++) {
-      const url = cursor ? `${first}&cursor=${cursor}` : first;
-      const json = JSON.parse((await timedGet(url)).body);
-      for (const item of json.items) bodies.add(item.id);
-      cursor = json.next_cursor;
-    }
-    const page5 = `${first}&cursor=${cursor}`;
-    for (const item of JSON.parse((await timedGet(page5)).body).items) bodies.add(item.id);
-    // A profile with many overrides gets its reordered copy off the request path: measure the
-    // state users see once it is built (until then pages merge, as the 0-override rows do).
-    await s.service.copies.settled();
-    const copiesBuilt = s.service.copies.stats.built;
-
-    // The profile does not change during this measurement, so its cache keys are known exactly.
-    const { generation, version } = await s.service.reader.readHead(profileId);
-    const keys = [
-      cacheKeys.summary(profileId),
-      cacheKeys.lease(profileId),
-      cacheKeys.order(profileId, generation, version),
-      cacheKeys.rendered(profileId, generation, version, renderedSuffix(24, bench.cursorKeyId)),
-      cacheKeys.overrides(profileId, generation, version),
-      ...[...bodies].map((id) => cacheKeys.post(BigInt(id))),
-    ];
-    const forget = async () => {
-      await bench.guard.client.del(keys);
-      s.service.caches!.rendered?.forget(profileId, { generation: 0n, version: 0n });
-    };
-    const run = async (url: string, cold: boolean) => {
-      const ms: number[] = [];
-      const statements: number[] = [];
-      for (let i = 0; i < samples; i++) {
-        if (cold) await forget();
-        const q0 = bench.queries();
-        ms.push((await timedGet(url)).ms);
-        statements.push(bench.queries() - q0);
-      }
-      return { ms: median(ms), statements: median(statements) };
-    };
-    const coldFirst = await run(first, true);
-    const warmFirst = await run(first, false);
-    const cold5 = await run(page5, true);
-    const warm5 = await run(page5, false);
-    return {
-      overrides,
-      copiesBuilt,
-      coldFirstPageMs: coldFirst.ms,
-      warmFirstPageMs: warmFirst.ms,
-      page5Ms: cold5.ms,
-      warmPage5Ms: warm5.ms,
-      statements: {
-        coldFirstPage: coldFirst.statements,
-        warmFirstPage: warmFirst.statements,
-        page5: cold5.statements,
-        warmPage5: warm5.statements,
-      },
     };
   } finally {
     await s.close();

@@ -13,17 +13,19 @@
  * - Redis: one script call reads the summary and the rendering of the state it names. The summary
  *   is what the order cache already keeps fresh (deleted on every write), so this tier is as
  *   fresh as the order hit path, and a summary below the caller's min_version is never used.
- * - Process-local (bounded by bytes, least recently used out): the last rendering this process
- *   saw per (profile, limit), trusted for `localTtlMs` after it was read or rendered. This is the
- *   one bounded staleness the tier adds: another process's write becomes visible here at most
- *   `localTtlMs` after Redis lost the old summary (design §6.3 allows others a few seconds). This
- *   process's own writes drop the profile's local entries at commit (`forget`), a min_version the
- *   entry does not meet skips it, and `localTtlMs` = 0 turns the tier off.
+ * - Process-local (bounded by bytes, roughly least recently used out: local-pages.ts): the last
+ *   rendering this process saw per (profile, limit), trusted for `localTtlMs` after it was read
+ *   or rendered. This is the one bounded staleness the tier adds: another process's write
+ *   becomes visible here at most `localTtlMs` after Redis lost the old summary (design §6.3
+ *   allows others a few seconds). This process's own writes drop the profile's local entries at
+ *   commit (`forget`), a min_version the entry does not meet skips it, and `localTtlMs` = 0 turns
+ *   the tier off.
  * Redis failures are never errors: the caller renders from the page read instead.
  */
 import { compareGridVersions, meetsMin } from '../domain/grid-version.js';
 import type { GridVersion, MinVersion } from '../domain/grid-version.js';
 import { decodeSummary } from './codec.js';
+import { createLocalPages } from './local-pages.js';
 import { cacheKeys, renderedSuffix } from './keys.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
@@ -55,6 +57,8 @@ export interface RenderedPagesStats {
 export interface RenderedPages {
   /** The first page of the profile's current state (never below `min`), or undefined. */
   read(profileId: bigint, limit: number, min?: MinVersion): Promise<RenderedPage | undefined>;
+  /** The process-local tier alone, without waiting: what `read` would answer from it. */
+  peek(profileId: bigint, limit: number, min?: MinVersion): RenderedPage | undefined;
   /** Keeps a rendering of the state it was read at (both tiers; Redis not awaited). */
   remember(profileId: bigint, limit: number, page: RenderedPage): void;
   /**
@@ -64,13 +68,6 @@ export interface RenderedPages {
    */
   forget(profileId: bigint, committed: GridVersion): void;
   readonly stats: RenderedPagesStats;
-}
-
-interface LocalEntry {
-  readonly profileId: bigint;
-  readonly page: RenderedPage;
-  readonly until: number;
-  readonly bytes: number;
 }
 
 const FLOORS_MAX = 100_000;
@@ -84,44 +81,17 @@ export function createRenderedPages(
 ): RenderedPages {
   withCacheCommands(guard.client);
   const now = settings.now ?? Date.now;
-  const local = new Map<string, LocalEntry>();
-  const byProfile = new Map<bigint, Set<string>>();
+  const local = createLocalPages<RenderedPage>(settings.localMaxBytes);
   // Newest state this process committed per profile; bounded: cleared when it grows past the
   // cap (then a late read could keep an older rendering, for localTtlMs at most).
   const floors = new Map<bigint, GridVersion>();
   const stats: RenderedPagesStats = { localHits: 0, redisHits: 0, misses: 0 };
-  let bytes = 0;
-
-  const slot = (profileId: bigint, limit: number) => `${profileId}:${limit}`;
-
-  function drop(key: string, profileId: bigint): void {
-    const entry = local.get(key);
-    if (!entry) return;
-    local.delete(key);
-    bytes -= entry.bytes;
-    const keys = byProfile.get(profileId);
-    keys?.delete(key);
-    if (keys?.size === 0) byProfile.delete(profileId);
-  }
 
   function keep(profileId: bigint, limit: number, page: RenderedPage): void {
     if (settings.localTtlMs <= 0) return;
     const floor = floors.get(profileId);
     if (floor && compareGridVersions(page, floor) < 0) return;
-    const key = slot(profileId, limit);
-    drop(key, profileId);
-    const size = page.body.length * 2 + 200; // UTF-16 in memory, plus the entry itself
-    if (size > settings.localMaxBytes) return;
-    local.set(key, { profileId, page, until: now() + settings.localTtlMs, bytes: size });
-    bytes += size;
-    let keys = byProfile.get(profileId);
-    if (!keys) byProfile.set(profileId, (keys = new Set()));
-    keys.add(key);
-    // Map order is insertion order and hits re-insert: the first key is the least recent.
-    for (const [oldest, entry] of local) {
-      if (bytes <= settings.localMaxBytes) break;
-      drop(oldest, entry.profileId);
-    }
+    local.put(profileId, limit, page, now() + settings.localTtlMs);
   }
 
   async function fromRedis(profileId: bigint, limit: number, min?: MinVersion) {
@@ -144,17 +114,19 @@ export function createRenderedPages(
     };
   }
 
+  function peek(profileId: bigint, limit: number, min?: MinVersion): RenderedPage | undefined {
+    const entry = local.get(profileId, limit);
+    if (!entry || entry.until <= now() || !meetsMin(entry.page, min)) return undefined;
+    stats.localHits += 1;
+    return entry.page;
+  }
+
   return {
     stats,
+    peek,
     async read(profileId, limit, min) {
-      const key = slot(profileId, limit);
-      const entry = local.get(key);
-      if (entry && entry.until > now() && meetsMin(entry.page, min)) {
-        local.delete(key); // re-inserted below: most recently used
-        local.set(key, entry);
-        stats.localHits += 1;
-        return entry.page;
-      }
+      const held = peek(profileId, limit, min);
+      if (held) return held;
       const page = await fromRedis(profileId, limit, min);
       if (!page) {
         stats.misses += 1;
@@ -175,7 +147,7 @@ export function createRenderedPages(
       if (floors.size >= FLOORS_MAX) floors.clear();
       const floor = floors.get(profileId);
       if (!floor || compareGridVersions(committed, floor) > 0) floors.set(profileId, committed);
-      for (const key of [...(byProfile.get(profileId) ?? [])]) drop(key, profileId);
+      local.drop(profileId);
     },
   };
 }

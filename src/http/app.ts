@@ -1,7 +1,8 @@
 /**
  * Builds the Hono app: one sub-app per resource mounted with `app.route()`, auth on /v1/me/*,
- * a body size limit on every route that takes a body, and the single problem+json error mapping. No I/O happens here;
- * the caller passes the wired service (src/main.ts, or a test).
+ * a body size limit on every route that takes a body, and the single problem+json error mapping,
+ * with the hot first grid page answered ahead of the router when it is held (page-front.ts). No
+ * I/O happens here; the caller passes the wired service (src/main.ts, or a test).
  */
 import { Hono } from 'hono';
 import type { GridService } from '../service/grid-service.js';
@@ -17,8 +18,9 @@ import type { Readiness } from '../service/readiness.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { registry } from '../obs/registry.js';
-import { silentLogger, type Logger } from '../obs/logger.js';
+import { requestLogger, silentLogger, type Logger } from '../obs/logger.js';
 import { observe } from './observe.js';
+import { withPageFront } from './page-front.js';
 import { postsRoutes } from './routes/posts.js';
 import { adminRoutes } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-edits.js';
@@ -54,7 +56,8 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(onError(deps.log, answeredByDeadline));
-  app.use('*', observe(deps.logger ?? silentLogger)); // first: it sees every final answer
+  const logger = requestLogger(deps.logger ?? silentLogger);
+  app.use('*', observe(logger)); // first: it sees every final answer
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
   if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));
@@ -74,5 +77,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/v1', adminRoutes(service, deps.adminToken, idempotency));
   if (deps.editorRoot) app.route('/', editorRoutes(deps.editorRoot));
   if (deps.devTokens) app.route('/', devTokenRoutes(deps.jwtSecret, deps.devTokens));
+  withPageFront(app, service, logger);
   return app;
 }

@@ -38,19 +38,35 @@ const answered = new WeakSet<Context>();
 export const answeredByDeadline = (c: Context): boolean => answered.has(c);
 
 export function deadline(limits: Deadlines, log: Log): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     const read = c.req.method === 'GET' || c.req.method === 'HEAD';
     const ms = read ? limits.readMs : limits.writeMs;
     const scope = new StatementScope();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<'expired'>((resolve) => {
-      timer = setTimeout(() => resolve('expired'), ms);
+    const work = statementScope.run(scope, next);
+    // One promise and one timer per request, settled by whichever comes first (no race helper
+    // and no promise of its own for the timer: every promise costs a hook call here).
+    return new Promise<Response | void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        try {
+          resolve(expire(c, read, ms, scope, work));
+        } catch (err) {
+          reject(err);
+        }
+      }, ms);
+      work.then(
+        () => (clearTimeout(timer), resolve()),
+        (err: unknown) => (clearTimeout(timer), reject(err)),
+      );
     });
-    const work = statementScope.run(scope, () => next());
-    const first = await Promise.race([work.then(() => 'done' as const), expired]);
-    clearTimeout(timer);
-    if (first === 'done') return;
+  };
 
+  function expire(
+    c: Context<AppEnv>,
+    read: boolean,
+    ms: number,
+    scope: StatementScope,
+    work: Promise<void>,
+  ): Response {
     // Decided synchronously with the seal: no statement can slip in between.
     const unknown = !read && scope.mayHaveWritten;
     if (!unknown) scope.seal();
@@ -75,7 +91,7 @@ export function deadline(limits: Deadlines, log: Log): MiddlewareHandler<AppEnv>
       (e: unknown) => log(`after the deadline ${where}`, causeLine(e)),
     );
     return problemResponse(problemOf(err));
-  };
+  }
 }
 
 /** What the abandoned handler ended with (its own answer never replaces the one sent). */

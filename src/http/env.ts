@@ -19,10 +19,16 @@ export interface AppEnv {
  * object is read, so a bodyless GET never builds a WHATWG `Headers` for its request (the grid
  * page's hot path reads two headers). Elsewhere (tests, other runtimes) it is `c.req.header()`.
  */
-export function headerOf(c: Context, name: string): string | undefined {
-  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[]> } })
+export const headerOf = (c: Context, name: string): string | undefined =>
+  requestHeader(c.req.raw, c.env, name);
+
+/** `headerOf` before a Hono context exists (http/page-front.ts): the request and its env. */
+export function requestHeader(req: Request, env: unknown, name: string): string | undefined {
+  const incoming = (env as { incoming?: { headers?: Record<string, string | string[]> } })
     ?.incoming;
-  const raw = incoming?.headers?.[name];
-  if (incoming?.headers) return Array.isArray(raw) ? raw.join(', ') : raw;
-  return c.req.header(name);
+  if (incoming?.headers) {
+    const raw = incoming.headers[name];
+    return Array.isArray(raw) ? raw.join(', ') : raw;
+  }
+  return req.headers.get(name) ?? undefined;
 }

@@ -25,8 +25,11 @@ export const requestIdOf = (header: string | undefined): string =>
 
 /** The pattern of the handler that answered; middleware-only matches (404s) are 'unmatched'. */
 function routeOf(c: Context): string {
-  const handlers = matchedRoutes(c).filter((r) => r.method !== 'ALL');
-  return handlers[handlers.length - 1]?.path ?? 'unmatched';
+  const routes = matchedRoutes(c);
+  for (let i = routes.length - 1; i >= 0; i--) {
+    if (routes[i]!.method !== 'ALL') return routes[i]!.path;
+  }
+  return 'unmatched';
 }
 
 export function observe(logger: Logger): MiddlewareHandler<AppEnv> {
@@ -35,32 +38,57 @@ export function observe(logger: Logger): MiddlewareHandler<AppEnv> {
     const requestId = requestIdOf(headerOf(c, 'x-request-id'));
     c.set('requestId', requestId);
     await next();
-    const seconds = (performance.now() - started) / 1000;
-    const route = routeOf(c);
-    const method = METHODS.has(c.req.method) ? c.req.method : 'OTHER';
     const status = c.res.status;
-    seriesOf(method, route, status).count.inc();
-    seriesOf(method, route, status).duration.observe(seconds);
     // A response that already carries it (sendRendered) keeps its plain header object: mutating
     // `c.res.headers` would turn the adapter's cached headers into a WHATWG Headers per request.
     if (!c.get('requestIdSent')) setHeader(c, 'x-request-id', requestId);
-
-    const profileId = c.get('profileId');
-    const err = c.error;
-    const line = {
-      req_id: requestId,
-      method,
-      route,
+    recordRequest(logger, {
+      requestId,
+      method: c.req.method,
+      route: routeOf(c),
       path: c.req.path,
       status,
-      latency_ms: Math.round(seconds * 1e4) / 10,
-      ...(profileId !== undefined ? { profile_id: profileId.toString() } : {}),
-      ...(isDomainError(err) ? { code: err.code } : {}),
-      ...(err && status >= 500 ? { cause: causeLine(err) } : {}),
-    };
-    if (status >= 500) logger.error(line, 'request failed');
-    else logger.info(line, 'request');
+      started,
+      profileId: c.get('profileId'),
+      err: c.error,
+    });
   };
+}
+
+export interface RequestRecord {
+  readonly requestId: string;
+  readonly method: string;
+  /** The route pattern (`/v1/posts/:post_id`), or 'unmatched'. */
+  readonly route: string;
+  readonly path: string;
+  readonly status: number;
+  /** `performance.now()` when the request was taken up. */
+  readonly started: number;
+  readonly profileId?: bigint | undefined;
+  readonly err?: unknown;
+}
+
+/** The request's metrics and its log line (also for answers given before the router: page-front.ts). */
+export function recordRequest(logger: Logger, r: RequestRecord): void {
+  const seconds = (performance.now() - r.started) / 1000;
+  const method = METHODS.has(r.method) ? r.method : 'OTHER';
+  const { route, status, err } = r;
+  const s = seriesOf(method, route, status);
+  s.count.inc();
+  s.duration.observe(seconds);
+  const line = {
+    req_id: r.requestId,
+    method,
+    route,
+    path: r.path,
+    status,
+    latency_ms: Math.round(seconds * 1e4) / 10,
+    ...(r.profileId !== undefined ? { profile_id: r.profileId.toString() } : {}),
+    ...(isDomainError(err) ? { code: err.code } : {}),
+    ...(err && status >= 500 ? { cause: causeLine(err) } : {}),
+  };
+  if (status >= 500) logger.error(line, 'request failed');
+  else logger.info(line, 'request');
 }
 
 /**

@@ -39,6 +39,13 @@ export function createLogger(opts: LoggerOptions): Logger {
   return pino(base);
 }
 
+/**
+ * The logger of the one-line-per-request log (http/observe.ts), without redaction: that line has
+ * a fixed set of fields, none of them a redacted name (a unit test holds it to that), and the
+ * redaction pass was half the cost of writing it.
+ */
+export const requestLogger = (logger: Logger): Logger => logger.child({}, { redact: [] });
+
 /** For wiring that has no logger configured (tests, tools): metrics still run, lines do not. */
 export const silentLogger: Logger = pino({ level: 'silent' });
 

@@ -60,6 +60,17 @@ export class Flags {
     return this.values.get(name) ?? true;
   }
 
+  /**
+   * The flag without waiting, when the values may be used as they are (the same rule as
+   * `isEnabled`, which waits only past 2 × `refreshMs`); undefined when the caller must wait.
+   */
+  enabledNow(name: FlagName): boolean | undefined {
+    const age = this.now() - this.loadedAt;
+    if (age >= 2 * this.refreshMs) return undefined;
+    if (age >= this.refreshMs) void this.refresh();
+    return this.values.get(name) ?? true;
+  }
+
   /** Throws feature_disabled (503, Retry-After) when `name` is off. */
   async require(name: FlagName): Promise<void> {
     if (await this.isEnabled(name)) return;

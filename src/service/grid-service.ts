@@ -30,7 +30,7 @@ import { auditAll, auditProfile } from './read/audit.js';
 import { listMedia, type MediaQuery } from './read/media.js';
 import type { ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
-import type { RenderedRead, RenderPage } from './read/rendered-read.js';
+import type { NotNow, RenderedRead, RenderPage } from './read/rendered-read.js';
 import type { CopyBuilder } from './read/copy-builder.js';
 import type { RenderedPage } from '../cache/rendered-pages.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
@@ -195,8 +195,13 @@ export class GridService {
    * A page as the response sends it (body + ETag): first pages from the rendered-page tiers when
    * they hold the current state, else read and rendered with `render` (read/rendered-read.ts).
    */
-  readRenderedPage(q: PageQuery, render: RenderPage): Promise<RenderedPage> {
-    return this.renderedRead(q, render);
+  readRenderedPage(q: PageQuery, render: RenderPage, sampled?: boolean): Promise<RenderedPage> {
+    return this.renderedRead(q, render, sampled);
+  }
+
+  /** The same first page without waiting when the process-local tier holds it (`now` there). */
+  renderedPageNow(q: PageQuery): RenderedPage | NotNow {
+    return this.renderedRead.now(q);
   }
 
   /**

@@ -18,7 +18,8 @@ export class StatementScope {
   /** Writes handed to the driver that were not since shown to be not applied. */
   private maybeWritten = 0;
   private isSealed = false;
-  private readonly onSealed = new Set<() => void>();
+  /** Made on first use: most requests never wait for the budget (one scope per request). */
+  private onSealed: Set<() => void> | undefined;
 
   get mayHaveWritten(): boolean {
     return this.maybeWritten > 0;
@@ -28,16 +29,22 @@ export class StatementScope {
   }
   seal(): void {
     this.isSealed = true;
-    for (const f of this.onSealed) f();
-    this.onSealed.clear();
+    for (const f of this.onSealed ?? []) f();
+    this.onSealed?.clear();
   }
   /** Runs `f` on seal; returns the unsubscribe. */
   onSeal(f: () => void): () => boolean {
-    this.onSealed.add(f);
-    return () => this.onSealed.delete(f);
+    const subscribed = (this.onSealed ??= new Set());
+    subscribed.add(f);
+    return () => subscribed.delete(f);
   }
-  writeSent = (): void => void this.maybeWritten++;
-  writeNotApplied = (): void => void this.maybeWritten--;
+  // Methods, not arrow fields: a scope is made per request, and fields would be two closures each.
+  writeSent(): void {
+    this.maybeWritten++;
+  }
+  writeNotApplied(): void {
+    this.maybeWritten--;
+  }
 }
 
 /** The scope of the request being served, if any (set with `statementScope.run`). */

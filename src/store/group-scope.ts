@@ -34,13 +34,13 @@ export class GroupScope extends StatementScope {
     return () => offs.map((off) => off()).some(Boolean);
   }
 
-  override writeSent = (): void => {
+  override writeSent(): void {
     this.sent += 1;
     for (const s of this.scopes) s.writeSent();
-  };
+  }
 
-  override writeNotApplied = (): void => {
+  override writeNotApplied(): void {
     this.sent -= 1;
     for (const s of this.scopes) s.writeNotApplied();
-  };
+  }
 }

@@ -13,6 +13,7 @@ import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
 import { readBody, readQuery } from '../request.js';
 import { GridQuery, MoveBody, parseIdParam } from '../schemas.js';
 import { sendRendered } from '../conditional.js';
+import { frontDrawOf } from '../page-front.js';
 import { renderGridPage, versionView } from '../views.js';
 import type { Body, MovedJson } from '../api/responses.js';
 
@@ -44,7 +45,8 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
       cursor: q.cursor,
       minVersion: q.min_version,
     };
-    return sendRendered(c, await service.readRenderedPage(query, renderGridPage));
+    const drawn = frontDrawOf(c.req.raw);
+    return sendRendered(c, await service.readRenderedPage(query, renderGridPage, drawn));
   });
 
   return app;

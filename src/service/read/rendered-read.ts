@@ -8,6 +8,10 @@
  * the grid's arrangement and must not be stored under its state. A sampled share of first pages
  * (CACHE_SAMPLE_RATE, at most CACHE_SAMPLE_MAX_PER_S a second: sample-budget.ts) also skips them,
  * so the order cache's sampled checks (read-checks.ts) keep seeing real traffic.
+ *
+ * `now` is the same first-page decision without waiting (http/page-front.ts answers with it): the
+ * process-local tier only, and only when the flags need no refresh; its sample draw is handed to
+ * the read when it cannot answer, so a request is drawn once whichever path serves it.
  */
 import { createHash } from 'node:crypto';
 import type { RenderedPage, RenderedPages } from '../../cache/rendered-pages.js';
@@ -18,24 +22,43 @@ import type { SampleBudget } from './sample-budget.js';
 /** The caller's view of a page (http/views.ts): the JSON text the response carries. */
 export type RenderPage = (page: GridPage) => string;
 
-export type RenderedRead = (q: PageQuery, render: RenderPage) => Promise<RenderedPage>;
+/** Why `now` did not answer: whether it drew this request for the sampled checks. */
+export interface NotNow {
+  readonly sampled: boolean;
+}
+
+export interface RenderedRead {
+  /** `sampled`: the draw `now` made for this request (so a request is drawn once), else drawn here. */
+  (q: PageQuery, render: RenderPage, sampled?: boolean): Promise<RenderedPage>;
+  /**
+   * A first page without waiting: the process-local rendering, when the flags need no refresh
+   * and the request is not drawn for a sample. It answers only what the read above would answer
+   * from the same tier (the same draw, kill switch and min_version rules).
+   */
+  now(q: PageQuery): RenderedPage | NotNow;
+}
 
 /** Strong validator of a body: 128 bits of its SHA-256, quoted as HTTP wants it. */
 export const etagOf = (body: string): string =>
   `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
 
+const SAMPLED: NotNow = { sampled: true };
+const NOT_SAMPLED: NotNow = { sampled: false };
+
 export function createRenderedRead(
   readPage: (q: PageQuery) => Promise<GridPage>,
   pages: RenderedPages | undefined,
-  flags: Pick<Flags, 'isEnabled'>,
+  flags: Pick<Flags, 'isEnabled' | 'enabledNow'>,
   sampleShare: number,
   budget: SampleBudget,
   random: () => number = Math.random,
 ): RenderedRead {
-  const sampled = () => random() < sampleShare && budget.take();
-  return async (q, render) => {
+  const draw = () => random() < sampleShare && budget.take();
+  const overridesOn = () =>
+    flags.enabledNow('reads.overrides') ?? flags.isEnabled('reads.overrides');
+  const read = async (q: PageQuery, render: RenderPage, sampled?: boolean) => {
     const first = q.cursor === undefined;
-    if (pages && first && !sampled() && (await flags.isEnabled('reads.overrides'))) {
+    if (pages && first && !(sampled ?? draw()) && (await overridesOn())) {
       const hit = await pages.read(q.profileId, q.limit, q.minVersion);
       if (hit) return hit;
     }
@@ -52,4 +75,11 @@ export function createRenderedRead(
     }
     return rendered;
   };
+  const now = (q: PageQuery): RenderedPage | NotNow => {
+    if (!pages || q.cursor !== undefined) return NOT_SAMPLED;
+    if (draw()) return SAMPLED;
+    if (flags.enabledNow('reads.overrides') !== true) return NOT_SAMPLED;
+    return pages.peek(q.profileId, q.limit, q.minVersion) ?? NOT_SAMPLED;
+  };
+  return Object.assign(read, { now });
 }

@@ -70,4 +70,25 @@ describe('Flags', () => {
     await expect(flags.list()).rejects.toMatchObject({ code: 'unavailable' });
     await expect(flags.set('nope', true)).rejects.toMatchObject({ code: 'flag_not_found' });
   });
+
+  it('enabledNow answers exactly when isEnabled would not wait, with the same value', async () => {
+    const s = fakeStore();
+    let now = 0;
+    const flags = new Flags(s.store, 500, () => now);
+    expect(flags.enabledNow('reads.overrides')).toBeUndefined(); // never read: the caller waits
+    expect(s.reads()).toBe(0);
+    await flags.isEnabled('reads.overrides');
+    s.rows.set('reads.overrides', false);
+    now = 400;
+    expect(flags.enabledNow('reads.overrides')).toBe(true); // fresh: no read
+    expect(s.reads()).toBe(1);
+    now = 600; // stale: used once more while the refresh it starts runs
+    expect(flags.enabledNow('reads.overrides')).toBe(true);
+    expect(s.reads()).toBe(2);
+    await tick();
+    expect(flags.enabledNow('reads.overrides')).toBe(false);
+    now = 600 + 1000; // past the bound: undefined, and isEnabled then waits for a read
+    expect(flags.enabledNow('reads.overrides')).toBeUndefined();
+    expect(await flags.isEnabled('reads.overrides')).toBe(false);
+  });
 });

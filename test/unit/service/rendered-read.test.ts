@@ -32,13 +32,19 @@ function setup(
   const kept: RenderedPage[] = [];
   let tierReads = 0;
   let pageReads = 0;
+  let peeks = 0;
+  let flagsFresh = true;
   const pages: RenderedPages = {
     stats: { localHits: 0, redisHits: 0, misses: 0 },
     read: async () => (tierReads++, held),
+    peek: () => (peeks++, held),
     remember: (_p, _l, r) => void kept.push(r),
     forget: () => {},
   };
-  const flags = { isEnabled: async () => overridesOn };
+  const flags = {
+    isEnabled: async () => overridesOn,
+    enabledNow: () => (flagsFresh ? overridesOn : undefined),
+  };
   const rendered = createRenderedRead(
     async () => (pageReads++, read),
     pages,
@@ -46,7 +52,13 @@ function setup(
     sampling.share,
     createSampleBudget(sampling.perSecond, sampling.now),
   );
-  return { rendered, kept, counts: () => ({ tierReads, pageReads }) };
+  return {
+    rendered,
+    kept,
+    counts: () => ({ tierReads, pageReads }),
+    peeks: () => peeks,
+    staleFlags: () => void (flagsFresh = false),
+  };
 }
 
 const q: PageQuery = { profileId: 42n, limit: 24 };
@@ -92,6 +104,38 @@ describe('rendered reads', () => {
     clock += 1000; // a second later the budget is back
     for (let i = 0; i < 10; i++) await t.rendered(q, render);
     expect(t.counts()).toEqual({ tierReads: 14, pageReads: 6 });
+  });
+
+  it('now: the held page without waiting, only for a first page with overrides and fresh flags', () => {
+    const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
+    const t = setup(page(), held);
+    expect(t.rendered.now(q)).toBe(held);
+    expect(t.rendered.now({ ...q, cursor: 'c' })).toEqual({ sampled: false });
+    expect(setup(page(), held, false).rendered.now(q)).toEqual({ sampled: false }); // kill switch
+    expect(setup(page(), undefined).rendered.now(q)).toEqual({ sampled: false }); // not held
+    t.staleFlags(); // past 2 × refreshMs: only the read, which waits for the flags, may answer
+    expect(t.rendered.now(q)).toEqual({ sampled: false });
+    expect(t.counts()).toEqual({ tierReads: 0, pageReads: 0 });
+  });
+
+  it('now draws each request once: a request it drew is read past the tiers when passed on', async () => {
+    const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
+    const clock = 0;
+    const t = setup(page(), held, true, { share: 1, perSecond: 3, now: () => clock });
+    const passedOn: boolean[] = [];
+    for (let i = 0; i < 10; i++) {
+      const got = t.rendered.now(q);
+      if ('body' in got) continue;
+      passedOn.push(got.sampled);
+      await t.rendered(q, render, got.sampled);
+    }
+    // The budget's 3 draws went to the first three requests; the read did not draw again.
+    expect(passedOn).toEqual([true, true, true]);
+    expect(t.counts()).toEqual({ tierReads: 0, pageReads: 3 });
+    expect(t.peeks()).toBe(7);
+    // Passed on undrawn (say, a local miss), the read does not draw either.
+    await t.rendered(q, render, false);
+    expect(t.counts()).toEqual({ tierReads: 1, pageReads: 3 });
   });
 
   it('ETags differ whenever bodies differ', () => {
