@@ -1,16 +1,20 @@
 /**
  * `npx tsx bench/move-cpu.ts [--moves 2000] [--no-redis]`: Node CPU per move (process.cpuUsage
- * over the moving phase) and moves/s, for 16 writers on 16 grids of 48 posts, each moving only on
+ * over the moving phase), the local Cassandra node's CPU per move (its JVM's utime + stime from
+ * /proc, when the node is this project's own: its pidfile) and moves/s, for 16 writers on 16 grids of 48 posts, each moving only on
  * its own grid, through GridService in-process with the Redis cache (rate limit, invalidation,
  * background pre-fill) or without it. On 2 cores Node and Cassandra share the CPU, so Node's
  * milliseconds per move bound the throughput; docs/cache.md quotes the figures.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
 import { GridService } from '../src/service/grid-service.js';
+import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
+import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
 
 const { values: args } = parseArgs({
   options: { moves: { type: 'string', default: '2000' }, 'no-redis': { type: 'boolean' } },
@@ -50,6 +54,17 @@ try {
   let seed = 1;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   let started = 0;
+  const jvm = liveNodePid(nodeLayout(config));
+  // Fields 14 and 15 of /proc/PID/stat (after the command name): user and system clock ticks.
+  const jvmTicks = () =>
+    jvm === undefined
+      ? 0
+      : readFileSync(`/proc/${jvm}/stat`, 'utf8')
+          .split(') ')[1]!
+          .split(' ')
+          .slice(11, 13)
+          .reduce((a, b) => a + Number(b), 0);
+  const jvm0 = jvmTicks();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
@@ -64,9 +79,11 @@ try {
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const perMove = (cpu.user + cpu.system) / 1000 / MOVES;
+  const jvmPerMove = ((jvmTicks() - jvm0) * 10) / MOVES; // 100 ticks a second
   console.log(
     `${MOVES} moves, ${WRITERS} writers on their own grids, Redis ${redis ? 'on' : 'off'}: ` +
-      `${Math.round((MOVES / ms) * 1000)} moves/s, Node CPU ${perMove.toFixed(2)} ms per move`,
+      `${Math.round((MOVES / ms) * 1000)} moves/s, Node CPU ${perMove.toFixed(2)} ms per move` +
+      (jvm === undefined ? '' : `, Cassandra JVM CPU ${jvmPerMove.toFixed(2)} ms per move`),
   );
   await service.caches?.grid.refillsSettled();
 } finally {
