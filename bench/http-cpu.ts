@@ -10,19 +10,16 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { devNull } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Hono } from 'hono';
-import { destination } from 'pino';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
-import { createApp } from '../src/http/app.js';
-import { deadlinesOf } from '../src/http/deadline.js';
-import { createLogger, logCallback, type Logger } from '../src/obs/logger.js';
+import { createLogger, type Logger } from '../src/obs/logger.js';
 import { GridService } from '../src/service/grid-service.js';
 import { listen } from './read/http.js';
 import { HOT_PROFILE } from './read/seed.js';
+import { nullDeviceLogger, productionApp } from './read/wired.js';
 
 const { values: args } = parseArgs({
   options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '5' } },
@@ -46,15 +43,7 @@ async function served(logger: Logger) {
     cursorSecret: secret,
     redis: guard,
   });
-  const app = createApp({
-    service,
-    jwtSecret: secret,
-    bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    readiness: async () => ({ ready: true, checks: {} }),
-    deadlines: deadlinesOf(config),
-    log: logCallback(logger.child({ component: 'http' })),
-    logger,
-  });
+  const app = productionApp(service, { secret, config, logger });
   await app.request(path); // fills the order cache
   const kept = await app.request(path); // renders and keeps the page
   const s = await listen(app);
@@ -62,12 +51,7 @@ async function served(logger: Logger) {
   return { base: s.base, body: await kept.text(), etag: kept.headers.get('etag') ?? '' };
 }
 
-const logged = await served(
-  createLogger({
-    level: config.LOG_LEVEL,
-    destination: destination({ dest: devNull, sync: false }),
-  }),
-);
+const logged = await served(nullDeviceLogger(config));
 const silent = await served(createLogger({ level: 'silent' }));
 const floorKey = `bench:cpu:{${HOT_PROFILE}}`;
 await guard.client.set(floorKey, logged.body, 'EX', 600);

@@ -10,21 +10,18 @@
  */
 import { Hono } from 'hono';
 import { randomBytes } from 'node:crypto';
-import { devNull } from 'node:os';
-import { destination } from 'pino';
 import { parseArgs } from 'node:util';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
-import { createApp } from '../src/http/app.js';
 import { sendRendered } from '../src/http/conditional.js';
-import { deadlinesOf } from '../src/http/deadline.js';
 import type { AppEnv } from '../src/http/env.js';
 import { observe } from '../src/http/observe.js';
 import { renderGridPage } from '../src/http/views.js';
-import { createLogger, logCallback, silentLogger } from '../src/obs/logger.js';
+import { silentLogger } from '../src/obs/logger.js';
 import { GridService } from '../src/service/grid-service.js';
 import { cannon, listen } from './read/http.js';
+import { nullDeviceLogger, productionApp } from './read/wired.js';
 
 const { values: args } = parseArgs({
   options: { seconds: { type: 'string', default: '2' }, rounds: { type: 'string', default: '2' } },
@@ -48,19 +45,8 @@ const profileId = 4_200_000_001n;
 if ((await service.readHead(profileId)).version === 0n) {
   for (let i = 0; i < 60; i++) await service.createPost(profileId, { caption: `post ${i}` });
 }
-const logger = createLogger({
-  level: config.LOG_LEVEL,
-  destination: destination({ dest: devNull, sync: false }),
-});
-const app = createApp({
-  service,
-  jwtSecret: secret,
-  bodyLimitBytes: config.BODY_LIMIT_BYTES,
-  readiness: async () => ({ ready: true, checks: {} }),
-  deadlines: deadlinesOf(config),
-  log: logCallback(logger.child({ component: 'http' })),
-  logger,
-});
+const logger = nullDeviceLogger(config);
+const app = productionApp(service, { secret, config, logger });
 const path = `/v1/profiles/${profileId}/grid?limit=24`;
 await app.request(path); // fills the order cache
 const kept = await app.request(path); // renders and keeps the page

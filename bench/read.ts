@@ -20,17 +20,13 @@
  * Prints a table; `--json PATH` also writes the figures (docs/cache.md quotes them).
  */
 import { writeFileSync } from 'node:fs';
-import { cpus, devNull } from 'node:os';
-import { destination } from 'pino';
+import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
 import { cursorKeyIdOf } from '../src/cache/keys.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { createApp } from '../src/http/app.js';
-import { deadlinesOf } from '../src/http/deadline.js';
-import { createLogger, logCallback } from '../src/obs/logger.js';
 import { ensureRedis } from '../src/tools/infra/redis-local.js';
 import { GridService } from '../src/service/grid-service.js';
 import type { Cql } from '../src/store/cassandra.js';
@@ -40,6 +36,7 @@ import { herd, throughput } from './read/measure.js';
 import { ratio, table, worstDepthRatio } from './read/table.js';
 import type { Bench } from './read/measure.js';
 import { HOT_PROFILE, OVERRIDE_COUNTS, overrideProfile, seedBench } from './read/seed.js';
+import { nullDeviceLogger, productionApp } from './read/wired.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -90,10 +87,7 @@ async function main(): Promise<void> {
   });
   const counted = counting(session.cql);
   // As src/main.ts: the same level, fields and asynchronous stream; only the target differs.
-  const logger = createLogger({
-    level: config.LOG_LEVEL,
-    destination: destination({ dest: devNull, sync: false }),
-  });
+  const logger = nullDeviceLogger(config);
   const secret = randomBytes(24).toString('base64url');
   const make = (
     tuning: { leases?: boolean; bypass?: boolean } = {},
@@ -116,15 +110,7 @@ async function main(): Promise<void> {
       queries: counted.count,
       async serve(tuning, overrides) {
         const service = make(tuning, true, overrides);
-        const app = createApp({
-          service,
-          jwtSecret: secret,
-          bodyLimitBytes: config.BODY_LIMIT_BYTES,
-          readiness: async () => ({ ready: true, checks: {} }),
-          deadlines: deadlinesOf(config),
-          log: logCallback(logger.child({ component: 'http' })),
-          logger,
-        });
+        const app = productionApp(service, { secret, config, logger });
         const served = await listen(app);
         return { service, base: served.base, close: served.close };
       },

@@ -6,9 +6,9 @@
 import type { Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { LoadtestCluster } from '../../src/tools/loadtest/cluster.js';
 import type { DesignName, GridDesign } from '../../src/tools/loadtest/design.js';
 import { NaiveDesign } from '../../src/tools/loadtest/naive-design.js';
+import { testCluster } from './support/loadtest.js';
 import { parseOptions } from '../../src/tools/loadtest/options.js';
 import { RegridDirectDesign } from '../../src/tools/loadtest/regrid-direct-design.js';
 import { runDesign, type DesignRun, type SessionDeps } from '../../src/tools/loadtest/session.js';
@@ -47,18 +47,7 @@ beforeAll(async () => {
   config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace });
   client = createCassandraClient(config, { keyspace: ctx.keyspace });
   await client.connect();
-  const cluster: LoadtestCluster = {
-    client,
-    keyspace: ctx.keyspace,
-    target: {
-      contactPoints: ctx.contactPoints,
-      localDataCenter: ctx.localDataCenter,
-      port: ctx.port,
-      origin: 'external',
-    },
-    releaseVersion: 'test',
-    close: async () => {},
-  };
+  const cluster = testCluster(client);
   const makeDesign = async (name: DesignName): Promise<GridDesign> => {
     const d =
       name === 'naive' ? new NaiveDesign(client) : await RegridDirectDesign.create(client, config);

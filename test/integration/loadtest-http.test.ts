@@ -9,14 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { LoadtestCluster } from '../../src/tools/loadtest/cluster.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testCluster } from './support/loadtest.js';
 import { parseOptions } from '../../src/tools/loadtest/options.js';
 import { RegridHttpDesign } from '../../src/tools/loadtest/regrid-http-design.js';
 import { runSession } from '../../src/tools/loadtest/session.js';
 import { JWT_SECRET, openCore, type Core } from './core/harness.js';
 
-const ctx = inject('integration');
 const json = join(tmpdir(), `regrid-loadtest-http-${process.pid}.json`);
 let core: Core;
 let server: ServerType;
@@ -43,21 +42,9 @@ describe('load tester over HTTP', () => {
       '--posts', '8', '--samples', '2', '--seed', '9', '--no-progress', '--no-table-metrics',
       '--json', json,
     ]); // prettier-ignore
-    const cluster: LoadtestCluster = {
-      client: core.client,
-      keyspace: ctx.keyspace,
-      target: {
-        contactPoints: ctx.contactPoints,
-        localDataCenter: ctx.localDataCenter,
-        port: ctx.port,
-        origin: 'external',
-      },
-      releaseVersion: 'test',
-      close: async () => {},
-    };
     await runSession(o, {
       config: core.config,
-      cluster,
+      cluster: testCluster(core.client),
       makeDesign: () => RegridHttpDesign.create(base, JWT_SECRET, core.client, core.config),
       log: () => {},
       tableMetrics: false,

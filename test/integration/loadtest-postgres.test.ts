@@ -17,25 +17,12 @@ import { PostgresDesign } from '../../src/tools/loadtest/postgres-design.js';
 import { freshProfileIds, runDesign, type DesignRun } from '../../src/tools/loadtest/session.js';
 import { verifyRun } from '../../src/tools/loadtest/verify.js';
 import { createCassandraClient } from '../../src/store/cassandra.js';
+import { postgresDown } from './support/loadtest.js';
 
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/regrid_bench';
 const SCHEMA = `loadtest_it_${process.pid}`;
 
-async function answers(url: string): Promise<string | null> {
-  // The database may not exist yet (the design creates it): probe the server's own.
-  const u = new URL(url);
-  u.pathname = '/postgres';
-  const c = new pg.Client({ connectionString: u.toString(), connectionTimeoutMillis: 3_000 });
-  try {
-    await c.connect();
-    await c.end();
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
-const down = await answers(PG_URL);
+const down = await postgresDown(PG_URL);
 if (down) console.warn(`[loadtest-postgres] skipped: PostgreSQL at ${PG_URL}: ${down}`);
 
 const ctx = inject('integration');

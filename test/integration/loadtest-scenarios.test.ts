@@ -12,8 +12,8 @@ import type { Client } from 'cassandra-driver';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { LoadtestCluster } from '../../src/tools/loadtest/cluster.js';
 import type { DesignName, GridDesign } from '../../src/tools/loadtest/design.js';
+import { postgresDown, testCluster } from './support/loadtest.js';
 import { parseOptions } from '../../src/tools/loadtest/options.js';
 import { PostgresDesign } from '../../src/tools/loadtest/postgres-design.js';
 import { RegridDirectDesign } from '../../src/tools/loadtest/regrid-direct-design.js';
@@ -28,19 +28,7 @@ let config: Config;
 let client: Client;
 let deps: SessionDeps;
 
-async function pgDown(): Promise<string | null> {
-  const u = new URL(PG_URL);
-  u.pathname = '/postgres';
-  const c = new pg.Client({ connectionString: u.toString(), connectionTimeoutMillis: 3_000 });
-  try {
-    await c.connect();
-    await c.end();
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-const down = await pgDown();
+const down = await postgresDown(PG_URL);
 
 const tiny = (scenario: string, extra: string[]) =>
   parseOptions([
@@ -52,18 +40,7 @@ beforeAll(async () => {
   config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace });
   client = createCassandraClient(config, { keyspace: ctx.keyspace });
   await client.connect();
-  const cluster: LoadtestCluster = {
-    client,
-    keyspace: ctx.keyspace,
-    target: {
-      contactPoints: ctx.contactPoints,
-      localDataCenter: ctx.localDataCenter,
-      port: ctx.port,
-      origin: 'external',
-    },
-    releaseVersion: 'test',
-    close: async () => {},
-  };
+  const cluster = testCluster(client);
   const makeDesign = async (name: DesignName): Promise<GridDesign> =>
     name === 'postgres'
       ? PostgresDesign.create({ url: PG_URL, poolSize: 8, schema: PG_SCHEMA })

@@ -28,6 +28,7 @@ import type { CommitEvent, WriterSettings } from './write-types.js';
 
 /** How long a busy line may keep answering planners from one memo. */
 const CARRIED_MEMO_MAX_AGE_MS = 250;
+const youngEnough = (memo: GridPostsMemo) => Date.now() - memo.since <= CARRIED_MEMO_MAX_AGE_MS;
 
 export interface GroupCommitDeps {
   readonly store: GridStore;
@@ -101,8 +102,7 @@ async function attempts(
     // One memo of grid_posts reads per round: the later planners mostly read what the earlier
     // ones did (store/grid-posts-memo.ts). A carried one only while young: a write of another
     // process that changed grid_posts and died before its compare-and-set bumps no version.
-    const young = start && Date.now() - start.memo.since <= CARRIED_MEMO_MAX_AGE_MS;
-    const memo = young && start ? start.memo : new GridPostsMemo();
+    const memo = start && youngEnough(start.memo) ? start.memo : new GridPostsMemo();
     start = undefined;
     const plan = await planRound(
       deps.store,
@@ -136,10 +136,7 @@ async function attempts(
         before: snapshot,
         // The cache's pre-fill of this state reads grid_posts through the round's memo while
         // the memo is young (the same bound as a carried round's).
-        withRoundReads: (read) =>
-          Date.now() - memo.since <= CARRIED_MEMO_MAX_AGE_MS
-            ? gridPostsMemo.run(memo, read)
-            : read(),
+        withRoundReads: (read) => (youngEnough(memo) ? gridPostsMemo.run(memo, read) : read()),
       };
       recordGroup(plan.writes);
       await deps.committed(event, plan);

@@ -4,6 +4,7 @@
  * so the writer's parts (group-planner.ts, group-commit.ts) share it without importing the writer.
  */
 import type { Config } from '../../config.js';
+import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
 
@@ -59,18 +60,15 @@ export interface WriteOutcome<R> {
   readonly attempts: number;
 }
 
-/** One conditional batch that applied: one write, or a group commit of several. */
-export interface CommitEvent {
-  readonly profileId: bigint;
-  /** The version now current (a group of k writes on version v commits v + k). */
-  readonly version: bigint;
-  readonly generation: bigint;
+/**
+ * One conditional batch that applied: one write, or a group commit of several. The committed
+ * state the caches are refilled from (domain/committed-state.ts), with the store's own types.
+ */
+export interface CommitEvent extends CommittedState {
   /** What the batch wrote (a group's mutations merged, group-plan.ts). */
   readonly mutation: GridMutation;
   /** The snapshot the compare-and-set was conditioned on: with `mutation`, the new state. */
   readonly before: OverridesSnapshot;
-  /** Reads of grid_posts answered from the committing round's memo (domain/committed-state.ts). */
-  readonly withRoundReads?: <T>(read: () => Promise<T>) => Promise<T>;
 }
 
 export interface WriterHooks {

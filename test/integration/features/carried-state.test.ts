@@ -6,38 +6,24 @@
  * current state (nothing lost, one order for everybody), and that profile then reads first.
  */
 import { describe, expect, it } from 'vitest';
-import { GridService } from '../../../src/service/grid-service.js';
-import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
-import { idsFromWorkers } from '../support/stores.js';
+import { countingService as counting, overrideReadsOf } from './counting.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 
 let f: Features;
 openPerFile(openFeatures, (opened) => (f = opened));
 
-/** A service over a counting driver: what one write of it sends. */
+/** A service over a counting driver: the override reads and batches one write of it sends. */
 function countingService(workers: number) {
-  const base = cqlOf(f.client);
-  const seen: string[] = [];
-  const cql: Cql = {
-    execute: (q, p, o) => (seen.push(q), base.execute(q, p, o)),
-    batch: (qs, o) => (seen.push('BATCH'), base.batch(qs, o)),
-  };
-  const service = new GridService({
-    cql,
-    config: f.config,
-    ids: idsFromWorkers(workers, 5),
-    cursorSecret: 'carried-state-tests',
-  });
+  const c = counting(f, workers);
   const sent = async (run: () => Promise<unknown>) => {
-    seen.length = 0;
-    await run();
+    const all = await c.sent(run);
     return {
-      overrideReads: seen.filter((q) => /^SELECT .* FROM grid_overrides/.test(q)).length,
-      batches: seen.filter((q) => q === 'BATCH').length,
+      overrideReads: overrideReadsOf(all).length,
+      batches: all.filter((q) => q === 'BATCH').length,
     };
   };
-  return { service, sent };
+  return { service: c.service, sent };
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));

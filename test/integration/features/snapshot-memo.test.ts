@@ -5,9 +5,7 @@
  * again; and the orders both processes see stay identical.
  */
 import { describe, expect, it } from 'vitest';
-import { GridService } from '../../../src/service/grid-service.js';
-import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
-import { idsFromWorkers } from '../support/stores.js';
+import { countingService as counting, overrideReadsOf } from './counting.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 
@@ -15,29 +13,13 @@ let f: Features;
 openPerFile(openFeatures, (opened) => (f = opened));
 
 /**
- * A second service over a counting driver: what one move of it sends to `grid_overrides`.
  * Carrying state across an idle line is off, so every move after a pause takes a snapshot: this
  * file is about that snapshot (carried-state.test.ts is about skipping it).
  */
 function countingService(workers: number) {
-  const base = cqlOf(f.client);
-  const seen: string[] = [];
-  const cql: Cql = {
-    execute: (q, p, o) => (seen.push(q), base.execute(q, p, o)),
-    batch: (qs, o) => (seen.push('BATCH'), base.batch(qs, o)),
-  };
-  const service = new GridService({
-    cql,
-    config: { ...f.config, WRITE_CARRY_IDLE_MS: 0 },
-    ids: idsFromWorkers(workers, 5),
-    cursorSecret: 'snapshot-memo-tests',
-  });
-  const overrideReads = async (run: () => Promise<unknown>) => {
-    seen.length = 0;
-    await run();
-    return seen.filter((q) => /^SELECT .* FROM grid_overrides/.test(q));
-  };
-  return { service, overrideReads };
+  const c = counting(f, workers, { WRITE_CARRY_IDLE_MS: 0 });
+  const overrideReads = async (run: () => Promise<unknown>) => overrideReadsOf(await c.sent(run));
+  return { service: c.service, overrideReads };
 }
 
 describe('snapshot memo', () => {
