@@ -80,3 +80,24 @@ export const outcomeUnknown = (): DomainError =>
     'the earlier attempt with this Idempotency-Key may have been applied; reload and use a new key',
     { outcome: 'unknown' },
   );
+
+/**
+ * Until the key's state is known (its ring read, its claim), an earlier attempt with this key may
+ * have committed, so a store that cannot answer does not mean "not applied" for the key: the
+ * caller hears `write_outcome_unknown` and retries with the same key, which is always safe.
+ */
+export async function keyUnknownIfUnavailable<T>(step: Promise<T>): Promise<T> {
+  try {
+    return await step;
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'unavailable') {
+      throw new DomainError(
+        'write_outcome_unknown',
+        'Cassandra could not say whether an earlier attempt with this Idempotency-Key was applied; retry with the same key',
+        { retry_after_s: 1 },
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}

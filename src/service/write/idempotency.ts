@@ -24,6 +24,7 @@ import type { IdempotencyRecord, IdempotencyStore } from '../../store/idempotenc
 import type { WriteInterceptor } from './grid-writer.js';
 import {
   IdempotentReplay,
+  keyUnknownIfUnavailable,
   makeTicket,
   mismatch,
   outcomeUnknown,
@@ -97,7 +98,8 @@ export class IdempotencyService {
     const grid = call.gridProfileId;
 
     // 1. Committed recently? The ring answers without touching the record table.
-    const head = grid === undefined ? undefined : await this.readRing(grid);
+    const head =
+      grid === undefined ? undefined : await keyUnknownIfUnavailable(this.readRing(grid));
     if (head) {
       const found = head.ring.find((e) => e.keyHash === keyHash);
       if (found && found.fingerprint !== fp16) throw mismatch();
@@ -117,7 +119,7 @@ export class IdempotencyService {
       leaseUntil: new Date(this.now() + this.opts.leaseMs),
       claimedAt,
     });
-    const claim = await this.store.claim(call.scope, key, mine());
+    const claim = await keyUnknownIfUnavailable(this.store.claim(call.scope, key, mine()));
     if (!claim.claimed) {
       const prev = claim.existing;
       if (!prev.fingerprint.equals(fp)) throw mismatch();
@@ -136,7 +138,9 @@ export class IdempotencyService {
       if (head && checkRing(head.ring, keyHash, fp16, claimedAt).kind === 'unknown') {
         throw outcomeUnknown();
       }
-      if (!(await this.store.takeOver(call.scope, key, prev.owner, mine()))) {
+      if (
+        !(await keyUnknownIfUnavailable(this.store.takeOver(call.scope, key, prev.owner, mine())))
+      ) {
         throw new DomainError(
           'idempotency_in_flight',
           'another retry took this Idempotency-Key over',

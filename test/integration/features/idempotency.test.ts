@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors.js';
 import { RING_SIZE } from '../../../src/domain/request-ring.js';
 import {
+  IdempotencyService,
   SimulatedCrash,
   fingerprintRequest,
-  type IdempotencyService,
   type StoredResponse,
 } from '../../../src/service/write/idempotency.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
@@ -127,6 +127,36 @@ describe('Idempotency-Key', () => {
     expect((await order(f, p)).slice(0, 2)).toEqual([b, a]);
     // And the record now says done: a third try is answered from it.
     expect((await f.idemStore.get(p, 'k-crash'))?.state).toBe('done');
+  });
+
+  it('a retry that cannot read the key\'s state says outcome unknown, never "not applied"', async () => {
+    const p = freshProfile(f);
+    const [a] = await seed(f, p, 2);
+    const v0 = await versionOf(p);
+    f.hooks.afterCas = () => {
+      throw new SimulatedCrash('after CAS, before response');
+    };
+    try {
+      expect(await codeOf(keyedMove(f.idempotency(), p, 'k-blind', a!, null))).toBe(
+        'SimulatedCrash',
+      );
+    } finally {
+      delete f.hooks.afterCas;
+    }
+    expect(await versionOf(p)).toBe(v0 + 1n); // it did commit
+    // The retry's ring read fails as a quorum read does when replicas stop answering.
+    const blind = new IdempotencyService(f.idemStore, {
+      heads: async () => {
+        throw new DomainError('unavailable', 'Cassandra is unavailable');
+      },
+      ttlS: f.config.IDEMPOTENCY_TTL_S,
+      leaseMs: 30_000,
+    });
+    expect(await codeOf(keyedMove(blind, p, 'k-blind', a!, null))).toBe('write_outcome_unknown');
+    // Once Cassandra answers, the same key replays the committed move; nothing is applied again.
+    const retry = await keyedMove(f.idempotency(), p, 'k-blind', a!, null);
+    expect(retry.replayed).toBe(true);
+    expect(await versionOf(p)).toBe(v0 + 1n);
   });
 
   it('takes over a claim whose attempt died before committing, and applies it once', async () => {
