@@ -17,9 +17,9 @@
  */
 import { encodeEffects, type Effects, type MembershipOp } from '../domain/membership.js';
 import type { RingEntry } from '../domain/request-ring.js';
-import type { UndoEntry } from '../domain/undo-ring.js';
+import { bucketsWritten, type UndoEntry } from '../domain/undo-ring.js';
 import { encodeRing } from './request-ring-codec.js';
-import { encodeUndoRing } from './undo-ring-codec.js';
+import { encodeUndoRing, UNDO_COLUMNS } from './undo-ring-codec.js';
 
 export interface OverrideWrite {
   readonly postId: bigint;
@@ -40,7 +40,10 @@ export interface StaticWrites {
   readonly generation?: bigint;
   /** The idempotency request ring (docs/idempotency.md): one frozen cell, overwritten. */
   readonly recentRequests?: readonly RingEntry[];
-  /** The undo ring (domain/undo-ring.ts): one blob cell, overwritten by every move. */
+  /**
+   * The undo ring after this write (domain/undo-ring.ts). Only the buckets of the versions the
+   * batch commits are written: a move rewrites its own bucket's cell, not the ring.
+   */
   readonly recentMoves?: readonly UndoEntry[];
   /**
    * The grid's post count after this write (docs/architecture.md "Post count"). Set only by
@@ -77,7 +80,9 @@ export const UPSERT_OVERRIDE =
 const SET_PINS = 'UPDATE grid_overrides SET pins = ? WHERE profile_id = ?';
 const SET_GENERATION = 'UPDATE grid_overrides SET generation = ? WHERE profile_id = ?';
 const SET_RECENT_REQUESTS = 'UPDATE grid_overrides SET recent_requests = ? WHERE profile_id = ?';
-const SET_RECENT_MOVES = 'UPDATE grid_overrides SET recent_moves = ? WHERE profile_id = ?';
+const SET_UNDO_BUCKET = UNDO_COLUMNS.map(
+  (c) => `UPDATE grid_overrides SET ${c} = ? WHERE profile_id = ?`,
+);
 const SET_POST_COUNT = 'UPDATE grid_overrides SET post_count = ? WHERE profile_id = ?';
 const SET_EFFECTS = 'UPDATE grid_overrides SET effects = ? WHERE profile_id = ?';
 const DELETE_ROW = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id = ?';
@@ -139,7 +144,9 @@ export function buildCasStatements(
     });
   }
   if (statics.recentMoves !== undefined) {
-    out.push({ query: SET_RECENT_MOVES, params: [encodeUndoRing(statics.recentMoves), profileId] });
+    for (const [b, entries] of bucketsWritten(statics.recentMoves, expected, next)) {
+      out.push({ query: SET_UNDO_BUCKET[b]!, params: [encodeUndoRing(entries), profileId] });
+    }
   }
   if (statics.postCount !== undefined) {
     if (statics.postCount < 0n)

@@ -7,7 +7,7 @@ import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import { decodeEffects } from '../domain/membership.js';
 import { decodePins } from './grid-mutation.js';
 import { decodeRing } from './request-ring-codec.js';
-import { decodeUndoRing } from './undo-ring-codec.js';
+import { decodeUndoBuckets, UNDO_COLUMNS } from './undo-ring-codec.js';
 
 export const EMPTY_HEAD: GridHead = { version: 0n, generation: 1n, pins: [], postCount: undefined };
 
@@ -15,7 +15,7 @@ const HEAD_COLUMNS = 'version, generation, pins, post_count, effects, applied_ve
 // The request ring (up to a few KB) travels only with the writer's snapshot and the
 // idempotency pre-check, not with every head a reader or the cache reads.
 const RING = 'recent_requests';
-const UNDO_RING = 'recent_moves';
+const UNDO_RING = UNDO_COLUMNS.join(', ');
 export const SELECT_HEAD = `SELECT ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
 export const SELECT_HEAD_AND_RING = `SELECT ${HEAD_COLUMNS}, ${RING}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
 export const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS}, ${RING}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ?`;
@@ -60,6 +60,8 @@ export function headOf(row: types.Row | undefined | null): GridHead {
     effects: decodeEffects(row.get('effects') as string | null),
     appliedVersion: (row.get('applied_version') as bigint | null) ?? 0n,
     ...(row.keys().includes(RING) ? { recentRequests: decodeRing(row.get(RING)) } : {}),
-    ...(row.keys().includes(UNDO_RING) ? { recentMoves: decodeUndoRing(row.get(UNDO_RING)) } : {}),
+    ...(row.keys().includes(UNDO_COLUMNS[0]!)
+      ? { recentMoves: decodeUndoBuckets(UNDO_COLUMNS.map((c) => row.get(c))) }
+      : {}),
   };
 }

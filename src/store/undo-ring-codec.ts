@@ -1,10 +1,12 @@
 /**
- * The stored form of the undo ring (`recent_moves`, a blob static cell; domain/undo-ring.ts):
- * a format byte, then 61 bytes per entry — move id (16), post id (8), flags (1: bit 0 prevKey
+ * The stored form of the undo ring (domain/undo-ring.ts): one blob static cell per bucket,
+ * `recent_moves` for bucket 0 and `recent_moves_<b>` for the others (older releases kept the whole
+ * ring in `recent_moves`; it still reads, as part of the union). Each cell: a format byte, then
+ * 61 bytes per entry — move id (16), post id (8), flags (1: bit 0 prevKey
  * set, bit 1 prevAfter set), prevKey (8), prevAfter (8), version (8), relabelled (int32), at
  * (float64 ms). Fixed-size and BigInt-free to parse, so the writer's snapshot stays cheap.
  */
-import type { UndoEntry } from '../domain/undo-ring.js';
+import { UNDO_BUCKETS, type UndoEntry } from '../domain/undo-ring.js';
 
 const FORMAT = 1;
 const ENTRY = 61;
@@ -43,6 +45,17 @@ export function encodeUndoRing(ring: readonly UndoEntry[]): Buffer {
   out.writeUInt8(FORMAT, 0);
   ring.forEach((e, i) => entryBytes(e).copy(out, 1 + i * ENTRY));
   return out;
+}
+
+/** The static column of each bucket. */
+export const UNDO_COLUMNS: readonly string[] = Array.from({ length: UNDO_BUCKETS }, (_, b) =>
+  b === 0 ? 'recent_moves' : `recent_moves_${b}`,
+);
+
+/** The ring: the union of the bucket cells (`cells[b]` is bucket b's), newest version first. */
+export function decodeUndoBuckets(cells: readonly unknown[]): UndoEntry[] {
+  const ring = cells.flatMap((c) => decodeUndoRing(c));
+  return ring.length > 1 ? ring.sort((a, b) => (a.version < b.version ? 1 : -1)) : ring;
 }
 
 /** Tolerates a missing cell or an unknown format (an empty ring: undo then finds nothing). */

@@ -14,7 +14,7 @@
  */
 import { overridesAfter } from '../../domain/override-list.js';
 import { RING_SIZE } from '../../domain/request-ring.js';
-import { UNDO_RING_SIZE } from '../../domain/undo-ring.js';
+import { UNDO_RING_VERSIONS } from '../../domain/undo-ring.js';
 import type { GridMutation, OverrideWrite, StaticWrites } from '../../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
 
@@ -113,13 +113,13 @@ export function estimateBytes(m: GridMutation): number {
  * What a group holds so far. `fits` says whether one more write stays within the bounds; a
  * write that would make some keyed write's ring entry fall out of the batch's own ring (more
  * than RING_SIZE keyed writes) does not fit either, so every key of a group is still in the ring
- * the group commits (nor more than UNDO_RING_SIZE moves, for the undo ring). `full`: nothing more fits (the bounds are reached, or a write alone).
+ * the group commits (and a move comes within UNDO_RING_VERSIONS writes of the group's first, so
+ * no move's undo entry pushes out another's). `full`: nothing more fits (the bounds are reached, or a write alone).
  */
 export class GroupTally {
   private rows = new Set<bigint>();
   private merged: GridMutation = {};
   private keyed = 0;
-  private moves = 0;
   private count = 0;
 
   constructor(private readonly bounds: GroupBounds) {}
@@ -137,7 +137,7 @@ export class GroupTally {
     if (this.full || commitsAlone(m)) return false;
     if (m.statics?.recentRequests !== undefined && this.keyed >= RING_SIZE) return false;
     // Likewise the undo ring: every move of a group keeps its entry in the ring it commits.
-    if (m.statics?.recentMoves !== undefined && this.moves >= UNDO_RING_SIZE) return false;
+    if (m.statics?.recentMoves !== undefined && this.count >= UNDO_RING_VERSIONS) return false;
     const rows = new Set(this.rows);
     for (const u of m.upserts ?? []) rows.add(u.postId);
     if (rows.size > this.bounds.maxRows) return false;
@@ -149,6 +149,5 @@ export class GroupTally {
     for (const u of m.upserts ?? []) this.rows.add(u.postId);
     this.count += 1;
     if (m.statics?.recentRequests !== undefined) this.keyed += 1;
-    if (m.statics?.recentMoves !== undefined) this.moves += 1;
   }
 }

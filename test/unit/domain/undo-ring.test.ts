@@ -1,12 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  bucketsWritten,
   findUndo,
   pushUndo,
-  UNDO_RING_SIZE,
+  UNDO_BUCKET_VERSIONS,
+  UNDO_BUCKETS,
+  UNDO_RING_VERSIONS,
+  undoBucket,
   type UndoEntry,
 } from '../../../src/domain/undo-ring.js';
-import { decodeUndoRing, encodeUndoRing } from '../../../src/store/undo-ring-codec.js';
+import {
+  decodeUndoBuckets,
+  decodeUndoRing,
+  encodeUndoRing,
+} from '../../../src/store/undo-ring-codec.js';
+
+const RING_MAX = UNDO_BUCKETS * UNDO_BUCKET_VERSIONS;
 
 const int64 = fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n });
 const entry: fc.Arbitrary<UndoEntry> = fc.record({
@@ -22,7 +32,7 @@ const entry: fc.Arbitrary<UndoEntry> = fc.record({
 describe('undo ring', () => {
   it('survives its stored form unchanged', () => {
     fc.assert(
-      fc.property(fc.array(entry, { maxLength: UNDO_RING_SIZE }), (ring) => {
+      fc.property(fc.array(entry, { maxLength: RING_MAX }), (ring) => {
         expect(decodeUndoRing(encodeUndoRing(ring))).toEqual(ring);
       }),
     );
@@ -31,7 +41,7 @@ describe('undo ring', () => {
   it('a ring re-encoded after a push has the bytes of the same ring encoded afresh', () => {
     // Entries' bytes are kept per entry object: reusing them must never change the stored form.
     fc.assert(
-      fc.property(fc.array(entry, { maxLength: UNDO_RING_SIZE }), entry, (ring, next) => {
+      fc.property(fc.array(entry, { maxLength: RING_MAX }), entry, (ring, next) => {
         encodeUndoRing(ring);
         const pushed = pushUndo(ring, next, { now: 0, ttlMs: 2 ** 46 });
         const fresh = pushed.map((e) => ({ ...e }));
@@ -46,31 +56,83 @@ describe('undo ring', () => {
     expect(decodeUndoRing(Buffer.from([9, 1, 2]))).toEqual([]);
   });
 
-  it('keeps the newest entries, one per move, none expired, at most the bound', () => {
+  it('rewriting only the buckets a batch commits keeps in storage exactly the ring in memory', () => {
+    // Moves commit increasing versions (gaps: versions other writes took); a batch commits one
+    // or several moves (a group). The cells written are the only storage there is.
+    const batch = fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 6 });
     fc.assert(
-      fc.property(
-        fc.array(entry, { maxLength: 80 }),
-        fc.integer({ min: 1, max: 40 }),
-        (unordered, size) => {
-          // Moves are pushed as time goes on: each at its own planning time.
-          const pushes = [...unordered].sort((a, b) => a.at - b.at);
-          const ttlMs = 2 ** 40;
-          let ring: UndoEntry[] = [];
-          for (const e of pushes) ring = pushUndo(ring, e, { now: e.at, ttlMs, size });
-          const now = pushes.at(-1)?.at ?? 0;
-          expect(ring.length).toBeLessThanOrEqual(size);
-          expect(new Set(ring.map((e) => e.moveId)).size).toBe(ring.length);
-          for (const e of ring.slice(1)) expect(e.at + ttlMs).toBeGreaterThan(ring[0]!.at);
-          if (pushes.length) expect(ring[0]).toEqual(pushes.at(-1)); // newest first
-          // Each move the ring holds is its latest push; findUndo finds exactly the live ones.
-          for (const e of ring) {
-            const latest = pushes.filter((x) => x.moveId === e.moveId).at(-1);
-            expect(e).toEqual(latest);
-            const found = findUndo(ring, e.moveId.toUpperCase(), { now, ttlMs });
-            expect(found).toEqual(e.at + ttlMs > now ? e : undefined);
+      fc.property(fc.array(batch, { maxLength: 40 }), fc.uuid(), (batches, seed) => {
+        const ttlMs = 2 ** 40;
+        const cells: unknown[] = Array.from({ length: UNDO_BUCKETS }, () => null);
+        let ring: UndoEntry[] = [];
+        let version = 0n;
+        const all: UndoEntry[] = [];
+        for (const [n, steps] of batches.entries()) {
+          const from = version;
+          for (const [i, step] of steps.entries()) {
+            version += BigInt(step);
+            const e = { ...sample(seed, all.length), version, at: n * 10 + i };
+            all.push(e);
+            ring = pushUndo(ring, e, { now: e.at, ttlMs });
           }
-        },
-      ),
+          for (const [b, entries] of bucketsWritten(ring, from, version))
+            cells[b] = encodeUndoRing(entries);
+          const stored = decodeUndoBuckets(cells);
+          expect(stored).toEqual([...ring].sort((a, b) => (a.version < b.version ? 1 : -1)));
+        }
+        // Every move of the last UNDO_RING_VERSIONS versions is there, and found by its id.
+        expect(ring.length).toBeLessThanOrEqual(UNDO_BUCKETS * UNDO_BUCKET_VERSIONS);
+        for (const e of all) {
+          const found = findUndo(ring, e.moveId.toUpperCase(), { now: 1e9, ttlMs });
+          if (e.version > version - BigInt(UNDO_RING_VERSIONS)) expect(found).toEqual(e);
+          if (found) expect(found).toEqual(e);
+        }
+      }),
+    );
+  });
+
+  it('puts a version in bucket (version / 8) mod 5 over the whole version range', () => {
+    const version = fc.oneof(
+      fc.bigInt({ min: 1n, max: (1n << 63n) - 1n }),
+      fc.bigInt({ min: (1n << 53n) - 100n, max: (1n << 53n) + 100n }),
+    );
+    fc.assert(
+      fc.property(version, (v) => {
+        expect(undoBucket(v)).toBe(
+          Number((v / BigInt(UNDO_BUCKET_VERSIONS)) % BigInt(UNDO_BUCKETS)),
+        );
+      }),
+    );
+  });
+
+  it('drops expired entries and the earlier entry of a re-planned move', () => {
+    const e1 = { ...sample('a', 1), version: 1n, at: 0 };
+    const e2 = { ...sample('a', 2), version: 2n, at: 100 };
+    const again = { ...e1, version: 3n, at: 200 };
+    let ring = pushUndo([], e1, { now: 0, ttlMs: 150 });
+    ring = pushUndo(ring, e2, { now: 100, ttlMs: 150 });
+    expect(ring).toEqual([e2, e1]);
+    expect(pushUndo(ring, again, { now: 200, ttlMs: 150 })).toEqual([again, e2]);
+    expect(pushUndo(ring, again, { now: 260, ttlMs: 150 })).toEqual([again]);
+    expect(findUndo([e1, { ...e1, version: 9n }], e1.moveId, { now: 0, ttlMs: 150 })?.version).toBe(
+      9n,
     );
   });
 });
+
+/** A distinct move (its id from `seed` and `n`), at version 0: tests set version and time. */
+function sample(seed: string, n: number): UndoEntry {
+  const hex = (n.toString(16).padStart(8, '0') + seed.replace(/[^0-9a-f]/g, ''))
+    .padEnd(32, '0')
+    .slice(0, 32);
+  const moveId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return {
+    moveId,
+    postId: BigInt(n + 1),
+    prevKey: undefined,
+    prevAfter: BigInt(n),
+    version: 0n,
+    relabelled: 0,
+    at: 0,
+  };
+}
