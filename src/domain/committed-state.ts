@@ -20,6 +20,11 @@ export interface CommittedState {
   };
   readonly before: { readonly head: GridHead; readonly overrides: readonly OverrideRow[] };
   /**
+   * The override rows after the commit, in display order, when the writer has them already (it
+   * planned the next write of its group on them); absent, `overridesOf` computes them.
+   */
+  readonly after?: readonly OverrideRow[];
+  /**
    * Runs a read of the time-ordered rows so that it is answered, where it can be, from what the
    * committing round already read of them (the writer's memo, as sound for this state as for
    * the batch that committed it); absent, reads go to Cassandra.
@@ -42,6 +47,7 @@ const computed = new WeakMap<CommittedState, readonly OverrideRow[]>();
 
 /** The override rows of the committed state, in display order (computed once per commit). */
 export function overridesOf(e: CommittedState): readonly OverrideRow[] {
+  if (e.after) return e.after;
   let rows = computed.get(e);
   if (!rows) computed.set(e, (rows = overridesAfter(e.before.overrides, e.mutation)));
   return rows;

@@ -134,6 +134,7 @@ async function attempts(
         generation: snapshot.head.generation,
         mutation: plan.mutation,
         before: snapshot,
+        after: plan.after.overrides,
         // The cache's pre-fill of this state reads grid_posts through the round's memo while
         // the memo is young (the same bound as a carried round's).
         withRoundReads: (read) => (youngEnough(memo) ? gridPostsMemo.run(memo, read) : read()),
