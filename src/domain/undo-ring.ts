@@ -25,11 +25,24 @@ export const UNDO_BUCKETS = 5;
 export const UNDO_RING_VERSIONS = UNDO_BUCKET_VERSIONS * (UNDO_BUCKETS - 1) + 1;
 
 const BLOCK = BigInt(UNDO_BUCKET_VERSIONS);
-const block = (version: bigint) => version / BLOCK;
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** The block of versions `version` is in (numbers while exact: BigInt division is slow). */
+const blockOf = (version: bigint): number | bigint =>
+  version <= SAFE ? Math.floor(Number(version) / UNDO_BUCKET_VERSIONS) : version / BLOCK;
+const bucketOfBlock = (b: number | bigint): number =>
+  typeof b === 'number' ? b % UNDO_BUCKETS : Number(b % BigInt(UNDO_BUCKETS));
 
 /** The bucket (static cell, 0 … UNDO_BUCKETS − 1) a move committing `version` is kept in. */
-export const undoBucket = (version: bigint): number =>
-  Number(block(version) % BigInt(UNDO_BUCKETS));
+export const undoBucket = (version: bigint): number => bucketOfBlock(blockOf(version));
+
+/** Each entry's block, once: every push and every batch looks at the whole ring. */
+const blocks = new WeakMap<UndoEntry, number | bigint>();
+function block(e: UndoEntry): number | bigint {
+  let b = blocks.get(e);
+  if (b === undefined) blocks.set(e, (b = blockOf(e.version)));
+  return b;
+}
+const bucketOf = (e: UndoEntry) => bucketOfBlock(block(e));
 
 export interface UndoEntry {
   /** The move's id (a UUID, lower-case canonical form). */
@@ -63,13 +76,13 @@ export function pushUndo(
   entry: UndoEntry,
   bounds: UndoRingBounds,
 ): UndoEntry[] {
-  const bucket = undoBucket(entry.version);
-  const current = block(entry.version);
+  const current = block(entry);
+  const bucket = bucketOfBlock(current);
   const kept = ring.filter(
     (e) =>
       e.moveId !== entry.moveId &&
       live(e, bounds) &&
-      (undoBucket(e.version) !== bucket || block(e.version) === current),
+      (block(e) === current || bucketOf(e) !== bucket),
   );
   return [entry, ...kept];
 }
@@ -98,9 +111,9 @@ export function bucketsWritten(
   to: bigint,
 ): Map<number, UndoEntry[]> {
   const touched = new Set<number>();
-  for (const e of ring) if (e.version > from && e.version <= to) touched.add(undoBucket(e.version));
+  for (const e of ring) if (e.version > from && e.version <= to) touched.add(bucketOf(e));
   const out = new Map<number, UndoEntry[]>();
   for (const b of [...touched].sort()) out.set(b, []);
-  for (const e of ring) out.get(undoBucket(e.version))?.push(e);
+  for (const e of ring) out.get(bucketOf(e))?.push(e);
   return out;
 }
