@@ -25,24 +25,19 @@ export const UNDO_BUCKETS = 5;
 export const UNDO_RING_VERSIONS = UNDO_BUCKET_VERSIONS * (UNDO_BUCKETS - 1) + 1;
 
 const BLOCK = BigInt(UNDO_BUCKET_VERSIONS);
-const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-/** The block of versions `version` is in (numbers while exact: BigInt division is slow). */
-const blockOf = (version: bigint): number | bigint =>
-  version <= SAFE ? Math.floor(Number(version) / UNDO_BUCKET_VERSIONS) : version / BLOCK;
+/**
+ * The block of versions `version` is in: in numbers while they are exact (a ring of 40 entries is
+ * looked at by every push and every batch, and BigInt division allocates), else in BigInt.
+ */
+function blockOf(version: bigint): number | bigint {
+  const n = Number(version); // above 2^53 − 1 it rounds to at least 2^53: then BigInt
+  return n <= Number.MAX_SAFE_INTEGER ? Math.floor(n / UNDO_BUCKET_VERSIONS) : version / BLOCK;
+}
 const bucketOfBlock = (b: number | bigint): number =>
   typeof b === 'number' ? b % UNDO_BUCKETS : Number(b % BigInt(UNDO_BUCKETS));
 
 /** The bucket (static cell, 0 … UNDO_BUCKETS − 1) a move committing `version` is kept in. */
 export const undoBucket = (version: bigint): number => bucketOfBlock(blockOf(version));
-
-/** Each entry's block, once: every push and every batch looks at the whole ring. */
-const blocks = new WeakMap<UndoEntry, number | bigint>();
-function block(e: UndoEntry): number | bigint {
-  let b = blocks.get(e);
-  if (b === undefined) blocks.set(e, (b = blockOf(e.version)));
-  return b;
-}
-const bucketOf = (e: UndoEntry) => bucketOfBlock(block(e));
 
 export interface UndoEntry {
   /** The move's id (a UUID, lower-case canonical form). */
@@ -76,15 +71,15 @@ export function pushUndo(
   entry: UndoEntry,
   bounds: UndoRingBounds,
 ): UndoEntry[] {
-  const current = block(entry);
+  const current = blockOf(entry.version);
   const bucket = bucketOfBlock(current);
-  const kept = ring.filter(
-    (e) =>
-      e.moveId !== entry.moveId &&
-      live(e, bounds) &&
-      (block(e) === current || bucketOf(e) !== bucket),
-  );
-  return [entry, ...kept];
+  const kept: UndoEntry[] = [entry];
+  for (const e of ring) {
+    if (e.moveId === entry.moveId || !live(e, bounds)) continue;
+    const b = blockOf(e.version);
+    if (b === current || bucketOfBlock(b) !== bucket) kept.push(e);
+  }
+  return kept;
 }
 
 /**
@@ -111,9 +106,9 @@ export function bucketsWritten(
   to: bigint,
 ): Map<number, UndoEntry[]> {
   const touched = new Set<number>();
-  for (const e of ring) if (e.version > from && e.version <= to) touched.add(bucketOf(e));
+  for (const e of ring) if (e.version > from && e.version <= to) touched.add(undoBucket(e.version));
   const out = new Map<number, UndoEntry[]>();
   for (const b of [...touched].sort()) out.set(b, []);
-  for (const e of ring) out.get(bucketOf(e))?.push(e);
+  for (const e of ring) out.get(undoBucket(e.version))?.push(e);
   return out;
 }
