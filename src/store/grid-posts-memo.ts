@@ -14,6 +14,7 @@
  * from Cassandra covers everything between the row it started from and its last row (the whole
  * rest of the partition when it was the last page); a point read covers its one ID.
  */
+import { pagedIds, type PagedIds } from '../domain/merge.js';
 import { AsyncSlot } from './async-slot.js';
 
 const MIN = -(1n << 63n);
@@ -106,26 +107,27 @@ export function memoizedStream(
   direction: 'desc' | 'asc',
   from: bigint | undefined,
   read: (from: bigint) => AsyncGenerator<IdPage, void, undefined>,
-): Iterable<bigint> | AsyncIterable<bigint> {
+): Iterable<bigint> | PagedIds {
   const start = from ?? (direction === 'desc' ? MAX : MIN);
   const known = memo.run(profileId, start, direction);
   if (known && known.end === (direction === 'desc' ? MIN : MAX)) return known.ids;
-  return stream(memo, profileId, direction, start, read);
+  return pagedIds(() => stream(memo, profileId, direction, start, read));
 }
 
+/** The stream's pages: runs the memo knows, and Cassandra pages (recorded as they come). */
 async function* stream(
   memo: GridPostsMemo,
   profileId: bigint,
   direction: 'desc' | 'asc',
   from: bigint,
   read: (from: bigint) => AsyncGenerator<IdPage, void, undefined>,
-): AsyncGenerator<bigint, void, undefined> {
+): AsyncGenerator<readonly bigint[], void, undefined> {
   const desc = direction === 'desc';
   const partitionEnd = desc ? MIN : MAX;
   const next = (id: bigint) => (desc ? id - 1n : id + 1n);
   let cursor = from;
   for (let known = memo.run(profileId, cursor, direction); known;) {
-    yield* known.ids;
+    yield known.ids;
     if (known.end === partitionEnd) return;
     cursor = next(known.end);
     known = memo.run(profileId, cursor, direction);
@@ -137,6 +139,6 @@ async function* stream(
       memo.add(profileId, desc ? end : start, desc ? start : end, page.ids);
       start = next(end);
     }
-    yield* page.ids;
+    yield page.ids;
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { QueryOptions, types } from 'cassandra-driver';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
-import { compareDisplay } from '../domain/merge.js';
+import { compareDisplay, pagedIds, type PagedIds } from '../domain/merge.js';
 import type { Consistency, Cql } from './cassandra.js';
 import { isCasTimeout } from './cql-errors.js';
 import type { GridMutation } from './grid-mutation.js';
@@ -163,17 +163,19 @@ export class GridStore {
     );
   }
 
-  private async *chronologicalRows(
+  private chronologicalRows(
     profileId: bigint,
     direction: Direction,
     options: StreamOptions,
-  ): AsyncGenerator<bigint, void, undefined> {
+  ): PagedIds {
     const q = STREAM[direction];
     const [query, params] =
       options.from === undefined ? [q.all, [profileId]] : [q.from, [profileId, options.from]];
-    for await (const row of this.pages(query, params, options.pageSize ?? 200)) {
-      yield row.get('post_id') as bigint;
-    }
+    const size = options.pageSize ?? 200;
+    const idPages = () => this.idPages(query, params, size);
+    return pagedIds(async function* () {
+      for await (const page of idPages()) yield page.ids;
+    });
   }
 
   /** Whether the post has a row in the profile's time-ordered grid. */

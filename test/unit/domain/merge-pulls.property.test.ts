@@ -17,6 +17,8 @@ import { describe, expect, it } from 'vitest';
 import {
   mergeGrid,
   mergeGridAsync,
+  pagedIds,
+  streamMergedGrid,
   type GridPosition,
   type MergeDirection,
 } from '../../../src/domain/merge.js';
@@ -114,6 +116,23 @@ describe('merge: rows pulled per page', () => {
           }
           expect(mergeGrid(rows, sync(), opts)).toEqual(want);
           expect(pulled).toBeLessThanOrEqual(bound);
+
+          // A source of whole pages (Cassandra pages, the writer's memo) merges the same and
+          // fetches no page more; so does the streaming front end over it.
+          const byPage = noPulls();
+          const source = pagedIds(async function* () {
+            for (let i = 0; i < stream.length; i += pageSize) {
+              await Promise.resolve();
+              const page = stream.slice(i, i + pageSize);
+              byPage.fetched += page.length;
+              yield page;
+            }
+          });
+          expect(await mergeGridAsync(rows, source, opts)).toEqual(want);
+          expect(byPage.fetched).toBeLessThanOrEqual(bound + pageSize - 1);
+          const streamed = [];
+          for await (const e of streamMergedGrid(rows, source, opts)) streamed.push(e);
+          expect(streamed).toEqual(want);
         },
       ),
       { seed: SEED, numRuns: 600 },
