@@ -1,11 +1,18 @@
 /**
- * `npx tsx bench/move-cpu.ts [--moves 2000] [--no-redis]`: Node CPU per move (process.cpuUsage
+ * `npx tsx bench/move-cpu.ts [--moves 2000] [--no-redis] [--count]`: Node CPU per move (process.cpuUsage
  * over the moving phase), the local Cassandra node's CPU per move (its JVM's utime + stime from
  * /proc, when the node is this project's own: its pidfile) and moves/s, for 16 writers on 16 grids of 48 posts, each moving only on
  * its own grid, through GridService in-process with the Redis cache (rate limit, invalidation,
  * background pre-fill) or without it. On 2 cores Node and Cassandra share the CPU, so Node's
  * milliseconds per move bound the throughput; docs/cache.md quotes the figures.
+ *
+ * `--count` also counts, over the moving phase, the promises created (an async_hooks PROMISE
+ * init hook: each one costs an allocation and the AsyncLocalStorage hooks) and the socket writes
+ * (`net.Socket#write` calls: the driver's, and Redis's when on) per move. The hook costs CPU
+ * itself: read that run's CPU figures as inflated.
  */
+import { createHook } from 'node:async_hooks';
+import { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -17,7 +24,11 @@ import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
 import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
 
 const { values: args } = parseArgs({
-  options: { moves: { type: 'string', default: '2000' }, 'no-redis': { type: 'boolean' } },
+  options: {
+    moves: { type: 'string', default: '2000' },
+    'no-redis': { type: 'boolean' },
+    count: { type: 'boolean' },
+  },
 });
 const MOVES = Number(args.moves);
 const WRITERS = 16;
@@ -64,6 +75,18 @@ try {
           .split(' ')
           .slice(11, 13)
           .reduce((a, b) => a + Number(b), 0);
+  const counted = { promises: 0, writes: 0, on: false };
+  if (args.count) {
+    createHook({
+      init: (_id, type) => void (counted.on && type === 'PROMISE' && counted.promises++),
+    }).enable();
+    const write = Socket.prototype.write;
+    Socket.prototype.write = function (this: Socket, ...a: Parameters<Socket['write']>) {
+      if (counted.on) counted.writes++;
+      return write.apply(this, a);
+    } as Socket['write'];
+    counted.on = true;
+  }
   const jvm0 = jvmTicks();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -78,12 +101,17 @@ try {
   );
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  counted.on = false;
   const perMove = (cpu.user + cpu.system) / 1000 / MOVES;
   const jvmPerMove = ((jvmTicks() - jvm0) * 10) / MOVES; // 100 ticks a second
   console.log(
     `${MOVES} moves, ${WRITERS} writers on their own grids, Redis ${redis ? 'on' : 'off'}: ` +
       `${Math.round((MOVES / ms) * 1000)} moves/s, Node CPU ${perMove.toFixed(2)} ms per move` +
-      (jvm === undefined ? '' : `, Cassandra JVM CPU ${jvmPerMove.toFixed(2)} ms per move`),
+      (jvm === undefined ? '' : `, Cassandra JVM CPU ${jvmPerMove.toFixed(2)} ms per move`) +
+      (args.count
+        ? `; ${(counted.promises / MOVES).toFixed(1)} promises and ` +
+          `${(counted.writes / MOVES).toFixed(2)} socket writes per move (counting on)`
+        : ''),
   );
   await service.caches?.grid.refillsSettled();
 } finally {

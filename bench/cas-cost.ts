@@ -1,0 +1,131 @@
+/**
+ * What one conditional batch on `grid_overrides` costs the local node, by what it carries and by
+ * how fast requests arrive: `npx tsx bench/cas-cost.ts [--batches 8000] [--rounds 2]`.
+ *
+ * 16 writers on distinct partitions send one-row batches back to back (the load tester's raw
+ * ceiling, src/tools/loadtest/raw-ceiling.ts), in these shapes, interleaved round by round:
+ *   - bare: `IF version = ?` + one override upsert (the ceiling's shape);
+ *   - + a 2 KB static blob (a whole 32-entry undo ring, what every move wrote before the ring
+ *     was bucketed) and + a 300 B blob (one bucket of it, domain/undo-ring.ts);
+ *   - bare, each writer first spinning 150 or 300 µs of Node CPU per batch (what the service
+ *     spends planning a move): no more Cassandra work per batch, only fewer batches a second.
+ * For each: batches/s, and Node and Cassandra (the node's JVM, from /proc: this project's own
+ * node only) CPU per batch. On 2 shared cores the last two rows show the node's CPU per request
+ * rising as the request rate falls, which is why a move's Node CPU decides its ceiling ratio.
+ * Keyspace `regrid_bench` (migrated first); fresh partitions per step.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { types } from 'cassandra-driver';
+import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { loadConfig } from '../src/config.js';
+import { buildCasStatements, type CqlStatement } from '../src/store/grid-mutation.js';
+import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
+import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
+
+const { values: args } = parseArgs({
+  options: {
+    batches: { type: 'string', default: '8000' },
+    rounds: { type: 'string', default: '2' },
+  },
+});
+const BATCHES = Number(args.batches);
+const ROUNDS = Number(args.rounds);
+const WRITERS = 16;
+const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench' };
+const session = await openCassandra(config, () => {});
+const client = session.client;
+// A leased ID worker: the partitions are fresh profile IDs, never one a server issued.
+const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {
+  throw new Error(`lost worker lease ${w}: ${why}`);
+});
+const jvm = liveNodePid(nodeLayout(config));
+// Fields 14 and 15 of /proc/PID/stat (after the command name): user and system clock ticks.
+const jvmTicks = () =>
+  jvm === undefined
+    ? 0
+    : readFileSync(`/proc/${jvm}/stat`, 'utf8')
+        .split(') ')[1]!
+        .split(' ')
+        .slice(11, 13)
+        .reduce((a, b) => a + Number(b), 0);
+const options = {
+  prepare: true,
+  consistency: types.consistencies[config.CASSANDRA_CONSISTENCY],
+  serialConsistency: types.consistencies[config.CASSANDRA_SERIAL_CONSISTENCY],
+};
+
+interface Shape {
+  readonly name: string;
+  readonly blob?: Buffer;
+  readonly busyUs?: number;
+}
+const SHAPES: readonly Shape[] = [
+  { name: 'bare' },
+  { name: '+ 2 KB static blob', blob: Buffer.alloc(2000, 7) },
+  { name: '+ 300 B static blob', blob: Buffer.alloc(300, 7) },
+  { name: 'bare, 150 µs Node per batch', busyUs: 150 },
+  { name: 'bare, 300 µs Node per batch', busyUs: 300 },
+];
+
+const spin = (us: number) => {
+  const until = performance.now() + us / 1000;
+  while (performance.now() < until);
+};
+
+function statements(s: Shape, profileId: bigint, expected: bigint, n: number): CqlStatement[] {
+  const next = expected + 1n;
+  const out = buildCasStatements(profileId, expected, next, {
+    upserts: [{ postId: BigInt((n % 48) + 1), sortKey: next * 1_000_003n, movedVersion: next }],
+  });
+  if (s.blob) {
+    out.push({
+      query: 'UPDATE grid_overrides SET recent_moves_1 = ? WHERE profile_id = ?',
+      params: [s.blob, profileId],
+    });
+  }
+  return out;
+}
+
+async function step(s: Shape) {
+  const versions = Array.from({ length: WRITERS }, () => 0n);
+  const profiles = versions.map(() => ids.next());
+  let issued = 0;
+  const jvm0 = jvmTicks();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    profiles.map(async (p, w) => {
+      for (let n = 0; issued++ < BATCHES; n++) {
+        if (s.busyUs) spin(s.busyUs);
+        const rs = await client.batch(statements(s, p, versions[w]!, n), options);
+        if (!rs.wasApplied()) throw new Error(`a batch on ${p} lost: nobody else writes there`);
+        versions[w]! += 1n;
+      }
+    }),
+  );
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    perS: (BATCHES / ms) * 1000,
+    nodeMs: (cpu.user + cpu.system) / 1000 / BATCHES,
+    jvmMs: jvm === undefined ? undefined : ((jvmTicks() - jvm0) * 10) / BATCHES,
+  };
+}
+
+try {
+  console.log(
+    `${BATCHES} one-row conditional batches per step, ${WRITERS} writers on distinct partitions`,
+  );
+  console.log('round | shape | batches/s | Node ms/batch | Cassandra ms/batch');
+  for (let r = 1; r <= ROUNDS; r++) {
+    for (const s of SHAPES) {
+      const f = await step(s);
+      const jvmMs = f.jvmMs === undefined ? 'n/a (not this project’s node)' : f.jvmMs.toFixed(3);
+      console.log(`${r} | ${s.name} | ${f.perS.toFixed(0)} | ${f.nodeMs.toFixed(3)} | ${jvmMs}`);
+    }
+  }
+} finally {
+  await lease.release();
+  await client.shutdown();
+}
