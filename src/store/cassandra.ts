@@ -25,7 +25,7 @@ import {
   unavailable,
 } from './cql-errors.js';
 import { DomainError } from '../domain/errors.js';
-import { kindOfBatch, kindOfStatement, observed, type StatementKind } from './cql-metrics.js';
+import { kindOfBatch, kindOfStatement, timeStatement, type StatementKind } from './cql-metrics.js';
 
 /** The subset of `Client` the stores use. */
 export interface Cql {
@@ -124,13 +124,16 @@ export function cqlOf(
   if (!budget) budgets.set(client, (budget = new Budget(limits)));
   const held = budget;
 
+  // Timed from here: the latency a caller sees includes waiting for the budget.
   async function run(kind: StatementKind, send: () => Promise<types.ResultSet>) {
+    const done = timeStatement(kind);
     const write = kind !== 'read';
     const scope = statementScope.getStore();
     let sent = false;
     try {
       if (scope?.sealed) throw new NotSent(REFUSED_AFTER_DEADLINE);
-      await held.acquire(scope);
+      const slot = held.acquire(scope);
+      if (slot) await slot; // none free: wait in line
       try {
         if (write) scope?.writeSent();
         sent = true;
@@ -138,11 +141,13 @@ export function cqlOf(
         if (write && typeof rs?.wasApplied === 'function' && !rs.wasApplied()) {
           scope?.writeNotApplied(); // a lost compare-and-set: known not applied
         }
+        done();
         return rs;
       } finally {
         held.release();
       }
     } catch (err) {
+      done(err);
       if (write && sent && neverSent(err)) scope?.writeNotApplied();
       if (isCasTimeout(err)) throw err;
       const mapped = err instanceof NotSent ? unavailable(err) : mapUnavailable(err);
@@ -159,15 +164,9 @@ export function cqlOf(
     }
   }
 
-  // Timed outside `run`: the latency a caller sees includes waiting for the budget.
   return {
-    execute: (query, params, options) => {
-      const kind = kindOfStatement(query);
-      return observed(kind, () => run(kind, () => client.execute(query, params, options)));
-    },
-    batch: (queries, options) => {
-      const kind = kindOfBatch(queries);
-      return observed(kind, () => run(kind, () => client.batch(queries, options)));
-    },
+    execute: (query, params, options) =>
+      run(kindOfStatement(query), () => client.execute(query, params, options)),
+    batch: (queries, options) => run(kindOfBatch(queries), () => client.batch(queries, options)),
   };
 }

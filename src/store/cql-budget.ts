@@ -68,11 +68,12 @@ export class Budget {
   private readonly line = new Set<() => void>();
   constructor(private readonly limits: CqlLimits) {}
 
-  acquire(scope: StatementScope | undefined): Promise<void> {
+  /** Takes a slot: at once (undefined) when one is free, else a promise of one. */
+  acquire(scope: StatementScope | undefined): Promise<void> | undefined {
     if (this.inFlight < this.limits.maxInFlight && this.line.size === 0) {
       this.inFlight++;
       cqlInFlight.inc();
-      return Promise.resolve();
+      return undefined;
     }
     if (this.line.size >= this.limits.maxQueued) {
       const n = `${this.inFlight} in flight, ${this.line.size} queued`;

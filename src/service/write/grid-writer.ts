@@ -125,7 +125,7 @@ export class GridWriter {
       membership: this.membership,
       settings: this.settings,
       committed: async (event: CommitEvent, plan: { effects: Effects | undefined }) => {
-        await this.hooks.afterCas?.(event);
+        if (this.hooks.afterCas) await this.hooks.afterCas(event);
         if (plan.effects) await this.applyOwn(profileId, plan.effects);
         await this.notify(event);
       },
@@ -161,7 +161,9 @@ export class GridWriter {
   private async notify(event: CommitEvent): Promise<void> {
     for (const hook of [...(this.hooks.onCommitted ?? []), ...this.ownHooks]) {
       try {
-        await hook(event);
+        // A hook that returns no promise (the snapshot memo) costs no turn of the queue.
+        const done = hook(event);
+        if (done) await done;
       } catch (err) {
         this.hooks.log?.(`onCommitted hook failed for profile ${event.profileId}`, err);
       }

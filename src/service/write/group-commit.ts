@@ -114,7 +114,8 @@ async function attempts(
       memo,
     );
     // The records planners wrote must exist before the batch (and before a cut write re-plans).
-    const failed = await plan.failedWork();
+    const pending = plan.failedWork();
+    const failed = pending instanceof Map ? pending : await pending;
     round.back.push(...plan.cut);
     round.waiting = plan.batched.map((p) => p.member);
     for (const p of plan.decided) settle(p, attempt, false);

@@ -61,8 +61,11 @@ export interface RoundPlan {
   readonly after: OverridesSnapshot;
   /** The membership record of a write that commits alone. */
   readonly effects: Effects | undefined;
-  /** Waits for the work planners handed over (`beforeCommit`); the writes whose work failed. */
-  failedWork(): Promise<Map<GroupMember, unknown>>;
+  /**
+   * Waits for the work planners handed over (`beforeCommit`); the writes whose work failed. Sync
+   * (the empty map) when none was handed over.
+   */
+  failedWork(): ReadonlyMap<GroupMember, unknown> | Promise<ReadonlyMap<GroupMember, unknown>>;
 }
 
 export async function planRound(
@@ -161,8 +164,13 @@ export async function planRound(
     writes: tally.writes,
     after: s,
     effects,
-    failedWork: async () => new Map((await Promise.all(work)).filter((f) => f !== undefined)),
+    failedWork: () =>
+      work.length === 0
+        ? NO_FAILURES
+        : Promise.all(work).then((all) => new Map(all.filter((f) => f !== undefined))),
   };
 }
 
 const noFailure = (): undefined => undefined;
+/** What `failedWork` answers when no planner handed work over (no promise round for it). */
+const NO_FAILURES: ReadonlyMap<GroupMember, unknown> = new Map();
