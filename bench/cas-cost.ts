@@ -14,7 +14,6 @@
  * rising as the request rate falls, which is why a move's Node CPU decides its ceiling ratio.
  * Keyspace `regrid_bench` (migrated first); fresh partitions per step.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { types } from 'cassandra-driver';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
@@ -22,6 +21,7 @@ import { loadConfig } from '../src/config.js';
 import { buildCasStatements, type CqlStatement } from '../src/store/grid-mutation.js';
 import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
 import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
+import { processCpuMs } from '../src/tools/infra/process-cpu.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,15 +40,7 @@ const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {
   throw new Error(`lost worker lease ${w}: ${why}`);
 });
 const jvm = liveNodePid(nodeLayout(config));
-// Fields 14 and 15 of /proc/PID/stat (after the command name): user and system clock ticks.
-const jvmTicks = () =>
-  jvm === undefined
-    ? 0
-    : readFileSync(`/proc/${jvm}/stat`, 'utf8')
-        .split(') ')[1]!
-        .split(' ')
-        .slice(11, 13)
-        .reduce((a, b) => a + Number(b), 0);
+const jvmMs = () => processCpuMs(jvm);
 const options = {
   prepare: true,
   consistency: types.consistencies[config.CASSANDRA_CONSISTENCY],
@@ -91,7 +83,7 @@ async function step(s: Shape) {
   const versions = Array.from({ length: WRITERS }, () => 0n);
   const profiles = versions.map(() => ids.next());
   let issued = 0;
-  const jvm0 = jvmTicks();
+  const jvm0 = jvmMs();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
@@ -109,7 +101,7 @@ async function step(s: Shape) {
   return {
     perS: (BATCHES / ms) * 1000,
     nodeMs: (cpu.user + cpu.system) / 1000 / BATCHES,
-    jvmMs: jvm === undefined ? undefined : ((jvmTicks() - jvm0) * 10) / BATCHES,
+    jvmMs: jvm === undefined ? undefined : (jvmMs() - jvm0) / BATCHES,
   };
 }
 
@@ -121,8 +113,8 @@ try {
   for (let r = 1; r <= ROUNDS; r++) {
     for (const s of SHAPES) {
       const f = await step(s);
-      const jvmMs = f.jvmMs === undefined ? 'n/a (not this project’s node)' : f.jvmMs.toFixed(3);
-      console.log(`${r} | ${s.name} | ${f.perS.toFixed(0)} | ${f.nodeMs.toFixed(3)} | ${jvmMs}`);
+      const nodeCpu = f.jvmMs === undefined ? 'n/a (not this project’s node)' : f.jvmMs.toFixed(3);
+      console.log(`${r} | ${s.name} | ${f.perS.toFixed(0)} | ${f.nodeMs.toFixed(3)} | ${nodeCpu}`);
     }
   }
 } finally {

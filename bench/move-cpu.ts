@@ -14,7 +14,6 @@
 import { createHook } from 'node:async_hooks';
 import { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
@@ -22,6 +21,7 @@ import { loadConfig } from '../src/config.js';
 import { GridService } from '../src/service/grid-service.js';
 import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
 import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
+import { processCpuMs } from '../src/tools/infra/process-cpu.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -66,15 +66,7 @@ try {
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   let started = 0;
   const jvm = liveNodePid(nodeLayout(config));
-  // Fields 14 and 15 of /proc/PID/stat (after the command name): user and system clock ticks.
-  const jvmTicks = () =>
-    jvm === undefined
-      ? 0
-      : readFileSync(`/proc/${jvm}/stat`, 'utf8')
-          .split(') ')[1]!
-          .split(' ')
-          .slice(11, 13)
-          .reduce((a, b) => a + Number(b), 0);
+  const jvmMs = () => processCpuMs(jvm);
   const counted = { promises: 0, writes: 0, on: false };
   if (args.count) {
     createHook({
@@ -87,7 +79,7 @@ try {
     } as Socket['write'];
     counted.on = true;
   }
-  const jvm0 = jvmTicks();
+  const jvm0 = jvmMs();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
@@ -103,7 +95,7 @@ try {
   const cpu = process.cpuUsage(cpu0);
   counted.on = false;
   const perMove = (cpu.user + cpu.system) / 1000 / MOVES;
-  const jvmPerMove = ((jvmTicks() - jvm0) * 10) / MOVES; // 100 ticks a second
+  const jvmPerMove = (jvmMs() - jvm0) / MOVES;
   console.log(
     `${MOVES} moves, ${WRITERS} writers on their own grids, Redis ${redis ? 'on' : 'off'}: ` +
       `${Math.round((MOVES / ms) * 1000)} moves/s, Node CPU ${perMove.toFixed(2)} ms per move` +
