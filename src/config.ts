@@ -158,6 +158,11 @@ export const ConfigSchema = z.object({
   RELABEL_POLICY: z.enum(['adaptive', 'doubling']).default('adaptive'),
   MOVE_RATE_LIMIT: intFrom(120, 1), // moves per window per profile
   MOVE_RATE_WINDOW_S: intFrom(60, 1),
+  /**
+   * The most move slots one rate-limit call may grant a fast-moving profile (cache/rate-credits.ts);
+   * unset: a 16th of the limit, at most 16. 1 = every move asks Redis (exact).
+   */
+  MOVE_RATE_CREDIT_MAX: z.coerce.number().int().min(1).max(64).optional(),
   IDEMPOTENCY_TTL_S: intFrom(24 * 3600, 60),
   /** How long an in-flight Idempotency-Key blocks duplicates (409) before a retry may take over. */
   IDEMPOTENCY_LEASE_MS: intFrom(30_000, 1),

@@ -55,6 +55,7 @@ export function createServiceCaches(
     moveRate: createMoveRateLimiter(guard, {
       limit: config.MOVE_RATE_LIMIT,
       windowS: config.MOVE_RATE_WINDOW_S,
+      ...(config.MOVE_RATE_CREDIT_MAX ? { maxCredit: config.MOVE_RATE_CREDIT_MAX } : {}),
     }),
     rendered: config.CACHE_RENDERED_PAGES
       ? createRenderedPages(guard, {

@@ -40,6 +40,63 @@ describe('move rate limiter (shared Redis)', () => {
     expect((await limiter.consume(p)).allowed).toBe(true);
   });
 
+  it('a fast mover is granted slots in bulk: every move is in the log, fewer calls than moves', async () => {
+    const limiter = createMoveRateLimiter(guard, { limit: 320, windowS: 60 });
+    const p = profile();
+    const left: Array<number | undefined> = [];
+    for (let i = 0; i < 60; i++) left.push((await limiter.consume(p)).remaining);
+    // Asks of 1, 2, 4, 8, 16, 16, 16: 60 moves cost 7 calls, and `remaining` still counts down.
+    expect(limiter.stats.calls).toBeLessThanOrEqual(8);
+    expect(left).toEqual(Array.from({ length: 60 }, (_, i) => 320 - i - 1));
+    const logged = await guard.client.zcard(`rl:move:{${p}}`);
+    expect(logged).toBeGreaterThanOrEqual(60);
+    expect(logged).toBeLessThanOrEqual(60 + 15);
+    // The slots not used go back to the log: it then holds exactly the moves made.
+    await limiter.flush();
+    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(60);
+  });
+
+  it('never grants more than the limit, however the slots are spread', async () => {
+    const limiter = createMoveRateLimiter(guard, { limit: 48, windowS: 60 });
+    const other = createMoveRateLimiter(guard, { limit: 48, windowS: 60 });
+    const p = profile();
+    let allowed = 0;
+    let refused = 0;
+    // Two processes' limiters, 8 concurrent movers each, far more moves than the limit.
+    await Promise.all(
+      [limiter, other].flatMap((l) =>
+        Array.from({ length: 8 }, async () => {
+          for (let i = 0; i < 12; i++) {
+            const ok = await l.consume(p).then(
+              () => true,
+              (e: unknown) => {
+                expect((e as DomainError).code).toBe('rate_limited');
+                return false;
+              },
+            );
+            if (ok) allowed += 1;
+            else refused += 1;
+          }
+        }),
+      ),
+    );
+    expect(allowed).toBeLessThanOrEqual(48);
+    expect(allowed + refused).toBe(192);
+    // Unused slots handed back: the log holds exactly the allowed moves.
+    await Promise.all([limiter.flush(), other.flush()]);
+    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(allowed);
+  });
+
+  it('hands unused slots back by itself once they expire', async () => {
+    // Window 2 s: slots live 125 ms.
+    const limiter = createMoveRateLimiter(guard, { limit: 320, windowS: 2 });
+    const p = profile();
+    for (let i = 0; i < 5; i++) await limiter.consume(p);
+    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBeGreaterThan(5);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(5);
+  });
+
   it('fails open when Redis is unreachable', async () => {
     const dead = createRedisGuard(
       loadConfig({ REDIS_URL: 'redis://127.0.0.1:6391', REDIS_TIMEOUT_MS: '50' }),
