@@ -10,6 +10,10 @@
  * its group) go back to the front, ahead of anything queued meanwhile. With `maxTake` 1 writes
  * simply take turns.
  *
+ * A fresh line waits for the next turn of the event loop (shared by every line, `nextTurn`) before
+ * its first round, as a busy line does between rounds: the batches of every round started in that
+ * turn leave in one socket write, and writes pushed meanwhile join the first round.
+ *
  * A write that waited longer than `maxWaitMs` without being taken answers 503 `contention` with
  * Retry-After without touching Cassandra; the writes behind it keep their order. Once taken, a
  * write is the round's to settle. Planners must not write the same profile from inside (they
@@ -84,6 +88,9 @@ export class GroupQueue<M extends Queued> {
 
   private async drain(profileId: bigint, line: Waiting<M>[]): Promise<void> {
     try {
+      // A fresh line waits for the shared turn too: requests read from several sockets in one
+      // poll of the event loop then send their batches together, not one socket write each.
+      await nextTurn();
       while (line.length > 0) {
         const taken = line.splice(0, this.settings.maxTake);
         for (const e of taken) clearTimeout(e.timer);

@@ -39,12 +39,9 @@ function harness(opts: { maxWaitMs?: number; maxTake?: number; handBack?: (i: It
 describe('per-profile group queue', () => {
   it('runs one round per profile at a time; what waited meanwhile goes in the next round, in order', async () => {
     const h = harness({});
-    const out = await Promise.all([
-      h.write(1n, 'a', 20),
-      h.write(1n, 'b'),
-      h.write(2n, 'x'),
-      h.write(1n, 'c'),
-    ]);
+    const a = h.write(1n, 'a', 20);
+    await sleep(1); // a's round is running
+    const out = await Promise.all([a, h.write(1n, 'b'), h.write(2n, 'x'), h.write(1n, 'c')]);
     expect(out).toEqual(['a', 'b', 'x', 'c']);
     expect(h.rounds.filter((r) => r[0] !== 'x')).toEqual([['a'], ['b', 'c']]);
     const at = (name: string) => h.rounds.findIndex((r) => r[0] === name);
@@ -59,7 +56,7 @@ describe('per-profile group queue', () => {
     expect(h.rounds).toEqual([['a'], ['b'], ['c']]);
     const g = harness({ maxTake: 2 });
     await Promise.all(['a', 'b', 'c', 'd', 'e'].map((n) => g.write(1n, n, 2)));
-    expect(g.rounds).toEqual([['a'], ['b', 'c'], ['d', 'e']]);
+    expect(g.rounds).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
     expect(g.most()).toBe(1);
   });
 
@@ -73,6 +70,7 @@ describe('per-profile group queue', () => {
       },
     });
     const first = h.write(1n, 'a', 10);
+    await sleep(1); // a's round is running
     const rest = [h.write(1n, 'b', 10), h.write(1n, 'c')];
     await sleep(1);
     const late = h.write(1n, 'd');
@@ -80,9 +78,17 @@ describe('per-profile group queue', () => {
     expect(h.rounds).toEqual([['a'], ['b'], ['c', 'd']]);
   });
 
+  it('writes pushed in one turn of the event loop to an idle profile go in its first round together', async () => {
+    const h = harness({});
+    const out = await Promise.all([h.write(1n, 'a'), h.write(2n, 'x'), h.write(1n, 'b')]);
+    expect(out).toEqual(['a', 'x', 'b']);
+    expect(h.rounds.filter((r) => r[0] !== 'x')).toEqual([['a', 'b']]);
+  });
+
   it('answers 503 contention to a write that waited too long, and keeps the order behind it', async () => {
     const h = harness({ maxWaitMs: 30 });
     const slow = h.write(1n, 'slow', 120);
+    await sleep(1); // slow's round is running
     const late = h.write(1n, 'never').catch((e: unknown) => e);
     const after = h.write(1n, 'after').catch((e: unknown) => e);
     const err = await late;

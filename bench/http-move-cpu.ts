@@ -1,0 +1,154 @@
+/**
+ * `npx tsx bench/http-move-cpu.ts [--moves 6000] [--rounds 2] [--against DIR]`: what a move over
+ * HTTP costs each process on this machine. Starts the server (`src/main.ts` of this checkout, a
+ * child process on a free port, keyspace `regrid_bench`, move rate limit 10⁹, request log to the
+ * null device), creates 16 grids of 48 posts through the API, warms up with 2,000 moves, then
+ * times `--moves` moves by 16 writers, each on its own grid and waiting for each answer (the load
+ * tester's *uncontended* scenario). Prints moves/s and CPU milliseconds per move of the server,
+ * this client, the local Cassandra node's JVM (this project's own node only) and Redis (when a
+ * local redis-server runs).
+ *
+ * `--against DIR` runs a second checkout's server (another commit, with its node_modules) in
+ * alternate rounds, the order swapping each round: the machine's speed drifts, so only figures
+ * from the same run compare.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { parseArgs } from 'node:util';
+import { openCassandra } from '../src/bootstrap.js';
+import { loadConfig } from '../src/config.js';
+import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
+import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
+import { processCpuMs } from '../src/tools/infra/process-cpu.js';
+import { RegridHttpDesign } from '../src/tools/loadtest/regrid-http-design.js';
+
+const { values: args } = parseArgs({
+  options: {
+    moves: { type: 'string', default: '6000' },
+    rounds: { type: 'string', default: '2' },
+    against: { type: 'string' },
+  },
+});
+const MOVES = Number(args.moves);
+const WRITERS = 16;
+const POSTS = 48;
+const SECRET = 'http-move-cpu-bench-secret-0123456789';
+const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench' };
+const session = await openCassandra(config, () => {});
+const jvm = liveNodePid(nodeLayout(config));
+const redisPid = (() => {
+  try {
+    const out = execFileSync('pgrep', ['-x', 'redis-server'], { encoding: 'utf8' });
+    return Number(out.split('\n')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+async function freePort(): Promise<number> {
+  const srv = createServer().listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const port = (srv.address() as { port: number }).port;
+  srv.close();
+  return port;
+}
+
+async function startServer(dir: string): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: dir,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      AUTH_JWT_SECRET: SECRET,
+      MOVE_RATE_LIMIT: '1000000000',
+      CASSANDRA_KEYSPACE: 'regrid_bench',
+    },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 120; i++) {
+    if (child.exitCode !== null) throw new Error(`the server in ${dir} exited (${child.exitCode})`);
+    const ok = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return { child, base };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the server in ${dir} did not answer within 30 s`);
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function measure(dir: string) {
+  const { child, base } = await startServer(dir);
+  try {
+    const design = await RegridHttpDesign.create(base, SECRET, session.client, config);
+    const stamp = BigInt(Date.now()) * 1000n;
+    const grids = await Promise.all(
+      Array.from({ length: WRITERS }, async (_, i) => {
+        const profileId = 8_000_000_000_000_000n + stamp + BigInt(i);
+        return { profileId, posts: await design.createGrid(profileId, POSTS) };
+      }),
+    );
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const run = async (n: number) => {
+      let started = 0;
+      await Promise.all(
+        grids.map(async ({ profileId, posts }) => {
+          while (started++ < n) {
+            const post = posts[Math.floor(rnd() * POSTS)]!;
+            const anchor = rnd() < 0.25 ? null : posts[Math.floor(rnd() * POSTS)]!;
+            await design.move(profileId, post, anchor === post ? null : anchor);
+          }
+        }),
+      );
+    };
+    await run(2000);
+    const before = [processCpuMs(child.pid), processCpuMs(jvm), processCpuMs(redisPid)];
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await run(MOVES);
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const [server, node, redis] = [child.pid, jvm, redisPid].map(
+      (pid, i) => (processCpuMs(pid) - before[i]!) / MOVES,
+    );
+    return {
+      perS: (MOVES / ms) * 1000,
+      server: server!,
+      client: (cpu.user + cpu.system) / 1000 / MOVES,
+      node: jvm === undefined ? undefined : node,
+      redis: redisPid === undefined ? undefined : redis,
+    };
+  } finally {
+    await stopServer(child);
+  }
+}
+
+const dirs = [{ name: 'this checkout', dir: process.cwd() }];
+if (args.against) dirs.push({ name: args.against, dir: args.against });
+const f = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(3));
+try {
+  console.log(`${MOVES} moves over HTTP per run, ${WRITERS} writers on their own grids`);
+  console.log('round | server | moves/s | server ms/move | client | Cassandra | Redis');
+  for (let r = 1; r <= Number(args.rounds); r++) {
+    for (const d of r % 2 === 1 ? dirs : [...dirs].reverse()) {
+      const m = await measure(d.dir);
+      console.log(
+        `${r} | ${d.name} | ${m.perS.toFixed(0)} | ${f(m.server)} | ${f(m.client)} | ${f(m.node)} | ${f(m.redis)}`,
+      );
+    }
+  }
+} finally {
+  await session.client.shutdown();
+}
