@@ -15,7 +15,7 @@ import { flagsOf } from '../../service/flags.js';
 import { GridService } from '../../service/grid-service.js';
 import { cqlOf } from '../../store/cassandra.js';
 import { TracingCql } from '../../store/trace.js';
-import { httpCall } from './http-call.js';
+import { closeHttpPools, httpCall } from './http-call.js';
 import type { CasAttempts, FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
 
 const TIMEOUT_MS = 30_000;
@@ -200,5 +200,7 @@ export class RegridHttpDesign implements GridDesign {
     return 'uncertain';
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await closeHttpPools();
+  }
 }
