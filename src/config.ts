@@ -56,6 +56,10 @@ export const ConfigSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   /** pino level of the JSON logs (one line per request at info). */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Log lines gathered per stdout write (obs/logger.ts); 0 = one write per line. */
+  LOG_BUFFER_BYTES: intFrom(4096, 0, 60_000),
+  /** The longest a gathered line waits for its write. */
+  LOG_FLUSH_MS: intFrom(250, 1, 10_000),
   /** Run the consistency audit every this many seconds in the server (0 = never). */
   AUDIT_EVERY_S: intFrom(0, 0),
   PORT: intFrom(8080, 0, 65535),

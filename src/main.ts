@@ -27,7 +27,12 @@ import { makeReadiness } from './service/readiness.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   collectProcessMetrics();
-  const logger = createLogger({ level: config.LOG_LEVEL, nodeEnv: config.NODE_ENV });
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    nodeEnv: config.NODE_ENV,
+    bufferBytes: config.LOG_BUFFER_BYTES,
+    flushMs: config.LOG_FLUSH_MS,
+  });
   const log = (line: string) => logger.info(line);
   const secrets = settleSecrets(config);
 

@@ -5,7 +5,7 @@
  * development dependency that production images do not ship.
  */
 import { createRequire } from 'node:module';
-import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { destination, pino, type DestinationStream, type Level, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -14,6 +14,12 @@ export interface LoggerOptions {
   readonly nodeEnv?: string;
   /** Where lines go (tests capture them); stdout otherwise. */
   readonly destination?: DestinationStream;
+  /**
+   * Stdout lines are gathered up to this many bytes, and at most `flushMs`, before one write
+   * (0 = each line as it comes). One write per request line was 3–4 % of a move's CPU.
+   */
+  readonly bufferBytes?: number;
+  readonly flushMs?: number;
 }
 
 /** Never logged even if a caller hands them over: credentials and post content. */
@@ -36,7 +42,19 @@ export function createLogger(opts: LoggerOptions): Logger {
   if (opts.nodeEnv === 'development' && process.stdout.isTTY && hasPretty()) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true } } });
   }
-  return pino(base);
+  const bufferBytes = opts.bufferBytes ?? 0;
+  if (bufferBytes === 0) return pino(base);
+  // Asynchronous and flushed on exit by pino (its on-exit hook); a hard kill loses at most the
+  // buffer. The periodic flush bounds how late a line of a quiet process shows.
+  return pino(
+    base,
+    destination({
+      dest: 1,
+      sync: false,
+      minLength: bufferBytes,
+      periodicFlush: opts.flushMs ?? 250,
+    } as Parameters<typeof destination>[0]),
+  );
 }
 
 /**
