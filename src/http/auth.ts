@@ -6,7 +6,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../domain/errors.js';
 import { parseId } from '../domain/ids.js';
-import type { AppEnv } from './env.js';
+import { headerOf, type AppEnv } from './env.js';
 import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifierOf } from './jwt.js';
 import type { TokenPolicy } from './jwt.js';
 
@@ -19,7 +19,7 @@ export function requireProfile(
 ): MiddlewareHandler<AppEnv> {
   const verify = verifierOf(secret, policy);
   return async function authenticate(c, next) {
-    const header = c.req.header('authorization') ?? '';
+    const header = headerOf(c, 'authorization') ?? '';
     const match = /^Bearer\s+([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)\s*$/i.exec(header);
     if (!match) throw new DomainError('unauthorized', 'missing or malformed bearer token');
     let sub: unknown;

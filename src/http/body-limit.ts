@@ -13,7 +13,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '../domain/errors.js';
-import type { AppEnv } from './env.js';
+import { headerOf, type AppEnv } from './env.js';
 import { problemResponse } from './problem.js';
 
 /** Past this much excess the background drain gives up and cancels the stream. */
@@ -35,8 +35,8 @@ const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function bodyLimit(maxBytes: number): MiddlewareHandler {
   return async function limitBody(c, next) {
     if (BODYLESS.has(c.req.method)) return next();
-    const declared = c.req.header('content-length');
-    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+    const declared = headerOf(c, 'content-length');
+    if (declared !== undefined && headerOf(c, 'transfer-encoding') === undefined) {
       if (!/^[0-9]+$/.test(declared)) {
         throw new DomainError('invalid_request', 'Content-Length must be a decimal number');
       }

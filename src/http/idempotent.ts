@@ -19,7 +19,7 @@ import {
   type ResponseRenderer,
   type StoredResponse,
 } from '../service/write/idempotency.js';
-import type { AppEnv } from './env.js';
+import { headerOf, type AppEnv } from './env.js';
 import { bodyTextOf } from './request.js';
 
 export type WriteOptionsFor = () => WriteOptions;
@@ -42,13 +42,13 @@ export async function idempotentWrite(
   spec: IdempotentSpec,
   exec: (opts: WriteOptionsFor) => Promise<StoredResponse>,
 ): Promise<Response> {
-  const key = c.req.header('idempotency-key');
+  const key = headerOf(c, 'idempotency-key');
   if (key === undefined || !idem) return send(c, await exec(() => ({})), false);
   const fingerprint = fingerprintRequest({
     method: c.req.method,
     route: c.req.path,
     body: await bodyTextOf(c),
-    extra: c.req.header('if-match') ?? '',
+    extra: headerOf(c, 'if-match') ?? '',
   });
   const grid = spec.gridProfileId;
   const { response, replayed } = await idem.run(
@@ -78,7 +78,7 @@ function send(c: Context<AppEnv>, r: StoredResponse, replayed: boolean): Respons
  * ring with the retry's own request), random otherwise. UUID-shaped (version 8, RFC 9562).
  */
 export function requestScopedUuid(c: Context<AppEnv>, scope: bigint, purpose: string): string {
-  const key = c.req.header('idempotency-key');
+  const key = headerOf(c, 'idempotency-key');
   if (key === undefined) return randomUUID();
   const b = createHash('sha256').update(`${purpose}:${scope}:${key}`).digest().subarray(0, 16);
   b[6] = (b[6]! & 0x0f) | 0x80; // version 8 (custom)

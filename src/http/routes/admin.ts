@@ -10,7 +10,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/errors.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService } from '../../service/write/idempotency.js';
-import type { AppEnv } from '../env.js';
+import { headerOf, type AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
 import { parseIdParam } from '../schemas.js';
 import { versionView } from '../views.js';
@@ -21,7 +21,7 @@ export function requireAdmin(token: string | undefined): MiddlewareHandler<AppEn
   const expected = token ? Buffer.from(token) : undefined;
   return async function authenticateAdmin(c, next) {
     if (!expected) throw new DomainError('forbidden', 'the admin API is disabled (no ADMIN_TOKEN)');
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(headerOf(c, 'authorization') ?? '');
     const given = m ? Buffer.from(m[1]!) : Buffer.alloc(0);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new DomainError('unauthorized', 'missing or wrong admin token');

@@ -14,7 +14,7 @@ import { DomainError } from '../../domain/errors.js';
 import { formatEtag, ifNoneMatchMatches } from '../../domain/etag.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
-import type { AppEnv } from '../env.js';
+import { headerOf, type AppEnv } from '../env.js';
 import { MoveIdParam, OrderPatchBody, PinsBody } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
@@ -98,7 +98,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
 
   app.get('/me/grid/order', async (c) => {
     const order = await features.readOrder(c.get('profileId'));
-    const inm = c.req.header('if-none-match');
+    const inm = headerOf(c, 'if-none-match');
     if (inm && ifNoneMatchMatches(inm, order)) {
       return c.body(null, 304, { ETag: order.etag });
     }
@@ -114,7 +114,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
 
   app.patch('/me/grid/order', async (c) => {
     const profileId = c.get('profileId');
-    const ifMatch = c.req.header('if-match');
+    const ifMatch = headerOf(c, 'if-match');
     const body = await readBody(c, OrderPatchBody);
     const render = (r: unknown, v: bigint, g: bigint): StoredResponse => ({
       status: 200,
