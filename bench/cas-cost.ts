@@ -7,7 +7,7 @@
  *   - bare: `IF version = ?` + one override upsert (the ceiling's shape);
  *   - + a 2 KB static blob (a whole 32-entry undo ring, what every move wrote before the ring
  *     was bucketed) and + a 300 B blob (one bucket of it, domain/undo-ring.ts);
- *   - bare, each writer first spinning 150 or 300 µs of Node CPU per batch (what the service
+ *   - bare, each writer first spinning 150, 300 or 550 µs of Node CPU per batch (what the service
  *     spends planning a move): no more Cassandra work per batch, only fewer batches a second.
  * For each: batches/s, and Node and Cassandra (the node's JVM, from /proc: this project's own
  * node only) CPU per batch. On 2 shared cores the last two rows show the node's CPU per request
@@ -58,6 +58,7 @@ const SHAPES: readonly Shape[] = [
   { name: '+ 300 B static blob', blob: Buffer.alloc(300, 7) },
   { name: 'bare, 150 µs Node per batch', busyUs: 150 },
   { name: 'bare, 300 µs Node per batch', busyUs: 300 },
+  { name: 'bare, 550 µs Node per batch', busyUs: 550 },
 ];
 
 const spin = (us: number) => {

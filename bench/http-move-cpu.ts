@@ -1,10 +1,10 @@
 /**
- * `npx tsx bench/http-move-cpu.ts [--moves 6000] [--rounds 2] [--against DIR]`: what a move over
+ * `npx tsx bench/http-move-cpu.ts [--moves 6000] [--rounds 2] [--writers 16] [--against DIR]`: what a move over
  * HTTP costs each process on this machine. Starts the server (`src/main.ts` of this checkout, a
  * child process on a free port, keyspace `regrid_bench`, move rate limit 10⁹, request log to the
- * null device), creates 16 grids of 48 posts through the API, warms up with 2,000 moves, then
- * times `--moves` moves by 16 writers, each on its own grid and waiting for each answer (the load
- * tester's *uncontended* scenario). Prints moves/s and CPU milliseconds per move of the server,
+ * null device), creates one grid of 48 posts per writer through the API, warms up with 2,000
+ * moves, then times `--moves` moves by `--writers` writers (16), each on its own grid and waiting
+ * for each answer (the load tester's *uncontended* scenario). Prints moves/s and CPU milliseconds per move of the server,
  * this client, the local Cassandra node's JVM (this project's own node only) and Redis (when a
  * local redis-server runs).
  *
@@ -27,11 +27,12 @@ const { values: args } = parseArgs({
   options: {
     moves: { type: 'string', default: '6000' },
     rounds: { type: 'string', default: '2' },
+    writers: { type: 'string', default: '16' },
     against: { type: 'string' },
   },
 });
 const MOVES = Number(args.moves);
-const WRITERS = 16;
+const WRITERS = Number(args.writers);
 const POSTS = 48;
 const SECRET = 'http-move-cpu-bench-secret-0123456789';
 const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench' };
