@@ -70,3 +70,14 @@ export function neverSent(err: unknown): boolean {
 
 export const unavailable = (err: NotSent) =>
   new DomainError('unavailable', 'Cassandra is unavailable', { retry_after_s: 1 }, { cause: err });
+
+/**
+ * The store did not answer a statement (timeout, no host, a socket gone): the mapped error the
+ * Cql wrapper throws, `unavailable` or `write_outcome_unknown`, except a statement the wrapper
+ * refused itself (NotSent: its request's deadline had answered it).
+ */
+export function storeDidNotAnswer(err: unknown): boolean {
+  if (!(err instanceof DomainError)) return false;
+  if (err.code !== 'unavailable' && err.code !== 'write_outcome_unknown') return false;
+  return !((err as { cause?: unknown }).cause instanceof NotSent);
+}

@@ -18,6 +18,7 @@ import type { Effects } from '../../domain/membership.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import type { StatementScope } from '../../store/cql-budget.js';
+import { storeDidNotAnswer } from '../../store/cql-errors.js';
 import { gridPostsMemo, type GridPostsMemo } from '../../store/grid-posts-memo.js';
 import { GroupTally, mergeMutations, snapshotAfter, type GroupBounds } from './group-plan.js';
 import { membershipStatics } from './membership-statics.js';
@@ -113,6 +114,10 @@ export async function planRound(
         return { decision, mutation: { ...decision.mutation, statics } as GridMutation };
       });
     } catch (error) {
+      // The store did not answer a planner's read: every later write of the round would wait
+      // for its own reads and then the batch, one timeout after another. The round fails at
+      // once instead, each of its writes with this error (commitGroup), as a write alone would.
+      if (storeDidNotAnswer(error)) throw error;
       into.push({ kind: 'refused', member, error });
       continue;
     }
