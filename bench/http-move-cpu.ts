@@ -22,6 +22,7 @@ import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
 import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
 import { processCpuMs } from '../src/tools/infra/process-cpu.js';
 import { RegridHttpDesign } from '../src/tools/loadtest/regrid-http-design.js';
+import { ownGridMoves } from './own-grid-moves.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -100,20 +101,7 @@ async function measure(dir: string) {
         return { profileId, posts: await design.createGrid(profileId, POSTS) };
       }),
     );
-    let seed = 7;
-    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    const run = async (n: number) => {
-      let started = 0;
-      await Promise.all(
-        grids.map(async ({ profileId, posts }) => {
-          while (started++ < n) {
-            const post = posts[Math.floor(rnd() * POSTS)]!;
-            const anchor = rnd() < 0.25 ? null : posts[Math.floor(rnd() * POSTS)]!;
-            await design.move(profileId, post, anchor === post ? null : anchor);
-          }
-        }),
-      );
-    };
+    const run = ownGridMoves(grids, (p, post, after) => design.move(p, post, after), 7);
     await run(2000);
     const before = [processCpuMs(child.pid), processCpuMs(jvm), processCpuMs(redisPid)];
     const cpu0 = process.cpuUsage();

@@ -22,6 +22,7 @@ import { GridService } from '../src/service/grid-service.js';
 import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
 import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
 import { processCpuMs } from '../src/tools/infra/process-cpu.js';
+import { ownGridMoves } from './own-grid-moves.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -62,9 +63,7 @@ try {
       return { profileId, posts };
     }),
   );
-  let seed = 1;
-  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  let started = 0;
+  const run = ownGridMoves(grids, (p, post, after) => service.move(p, post, after), 1);
   const jvm = liveNodePid(nodeLayout(config));
   const jvmMs = () => processCpuMs(jvm);
   const counted = { promises: 0, writes: 0, on: false };
@@ -82,15 +81,7 @@ try {
   const jvm0 = jvmMs();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await Promise.all(
-    grids.map(async ({ profileId, posts }) => {
-      while (started++ < MOVES) {
-        const post = posts[Math.floor(rnd() * POSTS)]!;
-        const anchor = rnd() < 0.25 ? null : posts[Math.floor(rnd() * POSTS)]!;
-        await service.move(profileId, post, anchor === post ? null : anchor);
-      }
-    }),
-  );
+  await run(MOVES);
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   counted.on = false;

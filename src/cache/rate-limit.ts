@@ -103,15 +103,14 @@ export function createMoveRateLimiter(guard: RedisGuard, settings: RateSettings)
   };
   commands(guard.client);
 
-  function handBack(r: Refund): void {
-    void guard.run((c) => c.zrem(cacheKeys.moveRate(r.profileId), ...r.members));
-  }
+  const handBack = (r: Refund) =>
+    guard.run((c) => c.zrem(cacheKeys.moveRate(r.profileId), ...r.members));
 
   function scheduleSweep(): void {
     if (sweep || credits.size === 0) return;
     sweep = setTimeout(() => {
       sweep = undefined;
-      for (const r of credits.expire(now())) handBack(r);
+      for (const r of credits.expire(now())) void handBack(r);
       scheduleSweep();
     }, credits.policy.ttlMs);
     sweep.unref();
@@ -120,7 +119,7 @@ export function createMoveRateLimiter(guard: RedisGuard, settings: RateSettings)
   async function consume(profileId: bigint): Promise<RateDecision> {
     const t = now();
     const expired = credits.drop(profileId, t);
-    if (expired) handBack(expired);
+    if (expired) void handBack(expired);
     const held = credits.take(profileId, t);
     if (held !== undefined) return { allowed: true, remaining: held, retryAfterS: 0 };
     const want = credits.want(profileId, t);
@@ -163,10 +162,7 @@ export function createMoveRateLimiter(guard: RedisGuard, settings: RateSettings)
   async function flush(): Promise<void> {
     clearTimeout(sweep);
     sweep = undefined;
-    const refunds = credits.expire(Number.POSITIVE_INFINITY);
-    await Promise.all(
-      refunds.map((r) => guard.run((c) => c.zrem(cacheKeys.moveRate(r.profileId), ...r.members))),
-    );
+    await Promise.all(credits.expire(Number.POSITIVE_INFINITY).map(handBack));
   }
 
   return { consume, stats, flush };
