@@ -10,7 +10,8 @@
  *
  * `--against DIR` runs a second checkout's server (another commit, with its node_modules) in
  * alternate rounds, the order swapping each round: the machine's speed drifts, so only figures
- * from the same run compare.
+ * from the same run compare. `--env-b K=V,K=V` does the same with this checkout's server under
+ * other settings (e.g. `CASSANDRA_CONNECTIONS_PER_HOST=1`); with `--against`, it applies to that one.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -30,6 +31,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '2' },
     writers: { type: 'string', default: '16' },
     against: { type: 'string' },
+    'env-b': { type: 'string' },
   },
 });
 const MOVES = Number(args.moves);
@@ -56,7 +58,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startServer(dir: string): Promise<{ child: ChildProcess; base: string }> {
+const envB: Record<string, string> = Object.fromEntries(
+  (args['env-b'] ?? '')
+    .split(',')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
+
+async function startServer(
+  dir: string,
+  extraEnv: Record<string, string>,
+): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: dir,
@@ -68,6 +80,7 @@ async function startServer(dir: string): Promise<{ child: ChildProcess; base: st
       AUTH_JWT_SECRET: SECRET,
       MOVE_RATE_LIMIT: '1000000000',
       CASSANDRA_KEYSPACE: 'regrid_bench',
+      ...extraEnv,
     },
   });
   const base = `http://127.0.0.1:${port}`;
@@ -84,14 +97,23 @@ async function startServer(dir: string): Promise<{ child: ChildProcess; base: st
   throw new Error(`the server in ${dir} did not answer within 30 s`);
 }
 
+/** Statements the server sent so far, by kind (its /metrics). */
+async function statementsOf(base: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^regrid_cql_duration_seconds_count\{kind="(\w+)"\} (\d+)/gm))
+    out[m[1]!] = Number(m[2]);
+  return out;
+}
+
 async function stopServer(child: ChildProcess): Promise<void> {
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   await exited;
 }
 
-async function measure(dir: string) {
-  const { child, base } = await startServer(dir);
+async function measure(dir: string, extraEnv: Record<string, string>) {
+  const { child, base } = await startServer(dir, extraEnv);
   try {
     const design = await RegridHttpDesign.create(base, SECRET, session.client, config);
     const stamp = BigInt(Date.now()) * 1000n;
@@ -103,12 +125,15 @@ async function measure(dir: string) {
     );
     const run = ownGridMoves(grids, (p, post, after) => design.move(p, post, after), 7);
     await run(2000);
+    const statements0 = await statementsOf(base);
     const before = [processCpuMs(child.pid), processCpuMs(jvm), processCpuMs(redisPid)];
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await run(MOVES);
     const ms = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
+    const statements1 = await statementsOf(base);
+    const per = (kind: string) => ((statements1[kind] ?? 0) - (statements0[kind] ?? 0)) / MOVES;
     const [server, node, redis] = [child.pid, jvm, redisPid].map(
       (pid, i) => (processCpuMs(pid) - before[i]!) / MOVES,
     );
@@ -118,23 +143,31 @@ async function measure(dir: string) {
       client: (cpu.user + cpu.system) / 1000 / MOVES,
       node: jvm === undefined ? undefined : node,
       redis: redisPid === undefined ? undefined : redis,
+      reads: per('read'),
+      cas: per('cas'),
     };
   } finally {
     await stopServer(child);
   }
 }
 
-const dirs = [{ name: 'this checkout', dir: process.cwd() }];
-if (args.against) dirs.push({ name: args.against, dir: args.against });
+const dirs = [{ name: 'this checkout', dir: process.cwd(), env: {} as Record<string, string> }];
+if (args.against || args['env-b']) {
+  const dir = args.against ?? process.cwd();
+  const name = [args.against ?? 'this checkout', args['env-b']].filter(Boolean).join(' + ');
+  dirs.push({ name, dir, env: envB });
+}
 const f = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(3));
 try {
   console.log(`${MOVES} moves over HTTP per run, ${WRITERS} writers on their own grids`);
-  console.log('round | server | moves/s | server ms/move | client | Cassandra | Redis');
+  console.log(
+    'round | server | moves/s | server ms/move | client | Cassandra | Redis | reads/move | CAS/move',
+  );
   for (let r = 1; r <= Number(args.rounds); r++) {
     for (const d of r % 2 === 1 ? dirs : [...dirs].reverse()) {
-      const m = await measure(d.dir);
+      const m = await measure(d.dir, d.env);
       console.log(
-        `${r} | ${d.name} | ${m.perS.toFixed(0)} | ${f(m.server)} | ${f(m.client)} | ${f(m.node)} | ${f(m.redis)}`,
+        `${r} | ${d.name} | ${m.perS.toFixed(0)} | ${f(m.server)} | ${f(m.client)} | ${f(m.node)} | ${f(m.redis)} | ${f(m.reads)} | ${f(m.cas)}`,
       );
     }
   }

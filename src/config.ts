@@ -151,6 +151,11 @@ export const ConfigSchema = z.object({
   /** Bound on the rows (overrides + remembered grid_posts IDs) those carried states hold. */
   WRITE_CARRY_MAX_ROWS: intFrom(200_000, 0, 10_000_000),
   /**
+   * How long the grid_posts rows a write line has read answer its later planners (and the cache
+   * pre-fill) without being read again (service/write/group-commit.ts); 0 = one round only.
+   */
+  WRITE_CARRY_MEMO_MS: intFrom(2_000, 0, 60_000),
+  /**
    * Group commit (docs/write-paths.md): queued writes to one grid share one conditional batch, at
    * most this many (1 = every write commits alone), this many upserted rows and about this many
    * bytes (well under Cassandra's batch_size_fail_threshold, 50 KiB). A first write over a row

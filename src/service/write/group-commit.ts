@@ -26,10 +26,6 @@ import { planRound, type GroupMember, type Planned, type RoundPlan } from './gro
 import { recordAttempts, recordCasMiss, recordCommit, recordGroup } from './write-metrics.js';
 import type { CommitEvent, WriterSettings } from './write-types.js';
 
-/** How long a busy line may keep answering planners from one memo. */
-const CARRIED_MEMO_MAX_AGE_MS = 250;
-const youngEnough = (memo: GridPostsMemo) => Date.now() - memo.since <= CARRIED_MEMO_MAX_AGE_MS;
-
 export interface GroupCommitDeps {
   readonly store: GridStore;
   readonly membership: MembershipStore;
@@ -94,14 +90,16 @@ async function attempts(
   let attempt = 1;
   let start = carried;
   let guessed = idleStart && carried !== undefined;
+  const maxAge = deps.settings.carry.memoMaxAgeMs;
+  const youngEnough = (memo: GridPostsMemo) => Date.now() - memo.since <= maxAge;
   while (round.waiting.length > 0 && attempt <= maxAttempts) {
     const fromGuess = guessed;
     guessed = false;
     const snapshot = start?.snapshot ?? (await deps.store.readSnapshot(profileId));
     if (!start) await deps.membership.rollForward(profileId, snapshot.head);
     // One memo of grid_posts reads per round: the later planners mostly read what the earlier
-    // ones did (store/grid-posts-memo.ts). A carried one only while young: a write of another
-    // process that changed grid_posts and died before its compare-and-set bumps no version.
+    // ones did (store/grid-posts-memo.ts). A carried one only while young: a row written into
+    // grid_posts outside the compare-and-set (seeding, a repair) bumps no version.
     const memo = start && youngEnough(start.memo) ? start.memo : new GridPostsMemo();
     start = undefined;
     const plan = await planRound(

@@ -86,6 +86,8 @@ export interface CarrySettings {
   readonly maxRows: number;
   /** How long a profile whose carried state was stale starts from a read after idle. */
   readonly sharedForMs: number;
+  /** How long a line may keep answering planners from one memo of grid_posts reads. */
+  readonly memoMaxAgeMs: number;
 }
 
 export interface WriterSettings {
@@ -116,6 +118,7 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
     idleMs: config.WRITE_CARRY_IDLE_MS,
     maxRows: config.WRITE_CARRY_MAX_ROWS,
     sharedForMs: 30_000,
+    memoMaxAgeMs: config.WRITE_CARRY_MEMO_MS,
   },
   group: {
     maxWrites: config.WRITE_GROUP_MAX_WRITES,

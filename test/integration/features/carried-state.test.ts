@@ -14,12 +14,13 @@ let f: Features;
 openPerFile(openFeatures, (opened) => (f = opened));
 
 /** A service over a counting driver: the override reads and batches one write of it sends. */
-function countingService(workers: number) {
-  const c = counting(f, workers);
+function countingService(workers: number, config: Parameters<typeof counting>[2] = {}) {
+  const c = counting(f, workers, config);
   const sent = async (run: () => Promise<unknown>) => {
     const all = await c.sent(run);
     return {
       overrideReads: overrideReadsOf(all).length,
+      gridPostsReads: all.filter((q) => /^SELECT .* FROM grid_posts/.test(q)).length,
       batches: all.filter((q) => q === 'BATCH').length,
     };
   };
@@ -36,12 +37,30 @@ describe('carried state across an idle line', () => {
     const first = await a.sent(() => a.service.move(p, posts[5]!, null));
     expect(first.overrideReads).toBeGreaterThan(0); // A never committed this grid's state
     for (const post of [posts[12]!, posts[20]!]) {
-      await pause(300); // past the grid_posts memo's age: only the override reads are skipped
+      await pause(300);
       const next = await a.sent(() => a.service.move(p, post, posts[5]!));
-      expect(next).toEqual({ overrideReads: 0, batches: 1 });
+      expect(next).toMatchObject({ overrideReads: 0, batches: 1 });
     }
     const want = await order(f, p, 100);
     expect(want.slice(0, 3)).toEqual([posts[5], posts[20], posts[12]]);
+  });
+
+  it('the grid_posts rows a line read answer its planners for WRITE_CARRY_MEMO_MS, then are read again', async () => {
+    const p = freshProfile(f);
+    const posts = await seed(f, p, 40);
+    const a = countingService(7430, { WRITE_CARRY_MEMO_MS: 600 });
+    const first = await a.sent(() => a.service.move(p, posts[5]!, null));
+    expect(first.gridPostsReads).toBeGreaterThan(0);
+    // Within the bound: the same neighbourhood again costs the batch alone.
+    await pause(50);
+    const within = await a.sent(() => a.service.move(p, posts[12]!, posts[5]!));
+    expect(within).toEqual({ overrideReads: 0, gridPostsReads: 0, batches: 1 });
+    // Past it: the planner reads grid_posts again (the override partition still is not read).
+    await pause(700);
+    const past = await a.sent(() => a.service.move(p, posts[20]!, posts[5]!));
+    expect(past.gridPostsReads).toBeGreaterThan(0);
+    expect(past).toMatchObject({ overrideReads: 0, batches: 1 });
+    expect((await order(f, p, 100)).slice(0, 3)).toEqual([posts[5], posts[20], posts[12]]);
   });
 
   it('a stale guess loses its batch, re-reads and commits; that profile then reads first', async () => {

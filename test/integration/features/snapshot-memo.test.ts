@@ -41,7 +41,7 @@ describe('snapshot memo', () => {
       expect(reads.length).toBeLessThanOrEqual(1);
       for (const q of reads) expect(q).toMatch(/LIMIT 1$/);
     }
-    // Past the line's carried state (250 ms), the snapshot is the static row alone.
+    // After a pause (no carried state here), the snapshot is the static row alone.
     await new Promise((r) => setTimeout(r, 300));
     const later = await a.overrideReads(() => a.service.move(p, posts[60]!, posts[10]!));
     expect(later).toHaveLength(1);

@@ -24,7 +24,7 @@ function carried(overrides: number, postIds: bigint[] = []): Carried {
 function states(settings: Partial<{ idleMs: number; maxRows: number; sharedForMs: number }> = {}) {
   let t = 1_000;
   const s = new CarriedStates(
-    { idleMs: 100, maxRows: 1_000, sharedForMs: 500, ...settings },
+    { idleMs: 100, maxRows: 1_000, sharedForMs: 500, memoMaxAgeMs: 250, ...settings },
     () => t,
   );
   return { s, tick: (ms: number) => (t += ms) };
