@@ -1,7 +1,8 @@
 /**
  * `npx tsx bench/http-client.ts [--requests 20000] [--rounds 2]`: what one request costs the load
- * tester's own process, by HTTP client: the load tester's (`src/tools/loadtest/http-call.ts`,
- * undici pools) against `node:http` with a keep-alive Agent, 16 concurrent senders each waiting
+ * tester's own process, by HTTP client: the load tester's (`src/tools/loadtest/http-call.ts`: the
+ * lean keep-alive client of http-wire.ts) against undici pools and `node:http` with a keep-alive
+ * Agent, 16 concurrent senders each waiting
  * for its answer, small JSON POSTs like a move, against a bare `node:http` server in a child
  * process (so none of the server's work is counted). The load generator shares the machine's
  * cores with what it measures, so its CPU per request is taken from the figures. Prints client
@@ -12,7 +13,7 @@ import { once } from 'node:events';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { closeHttpPools, httpCall } from '../src/tools/loadtest/http-call.js';
+import { closeHttpPools, httpCall, undiciCall } from '../src/tools/loadtest/http-call.js';
 
 if (process.argv[2] === 'serve') {
   const server = createServer((req, res) => {
@@ -60,8 +61,10 @@ if (process.argv[2] === 'serve') {
       req.end(body);
     });
   const viaLoadTester = () => httpCall(url, 'POST', headers, body, 10_000).then((r) => r.text);
+  const viaUndici = () => undiciCall(url, 'POST', headers, body, 10_000).then((r) => r.text);
   const clients = [
-    { name: 'load tester (undici)', send: viaLoadTester },
+    { name: 'load tester (lean, http-wire.ts)', send: viaLoadTester },
+    { name: 'undici Pool', send: viaUndici },
     { name: 'node:http + Agent', send: viaNodeHttp },
   ];
   try {

@@ -67,6 +67,13 @@ export async function idempotentWrite(
 
 function send(c: Context<AppEnv>, r: StoredResponse, replayed: boolean): Response {
   const headers: Record<string, string> = {};
+  // The request ID rides in the plain header object (observe.ts would otherwise set it on
+  // `c.res.headers`, building a WHATWG Headers per response for the adapter to copy back).
+  const requestId = c.get('requestId');
+  if (requestId !== undefined) {
+    headers['X-Request-Id'] = requestId;
+    c.set('requestIdSent', true);
+  }
   if (r.etag) headers['ETag'] = r.etag;
   if (replayed) headers['Idempotent-Replayed'] = 'true';
   return c.json(r.body as object, r.status as ContentfulStatusCode, headers);

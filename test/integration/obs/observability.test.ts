@@ -284,6 +284,15 @@ describe('observability', () => {
     });
     expect(created.status).toBe(201);
     expect(created.headers.get('x-request-id')).toBe('obs-test-42');
+    // A write route sets it in its own header object, exactly once.
+    const postId = (created.json as { post: { id: string } }).post.id;
+    const moved = await call('POST', '/v1/me/grid/moves', {
+      token,
+      body: { post_id: postId, after: null },
+      headers: { 'x-request-id': 'obs-test-45' },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.headers.get('x-request-id')).toBe('obs-test-45');
     // A grid page (its handler writes the header itself, once) and its 304 echo it too.
     const page = await call('GET', `/v1/profiles/${me}/grid`, {
       headers: { 'x-request-id': 'obs-test-43' },
