@@ -7,8 +7,10 @@
  * `npx tsx bench/http-client.ts` measures the clients side by side.
  *
  * What it speaks: requests with a string body (or none), responses framed by Content-Length or
- * chunked transfer coding (or ended by the connection closing), `Connection: close`. A
- * connection that errs, closes, times out or answers out of turn is dropped, never reused.
+ * chunked transfer coding (or ended by the connection closing), `Connection: close`. Not HEAD
+ * (its answer has no body whatever its Content-Length says), not `Expect: 100-continue`, no
+ * pipelining. A connection that errs, closes, times out or answers out of turn is dropped,
+ * never reused.
  */
 import { connect, type Socket } from 'node:net';
 import { parseResponseHead, responseBodyEnd, type ResponseHead } from './http-wire-parse.js';
@@ -127,6 +129,8 @@ export class WirePool {
     body: string | undefined,
     timeoutMs: number,
   ): Promise<WireAnswer> {
+    if (method === 'HEAD')
+      throw new Error('the lean client does not send HEAD (a bodiless answer)');
     let text = `${method} ${path} HTTP/1.1\r\nhost: ${this.host}:${this.port}\r\n`;
     for (const name in headers) text += `${name}: ${headers[name]}\r\n`;
     if (body !== undefined) text += `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
