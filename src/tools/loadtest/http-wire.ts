@@ -38,7 +38,13 @@ class Connection {
     private readonly dropped: (c: Connection) => void,
   ) {
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        this.onData(chunk);
+      } catch (err) {
+        this.fail(err as Error, false); // a malformed answer: this connection is done
+      }
+    });
     socket.on('end', () => this.fail(new Error('connection closed by the server'), true));
     socket.on('close', () => this.fail(new Error('connection closed'), true));
     socket.on('error', (err) => this.fail(err, false));

@@ -103,6 +103,17 @@ describe('lean HTTP client', () => {
     expect((await pool.request('GET', '/', {}, undefined, 2000)).text).toBe('ok');
   });
 
+  it('rejects a malformed answer and goes on with a fresh connection', async () => {
+    const { pool } = await serve((req, _body, res) => {
+      if (req.url === '/bad') res.socket?.end('HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n');
+      else res.end('ok');
+    });
+    await expect(pool.request('GET', '/bad', {}, undefined, 2000)).rejects.toThrow(
+      /content-length/,
+    );
+    expect((await pool.request('GET', '/', {}, undefined, 2000)).text).toBe('ok');
+  });
+
   it('rejects after the timeout and does not reuse that connection', async () => {
     const { sockets, pool } = await serve((req, _body, res) => {
       if (req.url === '/slow') setTimeout(() => res.end('late'), 500);
