@@ -19,28 +19,24 @@ const wires = new Map<string, WirePool>();
 const pools = new Map<string, Pool>();
 
 /** One request; rejects on a network error or after `timeoutMs` without an answer. */
-export async function httpCall(
+export type HttpCall = (
   url: string,
   method: string,
   headers: Record<string, string>,
   body: string | undefined,
   timeoutMs: number,
-): Promise<HttpAnswer> {
+) => Promise<HttpAnswer>;
+
+export const httpCall: HttpCall = async (url, method, headers, body, timeoutMs) => {
   const u = new URL(url);
   if (u.protocol !== 'http:') return undiciCall(url, method, headers, body, timeoutMs);
   let wire = wires.get(u.origin);
   if (!wire) wires.set(u.origin, (wire = new WirePool(u.origin)));
   return wire.request(method, u.pathname + u.search, headers, body, timeoutMs);
-}
+};
 
 /** The same request through an undici pool (https targets; the client benchmark's peer). */
-export async function undiciCall(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-  timeoutMs: number,
-): Promise<HttpAnswer> {
+export const undiciCall: HttpCall = async (url, method, headers, body, timeoutMs) => {
   const u = new URL(url);
   let pool = pools.get(u.origin);
   if (!pool) pools.set(u.origin, (pool = new Pool(u.origin)));
@@ -53,7 +49,7 @@ export async function undiciCall(
     bodyTimeout: timeoutMs,
   });
   return { status: res.statusCode, text: await res.body.text() };
-}
+};
 
 /** Closes every connection (the load tester's end, so the process can exit). */
 export async function closeHttpPools(): Promise<void> {
