@@ -1,6 +1,6 @@
 /**
  * The Cassandra read path of a grid, as the cache layer sees it (`GridSource` in
- * src/cache/source.ts) plus the merged-order reads the page and move code build on.
+ * src/domain/grid-source.ts) plus the merged-order reads the page and move code build on.
  *
  * Order of reads matters (design §3.4): the version (head) first, then the override rows, then
  * the time-ordered rows. A head whose membership effects are not yet marked applied (the writer

@@ -105,7 +105,7 @@ export class PostsStore {
    * A page's bodies in ONE query (`post_id IN ?`, up to POSTS_PER_QUERY keys, more queries in
    * parallel beyond that), not one query per post: 24 queries per page put 200 concurrent page
    * reads past the driver's 2,048 requests per connection (BusyConnectionError), and measured
-   * at 200 concurrent pages the IN read was also the faster one (README, "Driver limits").
+   * at 200 concurrent pages the IN read was also the faster one (docs/operating.md, "Driver limits").
    */
   async getPosts(postIds: readonly bigint[]): Promise<PostRecord[]> {
     const unique = [...new Set(postIds)];

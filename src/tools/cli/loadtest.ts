@@ -2,7 +2,7 @@
  * `npm run loadtest -- [options]`: drives regrid (in-process, or a running server over HTTP) and
  * the naive delete + insert table with the same seeded workload, checks every grid against the
  * acknowledged moves, counts tombstones from Cassandra's own accounting, and reports (summary on
- * stdout, progress and logs on stderr, optional JSON and SVG). See README.md "Load testing".
+ * stdout, progress and logs on stderr, optional JSON and SVG). See docs/loadtest.md.
  */
 import { loadConfig } from '../../config.js';
 import type { DesignName, GridDesign } from '../loadtest/design.js';

@@ -1,6 +1,6 @@
 /**
  * The load-test report: one JSON object per design (field names are the documented contract, see
- * README.md "Load testing") plus, with --compare, the side-by-side figures (the human summary is report-text.ts). Pure:
+ * docs/loadtest.md) plus, with --compare, the side-by-side figures (the human summary is report-text.ts). Pure:
  * figures in, objects out.
  */
 import { countByKind, type Violation, type ViolationKind } from './checker.js';
