@@ -11,7 +11,7 @@ import { loadConfig } from './config.js';
 import { collectProcessMetrics } from './obs/registry.js';
 import { createLogger, logCallback } from './obs/logger.js';
 import { recordBuildInfo, watchDriver } from './obs/metrics-platform.js';
-import { packageVersion, releaseVersion } from './obs/build-info.js';
+import { releaseVersion, version } from './obs/build-info.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
 import { issueToken } from './http/auth.js';
 import { createApp } from './http/app.js';
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   });
   watchDriver(cassandra.client);
   recordBuildInfo({
-    version: packageVersion(),
+    version,
     cassandraVersion: await releaseVersion(cassandra.client),
     relabelPolicy: config.RELABEL_POLICY,
   });

@@ -1,11 +1,18 @@
 /**
- * The labels of `regrid_build_info`: this package's version and the Cassandra release the
+ * The labels of `regrid_build_info`: this package's version (`version`, also the CLI's) and the Cassandra release the
  * client is connected to (what a dashboard needs to tell two deployments apart).
  */
 import { readFileSync } from 'node:fs';
 import type { Client } from 'cassandra-driver';
 
-export function packageVersion(): string {
+/**
+ * This package's version (package.json), read once: `regrid_build_info`, the OpenAPI document
+ * and `regrid --version` all show this one value. The relative path is the same from
+ * src/obs/ (tsx) and dist/obs/ (the build), both two levels below package.json.
+ */
+export const version: string = readVersion();
+
+function readVersion(): string {
   try {
     const url = new URL('../../package.json', import.meta.url);
     return String((JSON.parse(readFileSync(url, 'utf8')) as { version?: string }).version);

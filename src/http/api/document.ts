@@ -5,7 +5,7 @@
  * The problems each route can answer are its own codes plus those of its kind (problemsOf).
  */
 import { z } from 'zod';
-import { packageVersion } from '../../obs/build-info.js';
+import { version } from '../../obs/build-info.js';
 import { PROBLEM_BASE, problemTitle, statusOf } from '../problem.js';
 import { openApiPath, type OperationSpec, type ProblemCode } from './operation.js';
 import { operations } from './operations.js';
@@ -81,7 +81,7 @@ export function buildDocument(): Json {
     openapi: '3.1.0',
     info: {
       title: 'regrid',
-      version: packageVersion(),
+      version,
       description:
         'User-defined order for profile grids. IDs and versions are decimal strings; errors are application/problem+json with a stable `type`; every write accepts `Idempotency-Key`.',
     },
