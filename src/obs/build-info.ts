@@ -1,6 +1,7 @@
 /**
- * The labels of `regrid_build_info`: this package's version (`version`, also the CLI's) and the Cassandra release the
- * client is connected to (what a dashboard needs to tell two deployments apart).
+ * The labels of `regrid_build_info`: this package's version (`version`, also the CLI's) and the
+ * Cassandra release the client is connected to (what a dashboard needs to tell two deployments
+ * apart).
  */
 import { readFileSync } from 'node:fs';
 import type { Client } from 'cassandra-driver';
