@@ -4,6 +4,8 @@
  *   - every post that was not deleted is on the grid exactly once or archived exactly once;
  *   - no deleted post is shown or archived;
  *   - post_count equals the posts the grid holds;
+ *   - the collaborative post is in exactly one state for its collaborator: on its grid (and
+ *     listed as collaborator), invited (listed, not on the grid), or neither (not listed);
  *   - the audit is clean (run once over every profile at the end, with its orphan scan).
  * Outcomes may be any documented 4xx (DomainError); anything else fails the test.
  */
@@ -27,6 +29,8 @@ interface Trial {
   /** Posts whose delete answered 2xx. */
   readonly deleted: Set<bigint>;
   readonly collaborator: bigint;
+  /** The collaborative post (the author's, the collaborator invited). */
+  readonly collab: bigint;
   readonly moveIds: string[];
 }
 
@@ -59,6 +63,7 @@ const OPS: Record<string, Op> = {
   accept: (t, p) => features.acceptInvite(t.collaborator, p),
   decline: (t, p) => features.declineInvite(t.collaborator, p),
   leave: (t, p) => features.removeCollaborator(t.collaborator, p, t.collaborator),
+  block: (t) => features.blockAuthor(t.collaborator, t.profile),
   takedown: async (t, p) => {
     await features.takedown(p);
     t.deleted.add(p);
@@ -69,9 +74,9 @@ const OPS: Record<string, Op> = {
 async function setup(rng: Rng): Promise<{ t: Trial; target: bigint }> {
   const profile = freshProfile(f);
   const collaborator = freshProfile(f);
-  const t: Trial = { profile, posts: [], deleted: new Set(), collaborator, moveIds: [] };
+  const posts: bigint[] = [];
   for (let i = 0; i < 3; i++) {
-    t.posts.push(
+    posts.push(
       (await features.createPost(profile, { caption: `p${i}`, collaborators: [] })).value.postId,
     );
   }
@@ -79,8 +84,16 @@ async function setup(rng: Rng): Promise<{ t: Trial; target: bigint }> {
     caption: 'c',
     collaborators: [collaborator],
   });
-  t.posts.push(collab.value.postId);
   const target = collab.value.postId;
+  posts.push(target);
+  const t: Trial = {
+    profile,
+    posts,
+    deleted: new Set(),
+    collaborator,
+    collab: target,
+    moveIds: [],
+  };
   const moveId = newMoveId();
   await features.move(profile, t.posts[1]!, null, { moveId: moveId });
   t.moveIds.push(moveId);
@@ -127,6 +140,23 @@ async function checkInvariants(t: Trial, label: string): Promise<void> {
     expect(t.deleted.has(p), `${where}: deleted ${p} on collaborator grid`).toBe(false);
   const collabHead = await f.service.reader.readHead(t.collaborator);
   expect(collabHead.postCount ?? 0n).toBe(BigInt(collabGrid.postIds.length));
+  await checkCollaboration(t, where);
+}
+
+/** The collaborative post is in exactly one state for its collaborator (see the top). */
+async function checkCollaboration(t: Trial, where: string): Promise<void> {
+  const body = await f.service.posts.getPost(t.collab);
+  const alive = body !== undefined && !body.removedAt;
+  const listed = alive && body.collaborators.includes(t.collaborator);
+  const collabGrid = await features.readOrder(t.collaborator);
+  const onGrid = [...collabGrid.pinned, ...collabGrid.postIds].includes(t.collab);
+  const invited = (await features.listInvites(t.collaborator)).some(
+    (i) => i.post.postId === t.collab,
+  );
+  const state = `on grid ${onGrid}, invited ${invited}, listed ${listed}, alive ${alive}`;
+  expect(Number(onGrid) + Number(invited), `${where}: ${state}`).toBeLessThanOrEqual(1);
+  if (onGrid || invited) expect(listed, `${where}: ${state}`).toBe(true);
+  if (!alive) expect(onGrid || invited, `${where}: ${state}`).toBe(false);
 }
 
 const profilesSeen: bigint[] = [];
@@ -200,6 +230,38 @@ describe('concurrent grid writes', () => {
       const summary = await call('GET', `/v1/profiles/${p}/grid`);
       expect(summary.json.post_count).toBe(String(onGrid.length));
       profilesSeen.push(p);
+    }
+  }, 600_000);
+
+  it('accept ‖ delete, decline, leave, takedown and block: one state, no stray bump', async () => {
+    const rng = createRng(23);
+    for (const other of ['delete', 'decline', 'leave', 'takedown', 'block']) {
+      const outcomes = new Map<string, number>();
+      for (let k = 0; k < 12; k++) {
+        const { t, target } = await setup(rng);
+        profilesSeen.push(t.profile, t.collaborator);
+        const v0 = (await f.service.reader.readHead(t.collaborator)).version;
+        const [accepted] = await Promise.all([
+          features.acceptInvite(t.collaborator, target).then(
+            (o) => o.committed,
+            (err: unknown) => {
+              if (!isDomainError(err) || err.code !== 'post_not_found') throw err;
+              return false;
+            },
+          ),
+          attempt(OPS[other]!, t, target),
+        ]);
+        await checkInvariants(t, `accept ‖ ${other} #${k}`);
+        const onGrid = (await features.readOrder(t.collaborator)).postIds.includes(target);
+        const v1 = (await f.service.reader.readHead(t.collaborator)).version;
+        // The collaborator's grid moves only for the accept and for taking an accepted post (or
+        // one being accepted) off it again: at most two versions, none when nothing was accepted.
+        if (!accepted) expect(v1, `accept ‖ ${other} #${k}: version`).toBeLessThanOrEqual(v0 + 1n);
+        expect(v1 - v0, `accept ‖ ${other} #${k}: version`).toBeLessThanOrEqual(2n);
+        const key = `${accepted ? 'accepted' : 'refused'}, ${onGrid ? 'on grid' : 'off grid'}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+      }
+      console.info(`accept ‖ ${other}: ${JSON.stringify([...outcomes])}`);
     }
   }, 600_000);
 
