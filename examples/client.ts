@@ -6,7 +6,7 @@
  * Creates three posts, moves one with its own Idempotency-Key, pages through the grid by
  * cursor, then edits the order as a batch (If-Match; a 412 is reloaded and replayed).
  */
-import { createClient, isRegridError } from 'regrid/client';
+import { createClient, isRegridError } from '../client/src/index.js';
 
 const baseUrl = process.env['REGRID_URL'] ?? 'http://127.0.0.1:8080';
 const token = process.env['REGRID_TOKEN'];

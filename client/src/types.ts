@@ -4,8 +4,8 @@
  * outputs. Nothing of the server is loaded at run time.
  */
 import type { z } from 'zod';
-import type { OperationId, Operations } from '../http/api/operations.js';
-import type { ProblemCode } from '../http/api/operation.js';
+import type { OperationId, Operations } from '../../src/http/api/operations.js';
+import type { ProblemCode } from '../../src/http/api/operation.js';
 
 export type { OperationId, ProblemCode };
 

@@ -5,7 +5,12 @@
  * caused by another device (reload, replay, report the move whose anchor vanished).
  */
 import { expect, it } from 'vitest';
-import { createClient, isRegridError, RegridError, type RegridClient } from 'regrid/client';
+import {
+  createClient,
+  isRegridError,
+  RegridError,
+  type RegridClient,
+} from '../../../client/src/index.js';
 import { randomProfile, readAll, tokenFor } from '../core/harness.js';
 import { openPerFile } from '../support/per-file.js';
 import { ADMIN_TOKEN, openApi, type Api } from './harness.js';

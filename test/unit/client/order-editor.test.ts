@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyMove } from '../../../src/client/order-editor.js';
+import { applyMove } from '../../../client/src/order-editor.js';
 
 const SEED = 20261201;
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(1000 + i));

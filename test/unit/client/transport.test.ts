@@ -4,8 +4,8 @@
  * write whose outcome is unknown is never retried without a key.
  */
 import { describe, expect, it } from 'vitest';
-import { RegridError } from '../../../src/client/problem.js';
-import { makeCall } from '../../../src/client/transport.js';
+import { RegridError } from '../../../client/src/problem.js';
+import { makeCall } from '../../../client/src/transport.js';
 
 const problem = (status: number, code: string, retryAfter?: string) =>
   new Response(
