@@ -12,6 +12,7 @@ export interface CqlProxy {
   readonly port: number;
   stall(): void;
   resume(): void;
+  swallowAnswers(): void;
   kill(): Promise<void>;
   revive(): Promise<void>;
   close(): Promise<void>;
@@ -20,6 +21,11 @@ export interface CqlProxy {
 export async function startCqlProxy(upstream: { host: string; port: number }): Promise<CqlProxy> {
   const pairs = new Set<{ client: net.Socket; server: net.Socket }>();
   let stalled = false;
+  let swallowing = false;
+  const swallow = ({ client, server }: { client: net.Socket; server: net.Socket }) => {
+    server.unpipe(client);
+    server.on('data', () => undefined); // read and dropped: flowing, so the node is not held up
+  };
 
   const onConnection = (client: net.Socket) => {
     const server = net.connect(upstream.port, upstream.host);
@@ -79,7 +85,12 @@ export async function startCqlProxy(upstream: { host: string; port: number }): P
         server.resume();
       }
     },
+    swallowAnswers() {
+      swallowing = true;
+      for (const pair of pairs) swallow(pair);
+    },
     async kill() {
+      swallowing = false;
       const closing = closeListener();
       for (const { client, server } of pairs) {
         client.resetAndDestroy();
