@@ -97,6 +97,68 @@ describe('move rate limiter (shared Redis)', () => {
     expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(5);
   });
 
+  it('a few moves, then a burst: nothing refused below the limit, the log holds the moves made', async () => {
+    const limiter = createMoveRateLimiter(guard, { limit: 120, windowS: 60 });
+    const p = profile();
+    for (let i = 0; i < 7; i++) await limiter.consume(p);
+    const before = limiter.stats.calls;
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        limiter.consume(p).then(
+          () => 'ok',
+          () => 'refused',
+        ),
+      ),
+    );
+    expect(burst.filter((b) => b === 'refused')).toHaveLength(0);
+    // At once, not after a hand-back: no slot is reserved beyond the moves that asked.
+    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(47);
+    // The 40 concurrent moves shared the grant requests: one for the burst (two at most).
+    expect(limiter.stats.calls - before).toBeLessThanOrEqual(2);
+  });
+
+  it('two processes moving one profile below the limit: none refused, the log exact', async () => {
+    const a = createMoveRateLimiter(guard, { limit: 120, windowS: 60 });
+    const b = createMoveRateLimiter(guard, { limit: 120, windowS: 60 });
+    const p = profile();
+    let refused = 0;
+    // 2 processes × 6 movers × 9 moves = 108 < 120, each mover's moves one after another.
+    await Promise.all(
+      [a, b].flatMap((l) =>
+        Array.from({ length: 6 }, async () => {
+          for (let i = 0; i < 9; i++) await l.consume(p).catch(() => (refused += 1));
+        }),
+      ),
+    );
+    expect(refused).toBe(0);
+    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(108);
+  });
+
+  it('Retry-After is when the oldest counted move leaves the window, and it is free then', async () => {
+    const limiter = createMoveRateLimiter(guard, { limit: 3, windowS: 3 });
+    const p = profile();
+    const key = `rl:move:{${p}}`;
+    const redisNow = async () => {
+      const [sec, usec] = await guard.client.time();
+      return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+    };
+    for (let i = 0; i < 3; i++) {
+      await limiter.consume(p);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const t0 = await redisNow();
+    const err = (await limiter.consume(p).catch((e: unknown) => e)) as DomainError;
+    const t1 = await redisNow();
+    expect(err.code).toBe('rate_limited');
+    const [, score] = await guard.client.zrange(key, 0, 0, 'WITHSCORES');
+    const leaves = Number(score) + 3000;
+    const ra = err.details.retry_after_s as number;
+    expect(ra).toBeGreaterThanOrEqual(Math.max(1, Math.ceil((leaves - t1) / 1000)));
+    expect(ra).toBeLessThanOrEqual(Math.max(1, Math.ceil((leaves - t0) / 1000)));
+    await new Promise((r) => setTimeout(r, ra * 1000));
+    expect((await limiter.consume(p)).allowed).toBe(true);
+  });
+
   it('fails open when Redis is unreachable', async () => {
     const dead = createRedisGuard(
       loadConfig({ REDIS_URL: 'redis://127.0.0.1:6391', REDIS_TIMEOUT_MS: '50' }),
