@@ -3,6 +3,7 @@
  * failing fast; everything else receives a typed `Config`.
  */
 import { z } from 'zod';
+import { Replication } from './config-replication.js';
 import { redisTargetProblem } from './redis-target.js';
 
 const intFrom = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
@@ -17,36 +18,6 @@ const csv = z
       .map((x) => x.trim())
       .filter(Boolean),
   );
-
-/**
- * Keyspace replication: `SimpleStrategy:1` or `NetworkTopologyStrategy:dc1=3,dc2=3`.
- * Rendered into the CREATE KEYSPACE statement by the migration runner.
- */
-const Replication = z
-  .string()
-  .default('SimpleStrategy:1')
-  .transform((s, ctx) => {
-    const [cls, rest = ''] = s.split(':');
-    if (cls === 'SimpleStrategy') {
-      const rf = Number(rest || '1');
-      if (!Number.isInteger(rf) || rf < 1) ctx.addIssue({ code: 'custom', message: 'bad RF' });
-      return { class: 'SimpleStrategy', replication_factor: rf } as Record<string, string | number>;
-    }
-    if (cls === 'NetworkTopologyStrategy') {
-      const out: Record<string, string | number> = { class: 'NetworkTopologyStrategy' };
-      for (const part of rest.split(',').filter(Boolean)) {
-        const [dc, rf] = part.split('=');
-        if (!dc || !rf || !/^[0-9]+$/.test(rf)) {
-          ctx.addIssue({ code: 'custom', message: `bad replication entry '${part}'` });
-          continue;
-        }
-        out[dc] = Number(rf);
-      }
-      return out;
-    }
-    ctx.addIssue({ code: 'custom', message: `unknown replication strategy '${cls}'` });
-    return z.NEVER;
-  });
 
 /** Also the Cql wrapper's limits when it is built without a Config (tests, tools). */
 export const CQL_LIMIT_DEFAULTS = { maxInFlight: 1024, maxQueued: 8192 } as const;
@@ -95,6 +66,11 @@ export const ConfigSchema = z.object({
   /** Statements in flight per process (the rest queue), and how many may queue before a 503. */
   CASSANDRA_MAX_IN_FLIGHT: intFrom(CQL_LIMIT_DEFAULTS.maxInFlight, 1, 65_536),
   CASSANDRA_MAX_QUEUED: intFrom(CQL_LIMIT_DEFAULTS.maxQueued, 0, 1_000_000),
+  /**
+   * Production servers refuse an unmigrated keyspace (`regrid migrate` applies cql/); true = the
+   * server applies the migrations itself at start-up. Development always applies them.
+   */
+  MIGRATE_ON_START: z.stringbool().default(false),
   /** Where the embedded node lives (jars, data, logs). */
   REGRID_HOME: z.string().default('.regrid'),
   CASSANDRA_VERSION: z.string().default('5.0.8'),
@@ -115,7 +91,10 @@ export const ConfigSchema = z.object({
   REGRID_TEST_STORES: z.enum(['auto', 'containers', 'local']).default('auto'),
 
   // Redis: an optimisation; the service keeps working without it.
-  /** `redis[s]://[user:pass@]host:port[/db]`, or a cluster: `redis[s]+cluster://[user:pass@]h:p,h:p`. */
+  /**
+   * `redis[s]://[user:pass@]host:port[/db]`, or a cluster: `redis[s]+cluster://[user:pass@]h:p,h:p`;
+   * `none` (NO_REDIS): no Redis at all, so no cache and no move rate limit.
+   */
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Redis Cluster seed nodes (`host:port,...`); when set they replace REDIS_URL's hosts. */
   REDIS_CLUSTER_NODES: csv,
@@ -249,4 +228,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** REDIS_URL=none: run without Redis, said outright (production has no default Redis). */
+export const NO_REDIS = 'none';
+
+/**
+ * What a production server must be told rather than defaulted or provisioned: where Cassandra is,
+ * where Redis is (or REDIS_URL=none), and the JWT secret. Every unset one, in that order.
+ */
+export function missingForProduction(env: Record<string, string | undefined> = process.env) {
+  const unset = (name: string) => !env[name]?.trim();
+  const missing = ['CASSANDRA_CONTACT_POINTS', 'REDIS_URL', 'AUTH_JWT_SECRET'].filter(unset);
+  // Cluster seeds alone name a Redis too (redis-target.ts).
+  return unset('REDIS_CLUSTER_NODES') ? missing : missing.filter((n) => n !== 'REDIS_URL');
 }

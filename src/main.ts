@@ -1,12 +1,20 @@
 /**
- * The entry point: configuration → Cassandra (provisioned locally unless configured) and
- * migrations → Redis (started locally if possible) → ID worker lease → service → HTTP server,
- * with a graceful shutdown on SIGINT/SIGTERM.
+ * The entry point: configuration → Cassandra and migrations → Redis → ID worker lease → service →
+ * HTTP server, with a graceful shutdown on SIGINT/SIGTERM. In development a missing Cassandra or
+ * Redis is provisioned locally and the migrations applied; production (NODE_ENV=production)
+ * provisions nothing, needs its settings (bootstrap.ts `checkProductionSettings`) and verifies
+ * the keyspace instead of migrating it unless MIGRATE_ON_START=true.
  */
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
-import { openCassandra, openIdGenerator, settleSecrets } from './bootstrap.js';
-import { createRedisGuard } from './cache/redis.js';
+import {
+  checkProductionSettings,
+  openCassandra,
+  openIdGenerator,
+  openRedis,
+  serverSchemaStep,
+  settleSecrets,
+} from './bootstrap.js';
 import { loadConfig } from './config.js';
 import { collectProcessMetrics } from './obs/registry.js';
 import { createLogger, logCallback } from './obs/logger.js';
@@ -17,7 +25,6 @@ import { issueToken } from './http/auth.js';
 import { createApp } from './http/app.js';
 import { deadlinesOf } from './http/deadline.js';
 import { tokenPolicyOf } from './http/jwt.js';
-import { ensureRedis } from './tools/infra/redis-local.js';
 import { DEMO_PROFILE_ID, seedDemoGrid } from './service/demo.js';
 import { GridService } from './service/grid-service.js';
 import { IdempotencyService } from './service/write/idempotency.js';
@@ -26,6 +33,7 @@ import { makeReadiness } from './service/readiness.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  checkProductionSettings(config);
   collectProcessMetrics();
   const logger = createLogger({
     level: config.LOG_LEVEL,
@@ -36,11 +44,8 @@ async function main(): Promise<void> {
   const log = (line: string) => logger.info(line);
   const secrets = settleSecrets(config);
 
-  const cassandra = await openCassandra(config, log);
-  const redisTarget = await ensureRedis(config, (l) => log(`[redis] ${l}`));
-  log(`[redis] ${redisTarget.detail}`);
-  const redis = createRedisGuard(config, { log: (m) => log(`[redis] ${m}`) });
-  await redis.waitReady(2000);
+  const cassandra = await openCassandra(config, log, serverSchemaStep(config));
+  const redis = await openRedis(config, log);
 
   let shuttingDown = false;
   const { ids, lease } = await openIdGenerator(cassandra.cql, config, (worker, reason) => {
@@ -60,7 +65,7 @@ async function main(): Promise<void> {
     redis,
   });
   // Development: the demo profile the editor opens on gets posts the first time (never in a
-  // deployment with real secrets; `npm run seed:demo` adds more).
+  // deployment with real secrets, so never in production; `npm run seed:demo` adds more).
   if (secrets.generated && (await service.readHead(DEMO_PROFILE_ID)).version === 0n) {
     const seeded = await seedDemoGrid(service, DEMO_PROFILE_ID, { posts: 60 });
     log(`[demo] profile ${DEMO_PROFILE_ID}: ${seeded.created} posts seeded`);
@@ -121,7 +126,7 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await audits?.stop();
     await lease.release();
-    await Promise.allSettled([cassandra.client.shutdown(), redis.close()]);
+    await Promise.allSettled([cassandra.client.shutdown(), redis?.close()]);
     process.exit(code);
   }
   process.once('SIGINT', () => void shutdown(0));
