@@ -113,3 +113,34 @@ export function parseId(text: string, what = 'id'): bigint {
   }
   return id;
 }
+
+/** How far ahead of this process's clock a platform's post ID may be (their clocks differ). */
+export const REGISTERED_ID_MAX_AHEAD_MS = 5 * 60_000;
+
+/**
+ * The rule for a post a platform registers under its own ID (docs/integration.md): the ID is in
+ * regrid's layout, its timestamp is not in the future (a post from the future would sit above
+ * every new post until then), and when the platform also gives `createdAt` the two agree to the
+ * millisecond. Returns the creation time; throws `invalid_request` naming what is wrong.
+ */
+export function registeredCreatedAt(
+  postId: bigint,
+  createdAt: Date | undefined,
+  nowMs: number = Date.now(),
+): Date {
+  const { ms } = decomposeId(postId);
+  if (ms > nowMs + REGISTERED_ID_MAX_AHEAD_MS) {
+    throw new DomainError('invalid_request', 'post_id encodes a time in the future', {
+      field: 'post_id',
+      encoded_at: new Date(ms).toISOString(),
+    });
+  }
+  if (createdAt !== undefined && createdAt.getTime() !== ms) {
+    throw new DomainError(
+      'invalid_request',
+      `created_at must be the time post_id encodes (${new Date(ms).toISOString()}), to the millisecond`,
+      { field: 'created_at', encoded_at: new Date(ms).toISOString() },
+    );
+  }
+  return new Date(ms);
+}

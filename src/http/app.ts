@@ -8,6 +8,7 @@ import { Hono } from 'hono';
 import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/write/idempotency.js';
 import { requireProfile } from './auth.js';
+import { requireService } from './service-auth.js';
 import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
 import type { TokenPolicy } from './jwt.js';
@@ -26,6 +27,7 @@ import { adminRoutes } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-edits.js';
 import { mediaRoutes } from './routes/media.js';
 import { inboxRoutes } from './routes/inbox.js';
+import { profilePostsRoutes } from './routes/profile-posts.js';
 import { postFeatureRoutes } from './routes/post-states.js';
 import { editorRoutes } from './routes/editor.js';
 import { devTokenRoutes, type DevTokens } from './routes/dev-token.js';
@@ -49,6 +51,8 @@ export interface AppDeps {
   readonly logger?: Logger;
   /** Folder of the built web editor (web/dist), served at `/`; unset = no editor. */
   readonly editorRoot?: string;
+  /** HS256 secret of service tokens (http/service-auth.ts); unset = the service routes are off. */
+  readonly serviceJwtSecret?: string | undefined;
   /** Development sign-in (POST /dev/token); only when the JWT secret was generated. */
   readonly devTokens?: DevTokens;
 }
@@ -63,6 +67,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));
   app.use('*', bodyLimit(deps.bodyLimitBytes));
   app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
+  const serviceAuth = requireService(deps.serviceJwtSecret, deps.tokenPolicy);
+  app.use('/v1/profiles/:profile_id/posts/:post_id', serviceAuth);
 
   app.route('/', healthRoutes(deps.readiness));
   app.route('/', metricsRoutes(registry));
@@ -74,6 +80,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/v1', postFeatureRoutes(service, idempotency));
   app.route('/v1', inboxRoutes(service, idempotency));
   app.route('/v1', mediaRoutes(service));
+  app.route('/v1', profilePostsRoutes(service));
   app.route('/v1', adminRoutes(service, deps.adminToken, idempotency));
   if (deps.editorRoot) app.route('/', editorRoutes(deps.editorRoot));
   if (deps.devTokens) app.route('/', devTokenRoutes(deps.jwtSecret, deps.devTokens));

@@ -1,7 +1,8 @@
 /**
  * Bearer JWT authentication (HS256, `AUTH_JWT_SECRET`, rules in ./jwt.ts). The `sub` claim is the
  * caller's profile ID as a canonical decimal string; `/v1/me/...` routes act on that profile.
- * Anything else is a 401.
+ * A token with a `scope` claim (a service token, http/service-auth.ts) is refused. Anything else
+ * is a 401.
  */
 import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../domain/errors.js';
@@ -22,13 +23,17 @@ export function requireProfile(
     const header = headerOf(c, 'authorization') ?? '';
     const match = /^Bearer\s+([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)\s*$/i.exec(header);
     if (!match) throw new DomainError('unauthorized', 'missing or malformed bearer token');
-    let sub: unknown;
+    let claims: Record<string, unknown>;
     try {
-      sub = verify(match[1]!, now())['sub'];
+      claims = verify(match[1]!, now());
     } catch (err) {
       if (err instanceof TokenRejected) throw new DomainError('unauthorized', err.message);
       throw err;
     }
+    // A service token never acts as a user, even if someone signed it with the user secret.
+    if (claims['scope'] !== undefined)
+      throw new DomainError('unauthorized', 'a scoped (service) token cannot act as a profile');
+    const sub = claims['sub'];
     if (typeof sub !== 'string')
       throw new DomainError('unauthorized', 'token has no profile subject');
     try {

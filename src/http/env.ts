@@ -5,6 +5,8 @@ export interface AppEnv {
   Variables: {
     /** Set by the auth middleware on /v1/me/* routes. */
     profileId: bigint;
+    /** Set by the service-token middleware on service routes (http/service-auth.ts). */
+    serviceName: string;
     /** Set by the observe middleware on every request (http/observe.ts). */
     requestId: string;
     /** The response already carries `x-request-id` (set by a handler that builds its headers). */

@@ -72,6 +72,28 @@ export class PostsStore {
     }
   }
 
+  /**
+   * Writes the body only if no body has that ID (a lightweight transaction on the post's own
+   * partition): two registrations of one platform ID with different bodies cannot both win.
+   * Returns whether this call wrote it.
+   */
+  async insertPostIfAbsent(post: PostRecord): Promise<boolean> {
+    const params = [
+      post.postId,
+      post.authorId,
+      post.caption,
+      post.mediaUrl,
+      post.createdAt,
+      post.collaborators.length > 0 ? [...post.collaborators] : undefined,
+    ];
+    const rs = await this.db.execute(`${INSERT_POST} IF NOT EXISTS`, params, {
+      prepare: true,
+      consistency: this.consistency.commit,
+      serialConsistency: this.consistency.serial,
+    });
+    return rs.first()?.get('[applied]') === true;
+  }
+
   /** Fences the post off every grid before its deletion proceeds (a value, never removed). */
   async markRemoved(postId: bigint, at: Date = new Date()): Promise<void> {
     await this.db.execute(MARK_REMOVED, [at, postId], {

@@ -15,6 +15,13 @@ export const components = {
       description:
         'The ADMIN_TOKEN secret (never a user JWT); without it the admin API answers 403.',
     },
+    serviceAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        'HS256 JWT signed with AUTH_SERVICE_JWT_SECRET: `{sub: <service name>, scope: "service", iat, exp}`. A user token is refused here and a service token is refused on /v1/me/*; without the secret the service routes answer 403.',
+    },
   },
   parameters: {
     IdempotencyKey: {

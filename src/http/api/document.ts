@@ -27,7 +27,7 @@ export function problemsOf(op: OperationSpec): ProblemCode[] {
   const hasInput = op.params || op.query || op.body || op.idempotent;
   if (hasInput && op.invalidRequest !== false) codes.add('invalid_request');
   if (op.auth !== 'none') codes.add('unauthorized');
-  if (op.auth === 'admin') codes.add('forbidden');
+  if (op.auth === 'admin' || op.auth === 'service') codes.add('forbidden');
   for (const c of op.problems) codes.add(c);
   if (op.idempotent) codes.add('idempotency_in_flight').add('idempotency_mismatch');
   if (op.body) codes.add('payload_too_large');
@@ -86,11 +86,19 @@ export function buildDocument(): Json {
         'User-defined order for profile grids. IDs and versions are decimal strings; errors are application/problem+json with a stable `type`; every write accepts `Idempotency-Key`.',
     },
     servers: [{ url: '/' }],
-    tags: ['posts', 'grid', 'order', 'profile', 'admin', 'operations'].map((t) => ({ name: t })),
+    tags: ['posts', 'grid', 'order', 'profile', 'admin', 'service', 'operations'].map((t) => ({
+      name: t,
+    })),
     paths,
     components: { ...components, schemas },
   };
 }
+
+const SECURITY_SCHEME = {
+  user: 'bearerAuth',
+  admin: 'adminToken',
+  service: 'serviceAuth',
+} as const;
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
@@ -123,6 +131,10 @@ function operation(id: string, op: OperationSpec, bodyRef?: Json, okRef?: Json):
       content: okContent,
     },
   };
+  if (op.ok.alsoStatus) {
+    const { status, description } = op.ok.alsoStatus;
+    responses[status] = { ...responses[op.ok.status], description };
+  }
   if (op.conditionalGet) {
     responses['304'] = { description: 'not modified', headers: { ETag: etagRef } };
   }
@@ -144,8 +156,7 @@ function operation(id: string, op: OperationSpec, bodyRef?: Json, okRef?: Json):
     tags: [op.tag],
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
-    security:
-      op.auth === 'user' ? [{ bearerAuth: [] }] : op.auth === 'admin' ? [{ adminToken: [] }] : [],
+    security: op.auth === 'none' ? [] : [{ [SECURITY_SCHEME[op.auth]]: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(bodyRef
       ? {

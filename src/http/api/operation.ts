@@ -9,13 +9,16 @@ import type { ErrorCode } from '../../domain/errors.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** Who may call: a user JWT (/v1/me/*), the ADMIN_TOKEN (/v1/admin/*), or anyone. */
-export type Auth = 'user' | 'admin' | 'none';
+/**
+ * Who may call: a user JWT (/v1/me/*), the ADMIN_TOKEN (/v1/admin/*), a service JWT (a
+ * platform's own services, http/service-auth.ts), or anyone.
+ */
+export type Auth = 'user' | 'admin' | 'service' | 'none';
 
 /** Every problem code the app answers with (problem.ts): the domain's plus the HTTP layer's. */
 export type ProblemCode = ErrorCode | 'not_found' | 'payload_too_large';
 
-export type Tag = 'posts' | 'grid' | 'order' | 'profile' | 'admin' | 'operations';
+export type Tag = 'posts' | 'grid' | 'order' | 'profile' | 'admin' | 'service' | 'operations';
 
 export interface OkSpec {
   readonly status: 200 | 201;
@@ -29,6 +32,8 @@ export interface OkSpec {
    * hash of the rendered body (grid pages: bodies change with anything they show).
    */
   readonly etag?: true | 'body';
+  /** A second success status with the same body (a PUT: 201 created, 200 already there). */
+  readonly alsoStatus?: { readonly status: 200; readonly description: string };
 }
 
 export interface OperationSpec {

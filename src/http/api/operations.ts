@@ -6,8 +6,14 @@
 import { gridOperations } from './ops-grid.js';
 import { operationsOperations } from './ops-ops.js';
 import { postOperations } from './ops-posts.js';
+import { serviceOperations } from './ops-service.js';
 
-export const operations = { ...postOperations, ...gridOperations, ...operationsOperations };
+export const operations = {
+  ...postOperations,
+  ...gridOperations,
+  ...serviceOperations,
+  ...operationsOperations,
+};
 
 export type Operations = typeof operations;
 export type OperationId = keyof Operations;

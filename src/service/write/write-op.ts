@@ -23,7 +23,9 @@ export type WriteOp =
   | 'accept'
   | 'decline'
   | 'remove_collaborator'
-  | 'takedown';
+  | 'takedown'
+  | 'register'
+  | 'unregister';
 
 const running = new AsyncSlot<WriteOp>('write-op');
 

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { serve as serveNode, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from '../../../src/http/app.js';
+import { issueServiceToken } from '../../../src/http/service-auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import { IdempotencyService } from '../../../src/service/write/idempotency.js';
@@ -17,6 +18,7 @@ import { requestJson, type JsonReply } from '../support/http.js';
 import { JWT_SECRET, openCore, tokenFor, type Core } from '../core/harness.js';
 
 export const ADMIN_TOKEN = 'api-tests-admin-token-0123456789';
+export const SERVICE_SECRET = 'api-tests-service-secret-0123456789';
 
 export interface Api {
   readonly core: Core;
@@ -27,6 +29,8 @@ export interface Api {
     opts?: {
       as?: bigint;
       admin?: boolean;
+      /** A service token for this service name (http/service-auth.ts). */
+      service?: string;
       body?: unknown;
       raw?: string;
       headers?: Record<string, string>;
@@ -53,6 +57,7 @@ export async function openApi(): Promise<Api> {
     idempotency,
     adminToken: ADMIN_TOKEN,
     jwtSecret: JWT_SECRET,
+    serviceJwtSecret: SERVICE_SECRET,
     // As in development, so the route walk sees every route (the editor's page is not API).
     devTokens: { profileId: 4242n, ttlS: 3600 },
     bodyLimitBytes: core.config.BODY_LIMIT_BYTES,
@@ -66,6 +71,8 @@ export async function openApi(): Promise<Api> {
       const headers: Record<string, string> = { ...opts.headers };
       if (opts.as !== undefined) headers['authorization'] = `Bearer ${await tokenFor(opts.as)}`;
       if (opts.admin) headers['authorization'] = `Bearer ${ADMIN_TOKEN}`;
+      if (opts.service)
+        headers['authorization'] = `Bearer ${issueServiceToken(SERVICE_SECRET, opts.service)}`;
       const body = opts.raw ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined);
       return requestJson(app, method, path, headers, body);
     },

@@ -271,6 +271,16 @@ describe('real replies', () => {
       ).status,
     ).toBe(413);
 
+    // A platform's own post by its ID (service token): registered, again, another body, deleted.
+    const own = (BigInt(a) - 1n).toString(); // an ID in the layout, just older than a
+    const ownPath = `/v1/profiles/${me}/posts/${own}`;
+    const svc = { service: 'post-service' };
+    expect((await hit('PUT', ownPath, { ...svc, body: { caption: 'own' } })).status).toBe(201);
+    expect((await hit('PUT', ownPath, { ...svc, body: { caption: 'own' } })).status).toBe(200);
+    expect((await hit('PUT', ownPath, { ...svc, body: { caption: 'other' } })).status).toBe(409);
+    expect((await hit('PUT', ownPath, { ...as, body: {} })).status).toBe(401);
+    expect((await hit('DELETE', ownPath, svc)).status).toBe(200);
+
     // Moderation and flags (ADMIN_TOKEN), probes.
     expect((await hit('POST', `/v1/admin/posts/${d}/takedown`, { admin: true })).status).toBe(200);
     expect((await hit('POST', `/v1/admin/posts/${d}/takedown`, as)).status).toBe(401);

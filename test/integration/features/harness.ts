@@ -13,6 +13,7 @@ import type { WriterHooks } from '../../../src/service/write/grid-writer.js';
 import { IdempotencyService } from '../../../src/service/write/idempotency.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
+import { issueServiceToken } from '../../../src/http/service-auth.js';
 import { requestJson, type JsonReply } from '../support/http.js';
 import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
 
@@ -81,6 +82,7 @@ export async function order(f: Features, profileId: bigint, limit = 100): Promis
 
 export const JWT = 'feature-tests-jwt-secret-0123456789';
 export const ADMIN = 'feature-tests-admin-token-0123456789';
+export const SERVICE_SECRET = 'feature-tests-service-secret-0123456789';
 
 export type CallResult = JsonReply;
 
@@ -90,6 +92,8 @@ export type Call = (
   opts?: {
     as?: bigint;
     admin?: boolean;
+    /** Sign as a platform service (a service token, http/service-auth.ts). */
+    service?: string;
     body?: unknown;
     headers?: Record<string, string>;
   },
@@ -103,6 +107,7 @@ export function httpApi(f: Features): { call: Call; features: GridService } {
     idempotency: f.idempotency(),
     adminToken: ADMIN,
     jwtSecret: JWT,
+    serviceJwtSecret: SERVICE_SECRET,
     bodyLimitBytes: f.config.BODY_LIMIT_BYTES,
     readiness: async () => ({ ok: true }) as never,
   });
@@ -110,6 +115,8 @@ export function httpApi(f: Features): { call: Call; features: GridService } {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.as !== undefined) headers.authorization = `Bearer ${await issueToken(JWT, opts.as)}`;
     if (opts.admin) headers.authorization = `Bearer ${ADMIN}`;
+    if (opts.service)
+      headers.authorization = `Bearer ${issueServiceToken(SERVICE_SECRET, opts.service)}`;
     const body = opts.body !== undefined ? JSON.stringify(opts.body) : undefined;
     return requestJson(app, method, path, headers, body);
   };

@@ -1,0 +1,64 @@
+/**
+ * Service credentials: how a platform's own services (its post service, an importer) call the
+ * service routes (`/v1/profiles/:profile_id/posts/:post_id`, docs/integration.md).
+ *
+ * A service token is an HS256 JWT `{sub: <service name>, scope: "service", iat, exp}` signed with
+ * AUTH_SERVICE_JWT_SECRET, checked by the same rules as user tokens (./jwt.ts). The two kinds can
+ * never stand in for each other, for two independent reasons: they are signed with different
+ * secrets (the config refuses equal ones), and each middleware checks the `scope` claim
+ * (`requireService` demands "service"; `requireProfile` refuses any token that carries a scope).
+ * Without AUTH_SERVICE_JWT_SECRET the service routes are off (403), like the admin API.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { DomainError } from '../domain/errors.js';
+import { headerOf, type AppEnv } from './env.js';
+import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifierOf } from './jwt.js';
+import type { TokenPolicy } from './jwt.js';
+
+export const SERVICE_SCOPE = 'service';
+/** A service name: what the logs and metrics call the caller. */
+const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const BEARER = /^Bearer\s+([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)\s*$/i;
+
+const nowSeconds = () => Date.now() / 1000;
+
+export function requireService(
+  secret: string | undefined,
+  policy: TokenPolicy = DEFAULT_TOKEN_POLICY,
+  now: () => number = nowSeconds,
+): MiddlewareHandler<AppEnv> {
+  const verify = secret ? verifierOf(secret, policy) : undefined;
+  return async function authenticateService(c, next) {
+    if (!verify) {
+      throw new DomainError(
+        'forbidden',
+        'the service API is disabled (no AUTH_SERVICE_JWT_SECRET)',
+      );
+    }
+    const match = BEARER.exec(headerOf(c, 'authorization') ?? '');
+    if (!match) throw new DomainError('unauthorized', 'missing or malformed bearer token');
+    let claims: Record<string, unknown>;
+    try {
+      claims = verify(match[1]!, now());
+    } catch (err) {
+      if (err instanceof TokenRejected) throw new DomainError('unauthorized', err.message);
+      throw err;
+    }
+    if (claims['scope'] !== SERVICE_SCOPE) {
+      throw new DomainError('unauthorized', 'not a service token (scope must be "service")');
+    }
+    const sub = claims['sub'];
+    if (typeof sub !== 'string' || !SERVICE_NAME.test(sub)) {
+      throw new DomainError('unauthorized', 'service token subject must be a service name');
+    }
+    c.set('serviceName', sub);
+    await next();
+  };
+}
+
+/** Issues a service token (tests, `regrid import`, an adopter's post service in development). */
+export function issueServiceToken(secret: string, service: string, ttlSeconds = 3600): string {
+  if (!SERVICE_NAME.test(service)) throw new RangeError(`bad service name: ${service}`);
+  const now = Math.floor(Date.now() / 1000);
+  return signHs256({ sub: service, scope: SERVICE_SCOPE, iat: now, exp: now + ttlSeconds }, secret);
+}

@@ -1,0 +1,122 @@
+/**
+ * Registered posts: a platform tells regrid about a post its own post service made, under the
+ * platform's ID (`PUT /v1/profiles/:profile_id/posts/:post_id`, docs/integration.md).
+ *
+ * Registration is a create whose ID and time come from outside: the body first (with a
+ * lightweight transaction, so two registrations of one ID with different bodies cannot both
+ * win), then the grid's compare-and-set whose membership effect puts the row into `grid_posts`.
+ * Unlike a create it never takes a top key: the post lands where its ID puts it among the
+ * unmoved posts (its creation position, under the pins), so an old post registered today stays
+ * where its date says.
+ *
+ * Every decision is taken inside the compare-and-set: the planner reads, after the snapshot, the
+ * body (which must still be this request's and not fenced by a deletion), the grid row and the
+ * archive record. The same request again is a skip (no version bump); a different body is 409.
+ * Unregistering is the author's delete (ops/posts.ts), idempotent: nothing there is a success.
+ */
+import type { ServiceDeps } from '../deps.js';
+import { DomainError } from '../../domain/errors.js';
+import type { MembershipOp } from '../../domain/membership.js';
+import type { PostRecord } from '../../store/posts-store.js';
+import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
+import { assertCollaborators } from './collaborators.js';
+import { deletePost } from './posts.js';
+
+export interface RegisterResult {
+  readonly post: PostRecord;
+  /** False when the same registration was already there: nothing was written. */
+  readonly created: boolean;
+  readonly version: bigint;
+  readonly generation: bigint;
+}
+
+/** Registers `post` (its `authorId` is the profile whose grid shows it). */
+export async function registerPost(
+  deps: ServiceDeps,
+  post: PostRecord,
+  invite: (postId: bigint, authorId: bigint, collaborators: readonly bigint[]) => Promise<unknown>,
+  options: WriteOptions = {},
+): Promise<RegisterResult> {
+  assertCollaborators(post.authorId, post.collaborators);
+  const existing = await deps.posts.getPost(post.postId);
+  if (existing) assertSameBody(existing, post);
+  else if (!(await deps.posts.insertPostIfAbsent(post))) {
+    const winner = await deps.posts.getPost(post.postId);
+    if (winner) assertSameBody(winner, post);
+  }
+  const out = await deps.writer.writeGrid(post.authorId, registerPlanner(deps, post), options);
+  // Invitations are their own writes on each collaborator's grid, as for a created post; each
+  // skips what is already there, so a repeated registration invites nobody twice.
+  if (post.collaborators.length > 0) await invite(post.postId, post.authorId, post.collaborators);
+  return {
+    post,
+    created: out.result.joined,
+    version: out.version,
+    generation: out.generation,
+  };
+}
+
+function registerPlanner(deps: ServiceDeps, post: PostRecord): GridPlanner<{ joined: boolean }> {
+  return async ({ profileId }) => {
+    const [body, onGrid, archived] = await Promise.all([
+      deps.posts.getPost(post.postId), // the removal fence and the winning body, after the snapshot
+      deps.store.hasGridRow(profileId, post.postId),
+      deps.archive.get(profileId, post.postId),
+    ]);
+    if (!body || body.removedAt) {
+      throw new DomainError('conflict', 'the post was deleted while it was being registered', {
+        post_id: post.postId.toString(),
+      });
+    }
+    assertSameBody(body, post);
+    // Already on the grid, or archived by its owner since: the registration holds as it is.
+    if (onGrid || archived) return { kind: 'skip', result: { joined: false } };
+    const effects: MembershipOp[] = [{ op: 'grid_put', postId: post.postId, authorId: profileId }];
+    return { kind: 'write', mutation: { effects }, result: { joined: true } };
+  };
+}
+
+function assertSameBody(have: PostRecord, want: PostRecord): void {
+  const same =
+    have.authorId === want.authorId &&
+    have.caption === want.caption &&
+    have.mediaUrl === want.mediaUrl &&
+    have.createdAt.getTime() === want.createdAt.getTime() &&
+    have.collaborators.length === want.collaborators.length &&
+    have.collaborators.every((c, i) => c === want.collaborators[i]);
+  if (same && !have.removedAt) return;
+  throw new DomainError(
+    'conflict',
+    have.removedAt
+      ? 'a post with this ID is being deleted'
+      : 'a post with this ID is registered with a different body',
+    { post_id: want.postId.toString(), profile_id: have.authorId.toString() },
+  );
+}
+
+/**
+ * Unregisters (deletes) the post from `profileId`'s grid and every collaborator's. Idempotent:
+ * a post that is not there any more is a success with the grid's current version.
+ */
+export async function unregisterPost(
+  deps: ServiceDeps,
+  profileId: bigint,
+  postId: bigint,
+  options: WriteOptions = {},
+): Promise<{ version: bigint; generation: bigint }> {
+  const body = await deps.posts.getPost(postId);
+  if (body && body.authorId !== profileId) {
+    throw new DomainError('conflict', 'the post belongs to another profile', {
+      post_id: postId.toString(),
+      profile_id: body.authorId.toString(),
+    });
+  }
+  try {
+    const out = await deletePost(deps, profileId, postId, options);
+    return { version: out.version, generation: out.generation };
+  } catch (err) {
+    if (!(err instanceof DomainError) || err.code !== 'post_not_found') throw err;
+    const head = await deps.reader.readHead(profileId);
+    return { version: head.version, generation: head.generation };
+  }
+}
