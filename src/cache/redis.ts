@@ -70,6 +70,12 @@ export interface RedisRepair {
 
 export interface RedisGuardOptions {
   readonly log?: (msg: string) => void;
+  /**
+   * A connection the caller owns (an embedding host's, src/embed.ts) instead of one built from the
+   * settings: its own options apply (the guard's timer still bounds every call), and close()
+   * leaves it open.
+   */
+  readonly client?: RedisClient;
 }
 
 type Settings = Pick<
@@ -89,7 +95,8 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   const probeMs = config.REDIS_REPAIR_PROBE_MS;
   const log = options.log ?? ((msg: string) => console.warn(msg));
 
-  const client = createRedisClient(redisTargetOf(config), timeoutMs);
+  const owned = options.client === undefined;
+  const client = options.client ?? createRedisClient(redisTargetOf(config), timeoutMs);
 
   let consecutiveFailures = 0;
   let openUntil = 0;
@@ -100,7 +107,8 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   let repairing = false;
 
   // Without a listener ioredis prints every connection error; log state changes only.
-  client.on('error', () => {});
+  const quiet = () => {};
+  client.on('error', quiet);
   let closing = false;
   const report = () => {
     if (closing) return;
@@ -211,6 +219,10 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     closing = true;
     unwatch();
     clearTimeout(probe);
+    if (!owned) {
+      client.off('error', quiet).off('ready', report).off('close', report);
+      return;
+    }
     try {
       await client.quit();
     } catch {
