@@ -14,3 +14,44 @@ export const MAX_PENDING_INVITES = 50;
 export const MAX_PENDING_PER_AUTHOR = 3;
 /** Invitations one author may deliver in one UTC day, to everyone together. */
 export const MAX_INVITES_PER_AUTHOR_DAY = 100;
+
+/** Why a named collaborator was not invited (the create's `not_invited[].reason`). */
+export const NOT_INVITED_REASONS = [
+  'not_accepting',
+  'inbox_full',
+  'pair_limit',
+  'daily_limit',
+] as const;
+export type NotInvitedReason = (typeof NOT_INVITED_REASONS)[number];
+
+export interface InboxFacts {
+  /** The invitee blocks this author. */
+  readonly blocked: boolean;
+  /** Invitations waiting on the invitee, from everyone. */
+  readonly pending: number;
+  /** Of those, from this author. */
+  readonly pendingFromAuthor: number;
+}
+
+/**
+ * The first limit an invitation from an author to one invitee runs into, or undefined when it
+ * may be delivered. `sentToday` counts the author's deliveries today, those of this post so far
+ * included. A block is reported as `not_accepting`: the author is not told they are blocked.
+ */
+export function refusalOf(facts: InboxFacts, sentToday: number): NotInvitedReason | undefined {
+  if (facts.blocked) return 'not_accepting';
+  if (facts.pendingFromAuthor >= MAX_PENDING_PER_AUTHOR) return 'pair_limit';
+  if (facts.pending >= MAX_PENDING_INVITES) return 'inbox_full';
+  if (sentToday >= MAX_INVITES_PER_AUTHOR_DAY) return 'daily_limit';
+  return undefined;
+}
+
+/** The UTC day (days since the epoch) the daily cap counts in. */
+export const inviteDay = (nowMs: number): number => Math.floor(nowMs / 86_400_000);
+
+/**
+ * How many rows of an inbox a count or a listing reads: the cap is checked before writing, so
+ * invitations delivered at the same moment can pass it by the number in flight; twice the cap
+ * covers that with room to spare and keeps the read one bounded page.
+ */
+export const INBOX_READ_LIMIT = 2 * MAX_PENDING_INVITES;

@@ -1,7 +1,7 @@
 /**
  * Membership effects: what a grid write changes outside the override partition.
  *
- * Which posts a grid holds lives in other tables (`grid_posts`, archive records, invitations),
+ * Which posts a grid holds lives in other tables (`grid_posts`, archive records),
  * and Cassandra cannot put them in the same compare-and-set as the version. So a write that
  * changes membership does not touch them before it commits. It *decides* inside the CAS, and the
  * CAS batch records the decision as an `Effects` value in a static cell of the override
@@ -34,7 +34,10 @@ export type MembershipOp =
       readonly seq: bigint;
     }
   | { readonly op: 'archive_drop'; readonly postId: bigint; readonly seq: bigint | undefined }
-  /** A pending collaborator invitation on this grid. */
+  /**
+   * A pending collaborator invitation. Only in records written before invitations left the
+   * grid (cql/020_invitations.cql); no write records them now, roll-forward still applies them.
+   */
   | { readonly op: 'invite_put'; readonly postId: bigint; readonly authorId: bigint }
   | { readonly op: 'invite_drop'; readonly postId: bigint };
 

@@ -6,6 +6,7 @@
 import type { RelabelPolicy } from '../domain/keys.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { GridStore } from '../store/grid-store.js';
+import type { InviteGuardsStore } from '../store/invite-guards-store.js';
 import type { InvitesStore } from '../store/invites-store.js';
 import type { MembershipStore } from '../store/membership-store.js';
 import type { MovesStore } from '../store/moves-store.js';
@@ -22,6 +23,7 @@ export interface ServiceDeps {
   readonly writer: GridWriter;
   readonly archive: ArchiveStore;
   readonly invites: InvitesStore;
+  readonly inviteGuards: InviteGuardsStore;
   readonly membership: MembershipStore;
   readonly moves: MovesStore;
   readonly profiles: ProfilesStore;

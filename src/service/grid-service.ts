@@ -19,6 +19,7 @@ import type { Flags } from './flags.js';
 import * as archive from './ops/archive.js';
 import { patchOrder, readOrder } from './ops/batch-order.js';
 import * as collab from './ops/collaborators.js';
+import * as invitations from './ops/invitations.js';
 import { movePost, type MoveOptions, type MoveOutcome } from './ops/move.js';
 import { setPins } from './ops/pins.js';
 import * as postsOps from './ops/posts.js';
@@ -39,6 +40,7 @@ import { trackOp } from './write/write-op.js';
 
 export type { GridServiceOptions } from './wiring.js';
 export type { MoveOutcome } from './ops/move.js';
+export type { NotInvited } from './ops/invitations.js';
 
 export class GridService {
   /** The stores and seams tests and benchmarks inspect; operations get them through `deps`. */
@@ -101,13 +103,20 @@ export class GridService {
     authorId: bigint,
     input: NewPost & { readonly collaborators?: readonly bigint[] },
     options?: WriteOptions,
-  ): Promise<PostWriteResult<PostRecord>> {
+  ): Promise<PostWriteResult<PostRecord> & { notInvited: readonly invitations.NotInvited[] }> {
     const collaborators = input.collaborators ?? [];
     if (collaborators.length === 0)
-      return trackOp('create', () => postsOps.createPost(this.deps, authorId, input, options));
+      return trackOp('create', () => postsOps.createPost(this.deps, authorId, input, options)).then(
+        (r) => ({ ...r, notInvited: [] }),
+      );
     return trackOp('create', () =>
       collab.createCollabPost(this.deps, authorId, { ...input, collaborators }, options),
-    ).then((r) => ({ value: r.post, version: r.version, generation: r.generation }));
+    ).then((r) => ({
+      value: r.post,
+      notInvited: r.notInvited,
+      version: r.version,
+      generation: r.generation,
+    }));
   }
 
   async deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
@@ -173,6 +182,15 @@ export class GridService {
     return trackOp('remove_collaborator', () =>
       collab.removeCollaborator(this.deps, actorId, postId, collaboratorId, options),
     );
+  }
+
+  /** `profileId` takes no more invitations from `authorId`; pending ones are dropped. */
+  blockAuthor(profileId: bigint, authorId: bigint) {
+    return invitations.blockAuthor(this.deps, profileId, authorId);
+  }
+
+  unblockAuthor(profileId: bigint, authorId: bigint) {
+    return invitations.unblockAuthor(this.deps, profileId, authorId);
   }
 
   async takedown(postId: bigint) {

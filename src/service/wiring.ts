@@ -16,6 +16,7 @@ import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { CassandraGridReader } from '../store/grid-reader.js';
 import { GridStore } from '../store/grid-store.js';
 import { SnapshotMemo } from '../store/snapshot-memo.js';
+import { InviteGuardsStore } from '../store/invite-guards-store.js';
 import { InvitesStore } from '../store/invites-store.js';
 import { MembershipStore } from '../store/membership-store.js';
 import { MovesStore } from '../store/moves-store.js';
@@ -133,6 +134,7 @@ export function wireService(
     writer: writer,
     archive: new ArchiveStore(cql, consistency),
     invites: new InvitesStore(cql, consistency),
+    inviteGuards: new InviteGuardsStore(cql, consistency),
     membership: membership,
     // Undo stays possible as long as the move's Idempotency-Key would be remembered.
     moves: new MovesStore(cql, consistency, config.IDEMPOTENCY_TTL_S),

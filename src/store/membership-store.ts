@@ -1,6 +1,7 @@
 /**
  * Applies a grid's recorded membership effects (domain/membership.ts) to the side tables:
- * `grid_posts`, `archived_posts` + `archived_by_time`, `grid_invites`. Then marks the record
+ * `grid_posts`, `archived_posts` + `archived_by_time` (and `grid_invites` for records written
+ * before invitations left the grid, domain/membership.ts). Then marks the record
  * applied in the override partition (`applied_version`, a static cell no compare-and-set ever
  * reads or writes, so a plain write beside the LWTs is safe).
  *

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { CANONICAL_ID } from '../../domain/ids.js';
+import { NOT_INVITED_REASONS } from '../../domain/invite-limits.js';
 import { PROBLEM_BASE } from '../problem.js';
 
 const ID_EXAMPLE = '4212987700266891264';
@@ -52,7 +53,22 @@ export const GridPageJson = z.object({
 
 export const VersionJson = z.strictObject({ grid_version: Version }).meta({ id: 'GridVersion' });
 
-export const CreatedPostJson = z.strictObject({ post: PostJson, grid_version: Version });
+export const CreatedPostJson = z.strictObject({
+  post: PostJson,
+  grid_version: Version,
+  not_invited: z
+    .array(
+      z.strictObject({
+        profile_id: Id,
+        reason: z.enum(NOT_INVITED_REASONS),
+      }),
+    )
+    .optional()
+    .meta({
+      description:
+        'named collaborators that were not invited, and why (empty: all were); always sent by POST /v1/me/posts',
+    }),
+});
 export const MovedJson = z.strictObject({ grid_version: Version, move_id: z.uuid() });
 export const UndoneJson = z.strictObject({
   grid_version: Version,
@@ -79,6 +95,15 @@ export const ArchivePageJson = z.strictObject({
 });
 export const InvitesJson = z.strictObject({
   data: z.array(z.strictObject({ post: PostJson, author_id: Id })),
+});
+export const BlockJson = z.strictObject({
+  profile_id: Id,
+  blocked: z.boolean(),
+  invites_dropped: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: "that author's pending invitations this block dropped" }),
 });
 
 export const TakedownJson = z.strictObject({

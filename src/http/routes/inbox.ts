@@ -3,9 +3,13 @@
  *   GET  /v1/me/archive?before=&limit=        → {data: [{post, archived_at}], paging: {next_before}}
  *   GET  /v1/me/invites                       → {data: [{post, author_id}]}
  *   POST /v1/me/invites/:post_id/accept       → {grid_version}  (the post joins the caller's grid)
- *   POST /v1/me/invites/:post_id/decline      → {grid_version}
- * Accept and decline are grid writes of the caller's grid and accept Idempotency-Key. Accepting
- * an invitation already accepted is a 200 that changes nothing; no invitation is a 404.
+ *   POST /v1/me/invites/:post_id/decline      → {grid_version}  (unchanged: the grid is only read)
+ *   PUT  /v1/me/blocks/:profile_id            → {profile_id, blocked: true, invites_dropped}
+ *   DELETE /v1/me/blocks/:profile_id          → {profile_id, blocked: false}
+ * Invitations are not part of the caller's grid (service/ops/invitations.ts); only accepting
+ * writes it. Accept and decline go through the caller's grid and accept Idempotency-Key.
+ * Accepting an invitation already accepted is a 200 that changes nothing; no invitation is a
+ * 404. Blocking and unblocking are idempotent by themselves.
  */
 import { Hono } from 'hono';
 import type { GridService } from '../../service/grid-service.js';
@@ -16,7 +20,7 @@ import { idempotentWrite } from '../idempotent.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';
 import { postView, versionOnly } from '../views.js';
-import type { Body, ArchivePageJson, InvitesJson } from '../api/responses.js';
+import type { Body, ArchivePageJson, BlockJson, InvitesJson } from '../api/responses.js';
 
 export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new Hono<AppEnv>();
@@ -58,6 +62,26 @@ export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
       );
     });
   }
+
+  app.put('/me/blocks/:profile_id', async (c) => {
+    const profileId = c.get('profileId');
+    const author = parseIdParam(c.req.param('profile_id'), 'profile_id');
+    return idempotentWrite(c, idem, { scope: profileId }, async () => {
+      const { dropped } = await features.blockAuthor(profileId, author);
+      const body = { profile_id: author.toString(), blocked: true, invites_dropped: dropped };
+      return { status: 200, body: body satisfies Body<typeof BlockJson> };
+    });
+  });
+
+  app.delete('/me/blocks/:profile_id', async (c) => {
+    const profileId = c.get('profileId');
+    const author = parseIdParam(c.req.param('profile_id'), 'profile_id');
+    return idempotentWrite(c, idem, { scope: profileId }, async () => {
+      await features.unblockAuthor(profileId, author);
+      const body = { profile_id: author.toString(), blocked: false };
+      return { status: 200, body: body satisfies Body<typeof BlockJson> };
+    });
+  });
 
   return app;
 }

@@ -1,12 +1,13 @@
 /**
  * Posts: create (joins the author's grid at the top), read one, delete (leaves the grid).
- *   POST   /v1/me/posts            {caption?, media_url?, collaborators?} → 201 {post, grid_version}
+ *   POST   /v1/me/posts            {caption?, media_url?, collaborators?}
+ *                                   → 201 {post, grid_version, not_invited: [{profile_id, reason}]}
  *   GET    /v1/posts/:post_id      → the post
  *   DELETE /v1/me/posts/:post_id   → {grid_version}
  */
 import { Hono } from 'hono';
 import { idToDate } from '../../domain/ids.js';
-import type { GridService } from '../../service/grid-service.js';
+import type { GridService, NotInvited } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
@@ -23,23 +24,29 @@ export function postsRoutes(service: GridService, idempotency?: IdempotencyServi
     const body = await readBody(c, CreatePostBody, { emptyAsObject: true });
     const collaborators = body.collaborators ?? [];
     const input = { caption: body.caption, mediaUrl: body.media_url };
-    // The response is rebuilt from the post ID alone (a replay after a crash has nothing else).
+    // The response is rebuilt from the planner result alone: the post ID and the collaborators
+    // not invited (a replay after a crash has nothing else).
     const render = (r: unknown, v: bigint): StoredResponse => {
-      const postId = (r as { postId: bigint }).postId;
+      const { postId, notInvited = [] } = r as { postId: bigint; notInvited?: NotInvited[] };
+      const refused = new Set(notInvited.map((n) => n.profileId));
       const post = {
         postId,
         authorId: profileId,
         ...input,
         createdAt: idToDate(postId),
-        collaborators,
+        collaborators: collaborators.filter((p) => !refused.has(p)),
       };
-      const body = { post: postView(post), grid_version: versionView(v) };
+      const body = {
+        post: postView(post),
+        grid_version: versionView(v),
+        not_invited: notInvited.map((n) => ({ profile_id: String(n.profileId), reason: n.reason })),
+      };
       return { status: 201, body: body satisfies Body<typeof CreatedPostJson> };
     };
     const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
       const out = await service.createPost(profileId, { ...input, collaborators }, opts());
-      return render({ postId: out.value.postId }, out.version);
+      return render({ postId: out.value.postId, notInvited: out.notInvited }, out.version);
     });
   });
 

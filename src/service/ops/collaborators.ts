@@ -1,32 +1,38 @@
 /**
  * Collaborative posts with consent (design §3.1 and §5.2; Instagram's collab invitations).
  *
- * Naming collaborators puts the post on the author's grid and an *invitation* on each
- * collaborator's grid (a membership effect, domain/membership.ts): nothing shows on a
- * collaborator's profile until they accept. Accepting turns the invitation into a grid row in
- * one compare-and-set of the collaborator's own grid; declining drops it. The author's grid is
- * untouched by all of this. Every grid that changes is bumped in its own compare-and-set: there
- * is no cross-partition atomicity in Cassandra, and none is needed because each grid's
- * membership and order are its own.
+ * Naming collaborators puts the post on the author's grid and an *invitation* in each admitted
+ * collaborator's inbox, outside that collaborator's grid (invitations.ts): nothing shows on a
+ * collaborator's profile, and its grid version does not move, until they accept. Accepting turns
+ * the invitation into a grid row in one compare-and-set of the collaborator's own grid;
+ * declining drops it without touching the grid. The author's grid is untouched by all of this.
  *
- * Bounds: at most MAX_COLLABORATORS per post, and at most MAX_PENDING_INVITES waiting on one
- * profile (checked before anything is written, and again inside each invited grid's CAS, where
- * an invitation that no longer fits is left out).
+ * Bounds (domain/invite-limits.ts): at most MAX_COLLABORATORS per post; an invitation that would
+ * pass an invitee's or the author's limits is not sent, and the create says which and why.
  */
 import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
 import { idToDate } from '../../domain/ids.js';
+import { INBOX_READ_LIMIT, MAX_COLLABORATORS } from '../../domain/invite-limits.js';
 import type { MembershipOp } from '../../domain/membership.js';
 import type { PostRecord } from '../../store/posts-store.js';
 import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
-import { removalPlanner } from '../write/post-removal.js';
-import { dropUncommittedBody, newPostPlanner, withPostId, type NewPost } from './posts.js';
+import {
+  admitCollaborators,
+  deliverInvites,
+  dropFromCollaborators,
+  removeFromCollaborator,
+  type NotInvited,
+} from './invitations.js';
+import { dropUncommittedBody, newPostPlanner, type NewPost } from './posts.js';
 
-export const MAX_COLLABORATORS = 5;
-export const MAX_PENDING_INVITES = 50;
+export { MAX_COLLABORATORS } from '../../domain/invite-limits.js';
 
 export interface CollabPostResult {
+  /** Its `collaborators` are the invited ones. */
   readonly post: PostRecord;
+  /** Named collaborators that were not invited, and why. */
+  readonly notInvited: readonly NotInvited[];
   /** The author's grid version after the post joined it. */
   readonly version: bigint;
   readonly generation: bigint;
@@ -45,7 +51,7 @@ export function assertCollaborators(authorId: bigint, collaborators: readonly bi
   }
 }
 
-/** Creates a post on the author's grid and invites each collaborator. */
+/** Creates a post on the author's grid and invites each admitted collaborator. */
 export async function createCollabPost(
   deps: ServiceDeps,
   authorId: bigint,
@@ -53,13 +59,7 @@ export async function createCollabPost(
   options: WriteOptions = {},
 ): Promise<CollabPostResult> {
   assertCollaborators(authorId, input.collaborators);
-  for (const c of input.collaborators) {
-    if ((await pendingInvites(deps, c)) >= MAX_PENDING_INVITES) {
-      throw new DomainError('conflict', `profile ${c} has too many pending invitations`, {
-        profile_id: c.toString(),
-      });
-    }
-  }
+  const { invited, notInvited } = await admitCollaborators(deps, authorId, input.collaborators);
   const postId = deps.nextId();
   const post: PostRecord = {
     postId,
@@ -67,52 +67,52 @@ export async function createCollabPost(
     caption: input.caption,
     mediaUrl: input.mediaUrl,
     createdAt: idToDate(postId),
-    collaborators: [...input.collaborators],
+    collaborators: invited,
   };
   await deps.posts.insertPost(post);
   // The author's grid carries the request's idempotency ticket (options); the planner result
-  // names the post so a replay can answer with it.
+  // names the post and the refusals, so a replay can answer with them.
+  const planner = newPostPlanner(deps, postId, authorId);
   let out;
   try {
     out = await deps.writer.writeGrid(
       authorId,
-      withPostId(newPostPlanner(deps, postId, authorId), postId),
+      async (ctx) => {
+        const d = await planner(ctx);
+        return { ...d, result: { ...d.result, postId, notInvited } };
+      },
       options,
     );
   } catch (err) {
     await dropUncommittedBody(deps, authorId, postId, err);
     throw err;
   }
-  for (const profileId of input.collaborators) {
-    await deps.writer.writeGrid(profileId, invitePlanner(deps, postId, authorId));
-  }
-  return { post, version: out.version, generation: out.generation };
+  await deliverInvites(deps, postId, authorId, invited);
+  return { post, notInvited, version: out.version, generation: out.generation };
 }
 
-/** Pending invitations on a grid (rolled forward first, so the count is that version's). */
-async function pendingInvites(deps: ServiceDeps, profileId: bigint): Promise<number> {
-  await deps.reader.readHead(profileId); // rolls the grid forward
-  return (await deps.invites.list(profileId, MAX_PENDING_INVITES + 1)).length;
-}
-
-function invitePlanner(
+/**
+ * Invites collaborators of a post already on the author's grid whose body names them (a
+ * registered post, ops/register.ts): the admitted ones that have no invitation and do not hold
+ * the post yet, so a repeated call invites nobody twice. Answers the ones not invited.
+ */
+export async function inviteCollaborators(
   deps: ServiceDeps,
   postId: bigint,
   authorId: bigint,
-): GridPlanner<{ invited: boolean }> {
-  return async ({ profileId }) => {
-    const [invited, onGrid, pending] = await Promise.all([
-      deps.invites.get(profileId, postId),
-      deps.store.hasGridRow(profileId, postId),
-      deps.invites.list(profileId, MAX_PENDING_INVITES),
+  collaborators: readonly bigint[],
+): Promise<readonly NotInvited[]> {
+  const fresh: bigint[] = [];
+  for (const c of collaborators) {
+    const [invite, onGrid] = await Promise.all([
+      deps.invites.get(c, postId),
+      deps.store.hasGridRow(c, postId),
     ]);
-    const post = await deps.posts.getPost(postId); // the removal fence, read after the snapshot
-    if (invited || onGrid || !post || post.removedAt || pending.length >= MAX_PENDING_INVITES) {
-      return { kind: 'skip', result: { invited: false } };
-    }
-    const effects: MembershipOp[] = [{ op: 'invite_put', postId, authorId }];
-    return { kind: 'write', mutation: { effects }, result: { invited: true } };
-  };
+    if (!invite && !onGrid) fresh.push(c);
+  }
+  const { invited, notInvited } = await admitCollaborators(deps, authorId, fresh);
+  await deliverInvites(deps, postId, authorId, invited);
+  return notInvited;
 }
 
 export interface InviteAnswer {
@@ -120,54 +120,72 @@ export interface InviteAnswer {
   readonly changed: boolean;
 }
 
-/** Accepts an invitation: the post joins the collaborator's grid (its chronological place). */
-export function acceptInvite(
+/**
+ * Accepts an invitation: the post joins the collaborator's grid (its chronological place). The
+ * claim comes first: from then on nothing takes the invitation away without bumping this grid
+ * (invitations.ts), and the planner reads it again after its snapshot.
+ */
+export async function acceptInvite(
   deps: ServiceDeps,
   profileId: bigint,
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  return deps.writer.writeGrid<InviteAnswer>(
+  const invite = await deps.invites.get(profileId, postId);
+  const claimed =
+    invite !== undefined && (invite.claimed || (await deps.invites.claim(profileId, postId)));
+  const out = await deps.writer.writeGrid<InviteAnswer>(
     profileId,
-    async () => {
-      const [invite, onGrid] = await Promise.all([
-        deps.invites.get(profileId, postId),
-        deps.store.hasGridRow(profileId, postId),
-      ]);
-      if (!invite) {
-        if (onGrid) return { kind: 'skip', result: { changed: false } };
-        throw noInvite(postId);
-      }
-      const post = await deps.posts.getPost(postId);
-      if (!post || post.removedAt) throw noInvite(postId);
-      const effects: MembershipOp[] = [
-        { op: 'invite_drop', postId },
-        { op: 'grid_put', postId, authorId: invite.authorId },
-      ];
-      return { kind: 'write', mutation: { effects }, result: { changed: true } };
-    },
+    acceptPlanner(deps, postId),
     options,
   );
+  if (claimed) await deps.invites.drop(profileId, postId);
+  return out;
 }
 
-/** Declines an invitation; the post's collaborator list no longer names this profile. */
+function acceptPlanner(deps: ServiceDeps, postId: bigint): GridPlanner<InviteAnswer> {
+  return async ({ profileId }) => {
+    const [invite, onGrid, post] = await Promise.all([
+      deps.invites.get(profileId, postId),
+      deps.store.hasGridRow(profileId, postId),
+      deps.posts.getPost(postId), // the removal fence, read after the snapshot
+    ]);
+    const alive = post !== undefined && !post.removedAt;
+    if (onGrid) {
+      // Accepted before (a retry) is a 200 that changes nothing; one's own post is no invitation.
+      if (alive && post.authorId !== profileId && post.collaborators.includes(profileId))
+        return { kind: 'skip', result: { changed: false } };
+      throw noInvite(postId);
+    }
+    if (!invite || !alive) throw noInvite(postId);
+    const effects: MembershipOp[] = [{ op: 'grid_put', postId, authorId: invite.authorId }];
+    return { kind: 'write', mutation: { effects }, result: { changed: true } };
+  };
+}
+
+/**
+ * Declines an invitation; the post's collaborator list no longer names this profile. The grid
+ * is only read (its version is the answer), unless an accept of this profile had claimed the
+ * invitation: then the decline wins over it as a leave would.
+ */
 export async function declineInvite(
   deps: ServiceDeps,
   profileId: bigint,
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  const out = await deps.writer.writeGrid<InviteAnswer>(
+  const invite = await deps.invites.get(profileId, postId);
+  if (!invite) throw noInvite(postId);
+  const { withdrawal, out } = await removeFromCollaborator(
+    deps,
     profileId,
-    async () => {
-      if (!(await deps.invites.get(profileId, postId))) throw noInvite(postId);
-      const effects: MembershipOp[] = [{ op: 'invite_drop', postId }];
-      return { kind: 'write', mutation: { effects }, result: { changed: true } };
-    },
+    postId,
+    invite.authorId,
     options,
   );
+  if (withdrawal === 'none' && !out.result.removed) throw noInvite(postId);
   await dropFromCollaborators(deps, postId, profileId);
-  return out;
+  return { result: { changed: true }, version: out.version, generation: out.generation };
 }
 
 const noInvite = (postId: bigint) =>
@@ -180,10 +198,9 @@ export interface PendingInvite {
   readonly authorId: bigint;
 }
 
-/** The profile's pending invitations, newest post first. */
+/** The profile's pending invitations, newest post first (read from the inbox alone). */
 export async function listInvites(deps: ServiceDeps, profileId: bigint): Promise<PendingInvite[]> {
-  await deps.reader.readHead(profileId); // rolls the grid forward
-  const invites = await deps.invites.list(profileId, MAX_PENDING_INVITES);
+  const invites = await deps.invites.list(profileId, INBOX_READ_LIMIT);
   const bodies = new Map(
     (await deps.posts.getPosts(invites.map((i) => i.postId))).map((p) => [p.postId, p]),
   );
@@ -195,7 +212,7 @@ export async function listInvites(deps: ServiceDeps, profileId: bigint): Promise
 
 /**
  * Removes `collaboratorId` from the post: by the author, or by the collaborator leaving. Only the
- * collaborator's grid changes (row, invitation or archive record: post-removal.ts).
+ * collaborator's grid changes (row, archive record: post-removal.ts) and its invitation.
  */
 export async function removeCollaborator(
   deps: ServiceDeps,
@@ -220,21 +237,13 @@ export async function removeCollaborator(
   }
   // The grid first, the body's list last: a retry after a failure in between still finds the
   // collaborator listed and finishes (the removal skips what is already gone).
-  const out = await deps.writer.writeGrid(collaboratorId, removalPlanner(deps, postId), options);
+  const { out } = await removeFromCollaborator(
+    deps,
+    collaboratorId,
+    postId,
+    post.authorId,
+    options,
+  );
   await dropFromCollaborators(deps, postId, collaboratorId);
   return out;
-}
-
-async function dropFromCollaborators(deps: ServiceDeps, postId: bigint, collaboratorId: bigint) {
-  const post = await deps.posts.getPost(postId);
-  if (!post || !post.collaborators.includes(collaboratorId)) return;
-  await deps.profiles.setCollaborators(
-    postId,
-    post.collaborators.filter((p) => p !== collaboratorId),
-  );
-}
-
-/** Takes `postId` off one grid in every form it has there (used by takedown). */
-export function removeFromGrid(deps: ServiceDeps, profileId: bigint, postId: bigint) {
-  return deps.writer.writeGrid(profileId, removalPlanner(deps, postId));
 }

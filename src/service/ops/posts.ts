@@ -7,9 +7,9 @@
  * have written a key from a slightly later ID (clock skew between workers); if the top unpinned
  * key is >= the new ID, the post gets a key as a move-to-top would.
  *
- * Delete (by the author): fence the body (`removed_at`), take the post off every collaborator's
- * grid and then the author's, each in its own compare-and-set (post-removal.ts), and drop the
- * body last. A retry after a failure midway finds the fence and the remaining grids and finishes.
+ * Delete (by the author): fence the body (`removed_at`), take the post off every collaborator
+ * (its invitation withdrawn, its grid in a compare-and-set when it holds something of the post:
+ * invitations.ts), then off the author's grid (post-removal.ts), and drop the body last. A retry after a failure midway finds the fence and the remaining grids and finishes.
  */
 import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
@@ -20,6 +20,7 @@ import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
 import type { MoveDeps } from './move-planner.js';
 import { placeAfter } from './move-planner.js';
 import { removalPlanner } from '../write/post-removal.js';
+import { removeFromCollaborator } from './invitations.js';
 
 export interface NewPost {
   readonly caption?: string | undefined;
@@ -142,7 +143,7 @@ export async function deletePost(
   }
   if (post && !post.removedAt) await deps.posts.markRemoved(postId);
   for (const collaborator of post?.collaborators ?? []) {
-    await deps.writer.writeGrid(collaborator, removalPlanner(deps, postId));
+    await removeFromCollaborator(deps, collaborator, postId, profileId); // the author's post
   }
   const remove = removalPlanner(deps, postId);
   const out = await deps.writer.writeGrid(

@@ -4,14 +4,15 @@
  * paths that change a grid without a user action must bump the version too, or caches keep
  * serving it).
  *
- * Order: fence the body, then each grid (post-removal.ts: grid row, archive record, invitation,
- * override and pin in one compare-and-set), then the body last. A crash midway leaves the fenced
- * body, so running the takedown again finds the same grids and finishes; grids already clean are
+ * Order: fence the body, then each grid (post-removal.ts: grid row, archive record, override and
+ * pin in one compare-and-set; a collaborator's invitation withdrawn first, invitations.ts), then
+ * the body last. A crash midway leaves the fenced body, so running the takedown again finds the same grids and finishes; grids already clean are
  * skipped without a bump.
  */
 import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
-import { removeFromGrid } from './collaborators.js';
+import { removeFromCollaborator } from './invitations.js';
+import { removalPlanner } from '../write/post-removal.js';
 
 export interface TakedownResult {
   readonly postId: bigint;
@@ -25,8 +26,10 @@ export async function takedownPost(deps: ServiceDeps, postId: bigint): Promise<T
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
   if (!post.removedAt) await deps.posts.markRemoved(postId);
   const grids: Array<{ profileId: bigint; version: bigint }> = [];
-  for (const profileId of [post.authorId, ...post.collaborators]) {
-    const out = await removeFromGrid(deps, profileId, postId);
+  const own = await deps.writer.writeGrid(post.authorId, removalPlanner(deps, postId));
+  if (own.committed) grids.push({ profileId: post.authorId, version: own.version });
+  for (const profileId of post.collaborators) {
+    const { out } = await removeFromCollaborator(deps, profileId, postId, post.authorId);
     if (out.committed) grids.push({ profileId, version: out.version });
   }
   await deps.posts.deletePost(postId, [], true);

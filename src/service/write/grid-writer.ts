@@ -20,7 +20,7 @@
  * side-table `effects`; they are recorded in the same batch (with a timestamp above the previous
  * record's) and applied right after the commit. Such a write always commits alone. Before
  * planning, a snapshot whose record is not yet marked applied is rolled forward first, so the
- * planner's reads of grid rows, archive records and invitations show exactly the snapshot's version.
+ * planner's reads of grid rows and archive records show exactly the snapshot's version.
  *
  * Extension points:
  * - planners (see move.ts, posts-service.ts) return the mutation plus the result to hand back;

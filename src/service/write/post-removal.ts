@@ -1,9 +1,11 @@
 /**
  * Taking a post off one grid, whatever its state there (on the grid, pinned, overridden,
- * archived, invited): the planner shared by delete, takedown and collaborator removal. Every
- * fact is read after the snapshot (rolled forward by the writer), and the grid rows, archive
- * record and invitation go as membership effects of the same compare-and-set, so a concurrent
- * archive, unarchive or accept on that grid is serialized with it.
+ * archived): the planner shared by delete, takedown and collaborator removal. Every fact is read
+ * after the snapshot (rolled forward by the writer), and the grid rows and archive record go as
+ * membership effects of the same compare-and-set, so a concurrent archive, unarchive or accept
+ * on that grid is serialized with it. A pending invitation is not part of the grid: the caller
+ * withdraws it first (service/ops/invitations.ts), and asks for `bump` when it had to cancel one
+ * an accept had claimed.
  *
  * A deletion fences the post first (`removed_at` on the body): writes that would put it on a
  * grid read the fence after their snapshot, so either they commit before the removal's CAS on
@@ -20,22 +22,34 @@ export interface RemovalResult {
   readonly removed: boolean;
 }
 
-export function removalPlanner(deps: ServiceDeps, postId: bigint): GridPlanner<RemovalResult> {
+export interface RemovalOptions {
+  /**
+   * Commit a version even with nothing to remove: an accept that claimed the invitation may be
+   * between reading it and its compare-and-set, and must find the version moved.
+   */
+  readonly bump?: boolean;
+}
+
+export function removalPlanner(
+  deps: ServiceDeps,
+  postId: bigint,
+  options: RemovalOptions = {},
+): GridPlanner<RemovalResult> {
   return async ({ profileId, snapshot }) => {
-    const [onGrid, archived, invited] = await Promise.all([
+    const [onGrid, archived] = await Promise.all([
       deps.store.hasGridRow(profileId, postId),
       deps.archive.get(profileId, postId),
-      deps.invites.get(profileId, postId),
     ]);
     const own = snapshot.overrides.some((o) => o.postId === postId);
     const pinned = snapshot.head.pins.includes(postId);
     const effects: MembershipOp[] = [
       ...(onGrid ? [{ op: 'grid_drop' as const, postId }] : []),
       ...(archived ? [{ op: 'archive_drop' as const, postId, seq: archived.seq }] : []),
-      ...(invited ? [{ op: 'invite_drop' as const, postId }] : []),
     ];
-    if (effects.length === 0 && !own && !pinned)
+    if (effects.length === 0 && !own && !pinned) {
+      if (options.bump) return { kind: 'write', mutation: {}, result: { removed: false } };
       return { kind: 'skip', result: { removed: false } };
+    }
     return {
       kind: 'write',
       mutation: { effects, ...outOfOrder(snapshot, postId) },

@@ -1,0 +1,169 @@
+/**
+ * Collaborator invitations live outside the invitee's grid (issue 22): sending, listing,
+ * declining and withdrawing one never runs the invitee's compare-and-set, so a stranger cannot
+ * bump its version, its ETag or its cache. Only accepting writes the invitee's grid
+ * (collaborators.ts). What makes that safe is the invitation row's own lightweight transactions
+ * (store/invites-store.ts): an accept *claims* the row before its grid write, and reads it again
+ * after its snapshot; whoever removes the invitation either deletes it while unclaimed (the
+ * accept's claim then fails) or, finding it claimed, deletes it and bumps the invitee's grid
+ * once, so an accept planned on the old version loses its compare-and-set and re-reads.
+ *
+ * Limits (domain/invite-limits.ts) decide per invitee before anything is written; a refused
+ * invitation is reported, never the post that named it.
+ */
+import { DomainError } from '../../domain/errors.js';
+import {
+  INBOX_READ_LIMIT,
+  MAX_INVITES_PER_AUTHOR_DAY,
+  inviteDay,
+  refusalOf,
+  type InboxFacts,
+  type NotInvitedReason,
+} from '../../domain/invite-limits.js';
+import type { Withdrawal } from '../../store/invites-store.js';
+import type { ServiceDeps } from '../deps.js';
+import type { WriteOptions } from '../write/grid-writer.js';
+import { removalPlanner } from '../write/post-removal.js';
+
+export interface NotInvited {
+  readonly profileId: bigint;
+  readonly reason: NotInvitedReason;
+}
+
+export interface Admission {
+  /** In the order named. */
+  readonly invited: bigint[];
+  readonly notInvited: NotInvited[];
+}
+
+/** Which of `collaborators` an invitation from `authorId` may reach now (reads only). */
+export async function admitCollaborators(
+  deps: ServiceDeps,
+  authorId: bigint,
+  collaborators: readonly bigint[],
+): Promise<Admission> {
+  if (collaborators.length === 0) return { invited: [], notInvited: [] };
+  const day = inviteDay(Date.now());
+  const [sentBefore, facts] = await Promise.all([
+    deps.inviteGuards.sentOn(authorId, day, MAX_INVITES_PER_AUTHOR_DAY),
+    Promise.all(collaborators.map((c) => inboxFacts(deps, c, authorId))),
+  ]);
+  let sent = sentBefore;
+  const out: Admission = { invited: [], notInvited: [] };
+  collaborators.forEach((profileId, i) => {
+    const reason = refusalOf(facts[i]!, sent);
+    if (reason) out.notInvited.push({ profileId, reason });
+    else {
+      out.invited.push(profileId);
+      sent += 1;
+    }
+  });
+  return out;
+}
+
+async function inboxFacts(deps: ServiceDeps, invitee: bigint, authorId: bigint) {
+  const [blocked, pending] = await Promise.all([
+    deps.inviteGuards.isBlocked(invitee, authorId),
+    deps.invites.list(invitee, INBOX_READ_LIMIT),
+  ]);
+  const fromAuthor = pending.filter((i) => i.authorId === authorId).length;
+  return { blocked, pending: pending.length, pendingFromAuthor: fromAuthor } satisfies InboxFacts;
+}
+
+/**
+ * Writes the admitted invitations of a post whose body lists them. The block is read again
+ * after the write: a block that landed meanwhile either saw this invitation (and dropped it) or
+ * is seen here (and the invitation is taken back), so none survives a block.
+ */
+export async function deliverInvites(
+  deps: ServiceDeps,
+  postId: bigint,
+  authorId: bigint,
+  invited: readonly bigint[],
+): Promise<void> {
+  const day = inviteDay(Date.now());
+  for (const invitee of invited) {
+    await deps.inviteGuards.recordSent(authorId, day, postId, invitee);
+    await deps.invites.put(invitee, postId, authorId);
+    if (await deps.inviteGuards.isBlocked(invitee, authorId)) {
+      if ((await deps.invites.withdrawPending(invitee, postId, authorId)) === 'withdrawn')
+        await dropFromCollaborators(deps, postId, invitee);
+    }
+  }
+}
+
+/**
+ * Takes `postId` off a collaborator's grid in every form: the invitation first (outside the
+ * grid), then the grid's rows, archive record, override and pin in one compare-and-set. That
+ * write is a skip when nothing is there, except after cancelling a claimed invitation: then it
+ * bumps the grid (see the top), which only an accept of the invitee's own can have caused.
+ */
+export async function removeFromCollaborator(
+  deps: ServiceDeps,
+  profileId: bigint,
+  postId: bigint,
+  authorId: bigint,
+  options: WriteOptions = {},
+) {
+  const withdrawal: Withdrawal = await deps.invites.withdrawPending(profileId, postId, authorId);
+  if (withdrawal === 'claimed') await deps.invites.drop(profileId, postId);
+  const bump = withdrawal === 'claimed';
+  const out = await deps.writer.writeGrid(
+    profileId,
+    removalPlanner(deps, postId, { bump }),
+    options,
+  );
+  return { withdrawal, out };
+}
+
+/** The post's collaborator list without `collaboratorId` (the body; no grid). */
+export async function dropFromCollaborators(
+  deps: ServiceDeps,
+  postId: bigint,
+  collaboratorId: bigint,
+): Promise<void> {
+  const post = await deps.posts.getPost(postId);
+  if (!post || !post.collaborators.includes(collaboratorId)) return;
+  await deps.profiles.setCollaborators(
+    postId,
+    post.collaborators.filter((p) => p !== collaboratorId),
+  );
+}
+
+/**
+ * `profileId` takes no invitations from `authorId` any more: new ones are refused (reported as
+ * `not_accepting`) and the pending ones are dropped, as declines. One being accepted right now
+ * is left to its accept. Blocking again changes nothing.
+ */
+export async function blockAuthor(
+  deps: ServiceDeps,
+  profileId: bigint,
+  authorId: bigint,
+): Promise<{ readonly dropped: number }> {
+  if (authorId === profileId) {
+    throw new DomainError('invalid_request', 'a profile cannot block itself', {
+      field: 'profile_id',
+    });
+  }
+  await deps.inviteGuards.block(profileId, authorId, new Date());
+  // Listed after the block is written: an invitation written later reads the block itself.
+  const theirs = (await deps.invites.list(profileId, INBOX_READ_LIMIT)).filter(
+    (i) => i.authorId === authorId,
+  );
+  let dropped = 0;
+  for (const i of theirs) {
+    if ((await deps.invites.withdrawPending(profileId, i.postId, authorId)) !== 'withdrawn')
+      continue;
+    await dropFromCollaborators(deps, i.postId, profileId);
+    dropped += 1;
+  }
+  return { dropped };
+}
+
+export async function unblockAuthor(
+  deps: ServiceDeps,
+  profileId: bigint,
+  authorId: bigint,
+): Promise<void> {
+  await deps.inviteGuards.unblock(profileId, authorId);
+}
