@@ -56,16 +56,34 @@ export class NotSent extends Error {
 export const REFUSED_AFTER_DEADLINE =
   'refused after the deadline: the request was already answered';
 
-/** True when the statement certainly never reached a replica (so a write was not applied). */
+/**
+ * True when the statement certainly never reached a coordinator (so a write was not applied).
+ * The shapes are cassandra-driver 4.10's (lib/request-handler.js, host-connection-pool.js,
+ * prepare-handler.js, writers.js); anything else, a socket closed after the request was
+ * written or a timeout, may have reached one.
+ */
 export function neverSent(err: unknown): boolean {
   if (err instanceof errors.BusyConnectionError || err instanceof NotSent) return true;
   if (err instanceof errors.ResponseError) return REFUSED_CODES.has(err.code);
   if (err instanceof errors.NoHostAvailableError) {
+    // Thrown by the prepare handler (it tags the query): the PREPARE failed on every host, so
+    // the statement itself was never sent, whatever each host answered the PREPARE.
+    if (typeof (err as { query?: unknown }).query === 'string') return true;
     // Per host: a string ("Host considered as DOWN"), or the error that host answered with.
     const tried = Object.values(err.innerErrors as Record<string, unknown>);
     return tried.every((e) => typeof e === 'string' || neverSent(e));
   }
-  return false;
+  return notConnected(err);
+}
+
+/** A connection that could not be borrowed or opened, or a socket that failed before writing. */
+function notConnected(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.message === 'No connection available') return true; // the host's pool is empty
+  const e = err as { requestNotWritten?: boolean; syscall?: string; innerError?: unknown };
+  if (e.requestNotWritten === true || e.syscall === 'connect') return true;
+  // "Socket was closed" on a connection that never opened (its cause is the connect error).
+  return (e.innerError as { syscall?: string } | undefined)?.syscall === 'connect';
 }
 
 export const unavailable = (err: NotSent) =>

@@ -11,10 +11,16 @@
  * Every write of a record rewrites all of its columns with the same TTL, so the row always
  * expires as a whole (a partial leftover row would block the next claim). Nothing here binds
  * `null`: optional columns are left unset.
+ *
+ * A claim, a takeover and a release are the key's bookkeeping, not the request's write, so they
+ * run outside the request's statement scope (cql-budget.ts): a claim that landed does not make a
+ * later failure of the grid write "outcome unknown" (it says nothing about the grid), and a
+ * request the deadline answered "not applied" can still hand its key back.
  */
 import { types } from 'cassandra-driver';
 import { DomainError } from '../domain/errors.js';
 import type { Cql } from './cassandra.js';
+import { statementScope } from './cql-budget.js';
 import { isCasTimeout } from './cql-errors.js';
 
 export type RecordState = 'in_flight' | 'done';
@@ -79,7 +85,7 @@ export class IdempotencyStore {
    */
   private async lwt(query: string, params: unknown[]) {
     try {
-      return await this.cql.execute(query, params, { prepare: true });
+      return await statementScope.exit(() => this.cql.execute(query, params, { prepare: true }));
     } catch (err) {
       if (!isCasTimeout(err)) throw err;
       throw new DomainError(
@@ -103,6 +109,11 @@ export class IdempotencyStore {
       [scope, key, ...bindRecord(rec), this.ttlS],
       { prepare: true },
     );
+  }
+
+  /** Hands an unfinished claim back (`rec` with its lease in the past), outside the request. */
+  release(scope: bigint, key: string, rec: IdempotencyRecord): Promise<void> {
+    return statementScope.exit(() => this.put(scope, key, rec));
   }
 
   async get(scope: bigint, key: string): Promise<IdempotencyRecord | undefined> {

@@ -162,7 +162,7 @@ export class IdempotencyService {
       if (err instanceof SimulatedCrash) throw err; // a dead process cleans nothing up
       // Release: the request did not commit (or committed and the ring will say so). Best effort.
       await this.store
-        .put(call.scope, key, { ...mine(), leaseUntil: new Date(0) })
+        .release(call.scope, key, { ...mine(), leaseUntil: new Date(0) })
         .catch(() => undefined);
       throw err;
     }

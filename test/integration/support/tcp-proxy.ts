@@ -37,6 +37,7 @@ export async function startCqlProxy(upstream: { host: string; port: number }): P
     }
     client.pipe(server);
     server.pipe(client);
+    if (swallowing) swallow(pair);
     const drop = () => {
       pairs.delete(pair);
       client.destroy();

@@ -15,7 +15,9 @@ const HOST = '127.0.0.1:9042';
 
 /** A driver socket error ("Socket was closed"), written or not, with the Node error under it. */
 function socketClosed(under: Error, notWritten = false): Error {
-  const err = new types.DriverError('Socket was closed');
+  // The driver's class (lib/errors.js), abstract in its typings only.
+  const DriverError = errors.DriverError as unknown as new (message: string) => Error;
+  const err = new DriverError('Socket was closed');
   Object.assign(err, { isSocketError: true, innerError: under });
   if (notWritten) Object.assign(err, { requestNotWritten: true });
   return err;
