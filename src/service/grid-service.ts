@@ -24,6 +24,9 @@ import { movePost, type MoveOptions, type MoveOutcome } from './ops/move.js';
 import { setPins } from './ops/pins.js';
 import * as postsOps from './ops/posts.js';
 import type { NewPost, PostWriteResult } from './ops/posts.js';
+import * as register from './ops/register.js';
+import { importChunk } from './import/import-chunk.js';
+import type { Post } from '../domain/post.js';
 import { resetGrid } from './ops/reset.js';
 import { takedownPost } from './ops/takedown.js';
 import { undoMove } from './ops/undo.js';
@@ -117,6 +120,26 @@ export class GridService {
       version: r.version,
       generation: r.generation,
     }));
+  }
+
+  /** A platform's post under its own ID (ops/register.ts); collaborators are invited. */
+  registerPost(post: PostRecord, options?: WriteOptions) {
+    const invite = (postId: bigint, authorId: bigint, cs: readonly bigint[]) =>
+      collab.inviteCollaborators(this.deps, postId, authorId, cs);
+    return trackOp('register', () => register.registerPost(this.deps, post, invite, options));
+  }
+
+  /** One chunk of `regrid import`: existing posts of one profile onto its grid (service/import/). */
+  importChunk(profileId: bigint, posts: readonly Post[]) {
+    return trackOp('import', () => importChunk(this.deps, profileId, posts));
+  }
+
+  async unregisterPost(profileId: bigint, postId: bigint, options?: WriteOptions) {
+    const out = await trackOp('unregister', () =>
+      register.unregisterPost(this.deps, profileId, postId, options),
+    );
+    await this.caches?.posts.forget([postId]);
+    return out;
   }
 
   async deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {

@@ -19,6 +19,7 @@ export interface ArchiveRecord {
 
 const SELECT =
   'SELECT profile_id, post_id, author_id, sort_key, archived_at, archived_seq FROM archived_posts WHERE profile_id = ? AND post_id = ?';
+const SELECT_AMONG = 'SELECT post_id FROM archived_posts WHERE profile_id = ? AND post_id IN ?';
 const LIST = {
   first: 'SELECT archived_seq, post_id FROM archived_by_time WHERE profile_id = ? LIMIT ?',
   before:
@@ -33,6 +34,13 @@ export class ArchiveStore {
 
   private opts(extra: QueryOptions = {}): QueryOptions {
     return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, ...extra };
+  }
+
+  /** Which of `postIds` the profile has archived (one statement). */
+  async archivedAmong(profileId: bigint, postIds: readonly bigint[]): Promise<Set<bigint>> {
+    if (postIds.length === 0) return new Set();
+    const rs = await this.db.execute(SELECT_AMONG, [profileId, [...postIds]], this.opts());
+    return new Set(rs.rows.map((r) => r.get('post_id') as bigint));
   }
 
   async get(profileId: bigint, postId: bigint): Promise<ArchiveRecord | undefined> {

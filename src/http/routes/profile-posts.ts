@@ -35,7 +35,14 @@ export function profilePostsRoutes(service: GridService) {
       createdAt: registeredCreatedAt(postId, given),
       collaborators,
     });
-    const json = { post: postView(out.post), grid_version: versionView(out.version) };
+    const json = {
+      post: postView(out.post),
+      grid_version: versionView(out.version),
+      not_invited: out.notInvited.map((n) => ({
+        profile_id: String(n.profileId),
+        reason: n.reason,
+      })),
+    };
     return c.json(json satisfies Body<typeof CreatedPostJson>, out.created ? 201 : 200);
   });
 

@@ -20,12 +20,15 @@ import type { MembershipOp } from '../../domain/membership.js';
 import type { PostRecord } from '../../store/posts-store.js';
 import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
 import { assertCollaborators } from './collaborators.js';
+import type { NotInvited } from './invitations.js';
 import { deletePost } from './posts.js';
 
 export interface RegisterResult {
   readonly post: PostRecord;
   /** False when the same registration was already there: nothing was written. */
   readonly created: boolean;
+  /** Named collaborators no invitation reached this time (limits, blocks; ops/invitations.ts). */
+  readonly notInvited: readonly NotInvited[];
   readonly version: bigint;
   readonly generation: bigint;
 }
@@ -34,7 +37,11 @@ export interface RegisterResult {
 export async function registerPost(
   deps: ServiceDeps,
   post: PostRecord,
-  invite: (postId: bigint, authorId: bigint, collaborators: readonly bigint[]) => Promise<unknown>,
+  invite: (
+    postId: bigint,
+    authorId: bigint,
+    collaborators: readonly bigint[],
+  ) => Promise<readonly NotInvited[]>,
   options: WriteOptions = {},
 ): Promise<RegisterResult> {
   assertCollaborators(post.authorId, post.collaborators);
@@ -45,12 +52,17 @@ export async function registerPost(
     if (winner) assertSameBody(winner, post);
   }
   const out = await deps.writer.writeGrid(post.authorId, registerPlanner(deps, post), options);
-  // Invitations are their own writes on each collaborator's grid, as for a created post; each
-  // skips what is already there, so a repeated registration invites nobody twice.
-  if (post.collaborators.length > 0) await invite(post.postId, post.authorId, post.collaborators);
+  // Invitations live outside the invitees' grids, under the same limits as a created post's
+  // (ops/invitations.ts); what is already invited or accepted is skipped, so a repeated
+  // registration invites nobody twice.
+  const notInvited =
+    post.collaborators.length > 0
+      ? await invite(post.postId, post.authorId, post.collaborators)
+      : [];
   return {
     post,
     created: out.result.joined,
+    notInvited,
     version: out.version,
     generation: out.generation,
   };

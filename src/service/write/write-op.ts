@@ -25,7 +25,8 @@ export type WriteOp =
   | 'remove_collaborator'
   | 'takedown'
   | 'register'
-  | 'unregister';
+  | 'unregister'
+  | 'import';
 
 const running = new AsyncSlot<WriteOp>('write-op');
 

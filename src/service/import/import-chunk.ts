@@ -1,0 +1,80 @@
+/**
+ * One chunk of an import: up to a few hundred existing posts of ONE profile brought onto its
+ * grid (service/import/run-import.ts cuts the source into chunks).
+ *
+ * Why this is safe next to a user editing the same grid, and why a rerun changes nothing:
+ * - Bodies first, with plain writes, and only those that are missing: a body no grid holds is
+ *   invisible, and a body already there is compared, never overwritten (a different one is
+ *   counted as a conflict and its post left out).
+ * - Then ONE compare-and-set on the profile's grid, like a create: its planner reads, after the
+ *   snapshot, which of the chunk's posts are already on the grid or archived there and which
+ *   bodies are fenced by a deletion, and records `grid_put` membership effects for the rest in the
+ *   same conditional batch. The writer rolls them forward into `grid_posts` afterwards (as it does
+ *   for every membership write), so `post_count`, the version, caches, cursors and ETags move
+ *   exactly as for any other write, and a concurrent move, pin, archive or delete is serialized
+ *   with the import by the version. Nothing of the source's order is written as overrides: the
+ *   posts land by their IDs, which is the source's newest-first order.
+ * - A chunk whose posts are all there already is a skip: no version bump.
+ */
+import type { ServiceDeps } from '../deps.js';
+import type { MembershipOp } from '../../domain/membership.js';
+import type { Post } from '../../domain/post.js';
+
+export interface ChunkOutcome {
+  /** Posts this chunk put on the grid. */
+  readonly imported: number;
+  /** Posts already on the grid (or archived there, or being deleted): left as they are. */
+  readonly present: number;
+  /** Posts whose existing body differs from the source's: left out, counted as errors. */
+  readonly conflicts: number;
+  /** The grid's version moved (one compare-and-set committed). */
+  readonly bumped: boolean;
+}
+
+type ImportDeps = Pick<ServiceDeps, 'posts' | 'store' | 'archive' | 'writer'>;
+
+export async function importChunk(
+  deps: ImportDeps,
+  profileId: bigint,
+  posts: readonly Post[],
+): Promise<ChunkOutcome> {
+  const existing = new Map(
+    (await deps.posts.getPosts(posts.map((p) => p.postId))).map((b) => [b.postId, b]),
+  );
+  const fresh = posts.filter((p) => !existing.has(p.postId));
+  const same = posts.filter((p) => {
+    const b = existing.get(p.postId);
+    return b !== undefined && sameBody(b, p);
+  });
+  await Promise.all(fresh.map((p) => deps.posts.insertPost(p)));
+  const candidates = [...fresh, ...same];
+  const conflicts = posts.length - candidates.length;
+  if (candidates.length === 0) return { imported: 0, present: 0, conflicts, bumped: false };
+
+  const out = await deps.writer.writeGrid(profileId, async () => {
+    const ids = candidates.map((p) => p.postId);
+    const [onGrid, archived, bodies] = await Promise.all([
+      deps.store.gridRowsAmong(profileId, ids),
+      deps.archive.archivedAmong(profileId, ids),
+      deps.posts.getPosts(ids), // the removal fence, read after the snapshot
+    ]);
+    const alive = new Set(bodies.filter((b) => !b.removedAt).map((b) => b.postId));
+    const effects: MembershipOp[] = candidates
+      .filter((p) => alive.has(p.postId) && !onGrid.has(p.postId) && !archived.has(p.postId))
+      .map((p) => ({ op: 'grid_put', postId: p.postId, authorId: profileId }));
+    const result = { imported: effects.length };
+    if (effects.length === 0) return { kind: 'skip', result };
+    return { kind: 'write', mutation: { effects }, result };
+  });
+  const imported = out.result.imported;
+  return { imported, present: candidates.length - imported, conflicts, bumped: imported > 0 };
+}
+
+function sameBody(a: Post, b: Post): boolean {
+  return (
+    a.authorId === b.authorId &&
+    a.caption === b.caption &&
+    a.mediaUrl === b.mediaUrl &&
+    a.createdAt.getTime() === b.createdAt.getTime()
+  );
+}

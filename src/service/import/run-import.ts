@@ -1,0 +1,163 @@
+/**
+ * `regrid import`: existing posts from a platform's own table (store/source-table.ts) or from
+ * NDJSON lines brought onto their grids without rewriting anything the platform has (the source
+ * is only read) and without a backfill of regrid's overrides (imported posts need none: they
+ * land by their IDs).
+ *
+ * Work: the source's slices (one for NDJSON) run `parallel` at a time; within a slice, rows are
+ * cut into chunks of one profile (domain/import-plan.ts) and each chunk is one idempotent
+ * compare-and-set (import-chunk.ts). A chunk that fails is retried a few times, then the slice
+ * fails and is left out of the checkpoint, so the next run redoes it. `ratePerS` throttles the
+ * posts read per second across all slices. The checkpoint file (rewritten whole after every
+ * slice, by rename) lets a killed import skip the slices it finished.
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import type { Chunk, Checkpoint, SourceRow, TokenSlice } from '../../domain/import-plan.js';
+import {
+  chunksOf,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  postOfRow,
+} from '../../domain/import-plan.js';
+import type { Post } from '../../domain/post.js';
+import { importedPosts, importErrors } from '../../obs/import-metrics.js';
+import type { ChunkOutcome } from './import-chunk.js';
+
+export interface ImportSource {
+  /** What the checkpoint names (`keyspace.table`, or the NDJSON path). */
+  readonly name: string;
+  readonly slices: readonly TokenSlice[];
+  rows(slice: TokenSlice): AsyncIterable<SourceRow>;
+}
+
+export interface ImportOptions {
+  readonly parallel?: number;
+  readonly chunkSize?: number;
+  /** Source posts per second across the import; 0 = unthrottled. */
+  readonly ratePerS?: number;
+  readonly checkpointPath?: string | undefined;
+  readonly onProgress?: (p: ImportTotals) => void;
+}
+
+export interface ImportTotals {
+  rows: number;
+  imported: number;
+  present: number;
+  conflicts: number;
+  invalid: number;
+  /** Chunks whose compare-and-set committed (profiles' versions bumped, once per chunk). */
+  bumps: number;
+  slicesDone: number;
+  slicesTotal: number;
+  failedSlices: number;
+  readonly errors: string[];
+}
+
+/** One chunk onto one grid: `GridService.importChunk` (import-chunk.ts). */
+export type ChunkRunner = (profileId: bigint, posts: readonly Post[]) => Promise<ChunkOutcome>;
+
+export async function runImport(
+  run: ChunkRunner,
+  source: ImportSource,
+  opts: ImportOptions = {},
+): Promise<ImportTotals> {
+  const done = new Set((await readCheckpoint(source, opts.checkpointPath))?.done ?? []);
+  const totals: ImportTotals = {
+    rows: 0,
+    imported: 0,
+    present: 0,
+    conflicts: 0,
+    invalid: 0,
+    bumps: 0,
+    slicesDone: done.size,
+    slicesTotal: source.slices.length,
+    failedSlices: 0,
+    errors: [],
+  };
+  const throttle = throttleOf(opts.ratePerS ?? 0);
+  const pending = source.slices.filter((s) => !done.has(s.index));
+  const worker = async () => {
+    for (let s = pending.shift(); s; s = pending.shift()) {
+      try {
+        for await (const chunk of chunksOf(source.rows(s), opts.chunkSize ?? 100)) {
+          await throttle(chunk.rows.length);
+          await importOne(run, chunk, totals);
+          opts.onProgress?.(totals);
+        }
+        done.add(s.index);
+        totals.slicesDone += 1;
+        await writeCheckpoint(source, opts.checkpointPath, done);
+      } catch (err) {
+        totals.failedSlices += 1;
+        totals.errors.push(`slice ${s.index}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      opts.onProgress?.(totals);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.parallel ?? 4) }, worker));
+  return totals;
+}
+
+async function importOne(run: ChunkRunner, chunk: Chunk, t: ImportTotals): Promise<void> {
+  const posts: Post[] = [];
+  for (const row of chunk.rows) {
+    const p = postOfRow(row);
+    if ('error' in p) {
+      t.invalid += 1;
+      if (t.errors.length < 100) t.errors.push(p.error);
+    } else posts.push(p);
+  }
+  t.rows += chunk.rows.length;
+  importedPosts.inc({ outcome: 'invalid' }, chunk.rows.length - posts.length);
+  if (posts.length === 0) return;
+  let out: ChunkOutcome | undefined;
+  for (let attempt = 1; !out; attempt++) {
+    try {
+      out = await run(chunk.profileId, posts);
+    } catch (err) {
+      importErrors.inc();
+      if (attempt >= 3) throw err; // the slice fails; the checkpoint keeps it for the next run
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
+  t.imported += out.imported;
+  t.present += out.present;
+  t.conflicts += out.conflicts;
+  if (out.bumped) t.bumps += 1;
+  importedPosts.inc({ outcome: 'imported' }, out.imported);
+  importedPosts.inc({ outcome: 'present' }, out.present);
+  importedPosts.inc({ outcome: 'conflict' }, out.conflicts);
+}
+
+/** Waits so that no more than `rate` posts a second start, on average (0 = never waits). */
+function throttleOf(rate: number): (n: number) => Promise<void> {
+  if (rate <= 0) return async () => {};
+  let next = Date.now();
+  return async (n) => {
+    const now = Date.now();
+    const start = Math.max(now, next);
+    next = start + (n * 1000) / rate;
+    if (start > now) await new Promise((r) => setTimeout(r, start - now));
+  };
+}
+
+async function readCheckpoint(source: ImportSource, path: string | undefined) {
+  if (!path) return undefined;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return undefined; // no checkpoint yet: a first run
+  }
+  return decodeCheckpoint(text, source.name, source.slices.length);
+}
+
+let checkpointWrites = 0;
+
+async function writeCheckpoint(source: ImportSource, path: string | undefined, done: Set<number>) {
+  if (!path) return;
+  const c: Checkpoint = { source: source.name, slices: source.slices.length, done: [...done] };
+  const tmp = `${path}.${process.pid}.${++checkpointWrites}.tmp`; // slices finish concurrently
+  await writeFile(tmp, encodeCheckpoint(c));
+  await rename(tmp, path);
+}
