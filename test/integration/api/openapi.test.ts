@@ -257,6 +257,17 @@ describe('real replies', () => {
       (await hit('POST', `/v1/me/invites/${trio.json.post.id}/decline`, { as: friend })).status,
     ).toBe(200);
     expect((await hit('POST', `/v1/me/invites/${a}/decline`, { as: friend })).status).toBe(404);
+    const block = await hit('PUT', `/v1/me/blocks/${me}`, { as: friend });
+    expect(block.json).toEqual({ profile_id: String(me), blocked: true, invites_dropped: 0 });
+    expect((await hit('PUT', `/v1/me/blocks/${friend}`, { as: friend })).status).toBe(400);
+    const blocked = await hit('POST', '/v1/me/posts', {
+      ...as,
+      body: { collaborators: [String(friend)] },
+    });
+    expect(blocked.json.not_invited).toEqual([
+      { profile_id: String(friend), reason: 'not_accepting' },
+    ]);
+    expect((await hit('DELETE', `/v1/me/blocks/${me}`, { as: friend })).status).toBe(200);
     expect((await hit('DELETE', `/v1/me/posts/${duetId}/collaborators/${friend}`, as)).status).toBe(
       200,
     );
