@@ -14,6 +14,8 @@ import {
   MAX_PENDING_INVITES,
   MAX_PENDING_PER_AUTHOR,
 } from '../../../src/domain/invite-limits.js';
+import { consistencyOf, cqlOf } from '../../../src/store/cassandra.js';
+import { InvitesStore } from '../../../src/store/invites-store.js';
 import { freshProfile, httpApi, openFeatures, type Call, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 
@@ -40,6 +42,9 @@ async function orderOf(p: bigint) {
   expect(r.status).toBe(200);
   return { etag: r.headers.get('etag')!, ids: r.json.post_ids as string[] };
 }
+
+/** The invitation rows themselves, to stage what a crashed accept leaves behind. */
+const invites = () => new InvitesStore(cqlOf(f.client), consistencyOf(f.config));
 
 const versionOf = async (p: bigint) => (await f.service.reader.readHead(p)).version;
 
@@ -150,6 +155,43 @@ describe('invitations outside the invitee’s compare-and-set', () => {
     );
     const again = await call('POST', `/v1/me/invites/${collab.post.id}/accept`, { as: q });
     expect(again.status).toBe(200);
+  });
+});
+
+describe('an accept that claimed the invitation and stopped (a crash between claim and CAS)', () => {
+  it('is still listed; accepting again finishes it', async () => {
+    const q = freshProfile(f);
+    const post = await invite(freshProfile(f), [q]);
+    expect(await invites().claim(q, BigInt(post.post.id))).toBe(true);
+    expect((await inbox(q)).map((i) => i.post.id)).toEqual([post.post.id]);
+    expect((await call('POST', `/v1/me/invites/${post.post.id}/accept`, { as: q })).status).toBe(
+      200,
+    );
+    expect((await orderOf(q)).ids).toEqual([post.post.id]);
+    expect(await inbox(q)).toEqual([]);
+  });
+
+  it('a decline then wins with one bump, and the accept finds nothing to accept', async () => {
+    const q = freshProfile(f);
+    const author = freshProfile(f);
+    const post = await invite(author, [q]);
+    const id = BigInt(post.post.id);
+    expect(await invites().claim(q, id)).toBe(true);
+    const v0 = await versionOf(q);
+    // The bump is what makes an accept planned on v0 lose its compare-and-set.
+    expect((await call('POST', `/v1/me/invites/${id}/decline`, { as: q })).status).toBe(200);
+    expect(await versionOf(q)).toBe(v0 + 1n);
+    expect(await invites().get(q, id)).toBeUndefined();
+    expect((await call('POST', `/v1/me/invites/${id}/accept`, { as: q })).status).toBe(404);
+    expect((await orderOf(q)).ids).toEqual([]);
+    expect((await call('GET', `/v1/posts/${id}`)).json.collaborators).toBeUndefined();
+    // A block leaves a claimed invitation to its accept: it is the invitee's own act.
+    const other = await invite(author, [q]);
+    expect(await invites().claim(q, BigInt(other.post.id))).toBe(true);
+    expect((await call('PUT', `/v1/me/blocks/${author}`, { as: q })).json.invites_dropped).toBe(0);
+    expect((await call('POST', `/v1/me/invites/${other.post.id}/accept`, { as: q })).status).toBe(
+      200,
+    );
   });
 });
 

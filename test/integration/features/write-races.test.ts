@@ -9,6 +9,7 @@
  *   - the audit is clean (run once over every profile at the end, with its orphan scan).
  * Outcomes may be any documented 4xx (DomainError); anything else fails the test.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../src/domain/errors.js';
 import type { GridService } from '../../../src/service/grid-service.js';
@@ -237,19 +238,25 @@ describe('concurrent grid writes', () => {
     const rng = createRng(23);
     for (const other of ['delete', 'decline', 'leave', 'takedown', 'block']) {
       const outcomes = new Map<string, number>();
-      for (let k = 0; k < 12; k++) {
+      for (let k = 0; k < 16; k++) {
         const { t, target } = await setup(rng);
         profilesSeen.push(t.profile, t.collaborator);
         const v0 = (await f.service.reader.readHead(t.collaborator)).version;
+        // A random head start for one side (0–24 ms), so that both orders and the overlaps
+        // in between are tried, not only whichever side happens to reach the store first.
+        const lead = rng.int(25);
+        const [acceptWait, otherWait] = rng.next() < 0.5 ? [lead, 0] : [0, lead];
         const [accepted] = await Promise.all([
-          features.acceptInvite(t.collaborator, target).then(
-            (o) => o.committed,
-            (err: unknown) => {
-              if (!isDomainError(err) || err.code !== 'post_not_found') throw err;
-              return false;
-            },
-          ),
-          attempt(OPS[other]!, t, target),
+          sleep(acceptWait)
+            .then(() => features.acceptInvite(t.collaborator, target))
+            .then(
+              (o) => o.committed,
+              (err: unknown) => {
+                if (!isDomainError(err) || err.code !== 'post_not_found') throw err;
+                return false;
+              },
+            ),
+          sleep(otherWait).then(() => attempt(OPS[other]!, t, target)),
         ]);
         await checkInvariants(t, `accept ‖ ${other} #${k}`);
         const onGrid = (await features.readOrder(t.collaborator)).postIds.includes(target);
