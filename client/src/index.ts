@@ -1,5 +1,5 @@
 /**
- * The typed regrid client: `import { createClient } from 'regrid/client'`.
+ * The typed regrid client: `import { createClient } from '@regrid/client'` (docs/client.md).
  *
  *   const client = createClient({ baseUrl: 'http://127.0.0.1:8080', token });
  *   const { post } = await client.createPost({ caption: 'sunset' });
@@ -7,16 +7,26 @@
  *   for await (const item of client.grid(profileId)) console.log(item.id);
  *
  * Every route is also reachable through `client.call(operationId, input)`, typed from the
- * server's registry. IDs are decimal strings; problems are thrown as RegridError.
+ * server's registry (api.gen.ts). IDs are decimal strings; problems are thrown as RegridError.
  */
 import { OrderEditor } from './order-editor.js';
 import { makeCall, type ClientOptions } from './transport.js';
-import type { BodyOf, CallInput, GridItem, GridPage, Post, QueryOf, ResultOf } from './types.js';
+import type {
+  BodyOf,
+  CallInput,
+  GridItem,
+  GridPage,
+  ParamsOf,
+  Post,
+  QueryOf,
+  ResultOf,
+} from './types.js';
 
 export { RegridError, isRegridError, type ProblemBody } from './problem.js';
 export { OrderEditor, applyMove } from './order-editor.js';
 export type { RecordedMove, SaveOptions, SaveResult, VanishedMove } from './order-editor.js';
 export type { ClientOptions, Token } from './transport.js';
+export { randomKey } from './keys.js';
 export type * from './types.js';
 
 type WriteOpts = { readonly idempotencyKey?: string | false };
@@ -131,7 +141,7 @@ export function createClient(options: ClientOptions) {
     admin: {
       takedown: (postId: string, o: WriteOpts = {}) => data('takedown', { ...id(postId), ...o }),
       flags: () => data('listFlags'),
-      setFlag: (name: 'reads.overrides' | 'writes.reorder', enabled: boolean) =>
+      setFlag: (name: ParamsOf<'setFlag'>['name'], enabled: boolean) =>
         data('setFlag', { params: { name }, body: { enabled } }),
     },
     health: () => data('healthz'),

@@ -18,7 +18,8 @@ export class RegridError extends Error {
   readonly type: string;
   readonly title: string;
   readonly detail: string | undefined;
-  readonly code: ProblemCode | 'unexpected_response';
+  /** The server's code; `unexpected_response` = not problem+json; `network_error` = no answer. */
+  readonly code: ProblemCode | 'unexpected_response' | 'network_error';
   /** Seconds from `Retry-After` (503, 429, 409 in flight), when given. */
   readonly retryAfter: number | undefined;
 
@@ -47,7 +48,20 @@ export class RegridError extends Error {
       code: 'unexpected_response' as ProblemCode,
     });
   }
+
+  /** No answer at all (refused, reset, DNS): status 0; the fetch error is the `cause`. */
+  static network(cause: unknown): RegridError {
+    const err = new RegridError({
+      type: 'about:blank',
+      title: 'The server did not answer',
+      status: 0,
+      detail: cause instanceof Error ? cause.message : String(cause),
+      code: 'network_error' as ProblemCode,
+    });
+    (err as { cause?: unknown }).cause = cause;
+    return err;
+  }
 }
 
-export const isRegridError = (e: unknown, code?: ProblemCode): e is RegridError =>
+export const isRegridError = (e: unknown, code?: RegridError['code']): e is RegridError =>
   e instanceof RegridError && (code === undefined || e.code === code);

@@ -1,43 +1,33 @@
 /**
- * The client's types, derived from the API registry (src/http/api) with type-only imports:
- * request inputs are the zod schemas' *input* types (IDs as decimal strings), results their
- * outputs. Nothing of the server is loaded at run time.
+ * The client's types over the generated API description (api.gen.ts, made from the server's
+ * registry): request inputs as the routes accept them (IDs as decimal strings), results as
+ * they are sent. Plain types only: the package loads and imports nothing of the server.
  */
-import type { z } from 'zod';
-import type { OperationId, Operations } from '../../src/http/api/operations.js';
-import type { ProblemCode } from '../../src/http/api/operation.js';
+import type { OperationId, Operations, ProblemCode, ROUTES } from './api.gen.js';
 
-export type { OperationId, ProblemCode };
+export type { OperationId, Operations, ProblemCode };
+export type * from './api.gen.js';
 
 type Op<K extends OperationId> = Operations[K];
-
-/** `/v1/me/posts/:post_id/collaborators/:profile_id` → `{post_id: string; profile_id: string}`. */
-export type PathParams<P extends string> = P extends `${string}:${infer N}/${infer Rest}`
-  ? { [k in N]: string } & PathParams<`/${Rest}`>
-  : P extends `${string}:${infer N}`
-    ? { [k in N]: string }
-    : Record<never, never>;
 
 /** Query values travel as strings; numbers are accepted where the schema takes digits. */
 type Loose<T> = { [k in keyof T]: T[k] extends string | undefined ? T[k] | number : T[k] };
 
-export type BodyOf<K extends OperationId> =
-  Op<K> extends { body: infer S extends z.ZodType } ? z.input<S> : never;
-export type QueryOf<K extends OperationId> =
-  Op<K> extends { query: infer S extends z.ZodType } ? Loose<z.input<S>> : never;
-export type ResultOf<K extends OperationId> = Op<K>['ok'] extends {
-  schema: infer S extends z.ZodType;
-}
-  ? z.output<S>
-  : string;
+export type ParamsOf<K extends OperationId> = Op<K>['params'];
+export type BodyOf<K extends OperationId> = Op<K>['body'];
+export type QueryOf<K extends OperationId> = [Op<K>['query']] extends [never]
+  ? never
+  : Loose<Op<K>['query']>;
+export type ResultOf<K extends OperationId> = Op<K>['result'];
 
-type Has<K extends OperationId, F extends string> = Op<K> extends { [f in F]: true } ? true : false;
+/** Who may call a route: a user JWT, the ADMIN_TOKEN, a service token, or anyone. */
+export type Auth = (typeof ROUTES)[OperationId]['auth'];
 
 export interface CallInput<K extends OperationId> {
-  readonly params?: PathParams<Op<K>['path']>;
+  readonly params?: ParamsOf<K>;
   readonly query?: QueryOf<K>;
   readonly body?: BodyOf<K>;
-  /** Writes: the key to send; by default a fresh UUID per call; false = none. */
+  /** Writes: the key to send; by default a fresh random one per call; false = none. */
   readonly idempotencyKey?: string | false;
   readonly ifMatch?: string;
   readonly ifNoneMatch?: string;
@@ -46,12 +36,12 @@ export interface CallInput<K extends OperationId> {
 
 export type Reply<K extends OperationId> =
   | {
-      readonly status: Op<K>['ok']['status'];
+      readonly status: Op<K>['status'];
       readonly data: ResultOf<K>;
       readonly etag: string | null;
       readonly replayed: boolean;
     }
-  | (Has<K, 'conditionalGet'> extends true
+  | (Op<K>['conditionalGet'] extends true
       ? {
           readonly status: 304;
           readonly data: undefined;
@@ -60,16 +50,5 @@ export type Reply<K extends OperationId> =
         }
       : never);
 
-/** What the client needs at run time of each route; checked against the registry by the compiler. */
-export type RouteTable = {
-  readonly [K in OperationId]: {
-    readonly method: Uppercase<Op<K>['method']>;
-    readonly path: Op<K>['path'];
-    readonly auth: Op<K>['auth'];
-    readonly idempotent: Has<K, 'idempotent'>;
-  };
-};
-
-export type GridItem = ResultOf<'readGrid'>['items'][number];
-export type Post = ResultOf<'getPost'>;
 export type GridPage = ResultOf<'readGrid'>;
+export type OrderResource = ResultOf<'getOrder'>;

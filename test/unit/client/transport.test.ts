@@ -1,11 +1,14 @@
 /**
  * The client's transport over a scripted `fetch` (no server: what is tested is the client's own
- * logic): problem+json becomes RegridError, a retried write keeps its Idempotency-Key, and a
- * write whose outcome is unknown is never retried without a key.
+ * logic): problem+json becomes RegridError, a retried write keeps its Idempotency-Key, a
+ * write whose outcome is unknown (a 503 saying so, or no answer at all) is never retried without
+ * a key, a 401 is told to `onUnauthorized`, and keys are random UUID-shaped strings with or
+ * without Web Crypto.
  */
 import { describe, expect, it } from 'vitest';
 import { RegridError } from '../../../client/src/problem.js';
 import { makeCall } from '../../../client/src/transport.js';
+import { randomKey } from '../../../client/src/keys.js';
 
 const problem = (status: number, code: string, retryAfter?: string) =>
   new Response(
@@ -21,12 +24,16 @@ const problem = (status: number, code: string, retryAfter?: string) =>
 const ok = (body: unknown) =>
   new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
 
+/** Stands for a request that gets no answer (the connection refused or reset). */
+const REFUSED = new Response(null, { status: 599 });
+
 function scripted(...answers: Response[]) {
   const sent: Array<{ url: string; headers: Headers; method: string }> = [];
   const fetch = (async (url: string, init: RequestInit) => {
     sent.push({ url, headers: new Headers(init.headers), method: String(init.method) });
     const next = answers.shift();
     if (!next) throw new Error('no more answers');
+    if (next === REFUSED) throw new TypeError('fetch failed');
     return next;
   }) as unknown as typeof globalThis.fetch;
   return { fetch, sent };
@@ -79,5 +86,68 @@ describe('the transport', () => {
     await call('readGrid', { params: { profile_id: '42' }, query: { limit: 5, cursor: 'a b' } });
     expect(sent[0]!.url).toBe('http://h/v1/profiles/42/grid?limit=5&cursor=a+b');
     expect(sent[0]!.headers.get('idempotency-key')).toBeNull();
+  });
+
+  it('retries a request that got no answer only when a retry cannot apply a write twice', async () => {
+    const a = scripted(REFUSED, REFUSED, ok({ grid_version: '3', move_id: 'm' }));
+    const keyed = makeCall({ baseUrl: 'http://h', fetch: a.fetch, retries: 2, maxWaitMs: 1 });
+    expect((await keyed('move', { body: { post_id: '5', after: null } })).data.grid_version).toBe(
+      '3',
+    );
+    const keys = a.sent.map((s) => s.headers.get('idempotency-key'));
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+
+    const b = scripted(REFUSED, ok({}));
+    const noKey = makeCall({ baseUrl: 'http://h', fetch: b.fetch, retries: 2, maxWaitMs: 1 });
+    const err = await noKey('resetGrid', { idempotencyKey: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RegridError);
+    expect(err).toMatchObject({ status: 0, code: 'network_error' });
+    expect((err as Error).cause).toBeInstanceOf(TypeError);
+    expect(b.sent).toHaveLength(1);
+  });
+
+  it('tells onUnauthorized of a 401 before throwing it', async () => {
+    const { fetch } = scripted(problem(401, 'unauthorized'), ok({ status: 'ok' }));
+    const told: unknown[] = [];
+    const call = makeCall({ baseUrl: 'http://h', fetch, onUnauthorized: (e) => told.push(e) });
+    const err = await call('getOrder').catch((e: unknown) => e);
+    expect(told).toEqual([err]);
+    expect(err).toMatchObject({ status: 401, code: 'unauthorized' });
+    await call('healthz');
+    expect(told).toHaveLength(1);
+  });
+});
+
+describe('randomKey', () => {
+  const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('makes distinct UUID v4 strings from crypto.getRandomValues', () => {
+    const keys = Array.from({ length: 2000 }, randomKey);
+    for (const k of keys) expect(k).toMatch(V4);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('does without Web Crypto (and never calls crypto.randomUUID)', () => {
+    const real = Object.getOwnPropertyDescriptor(globalThis, 'crypto')!;
+    const webCrypto = globalThis.crypto;
+    try {
+      Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
+      const keys = Array.from({ length: 200 }, randomKey);
+      for (const k of keys) expect(k).toMatch(V4);
+      expect(new Set(keys).size).toBe(keys.length);
+      Object.defineProperty(globalThis, 'crypto', {
+        value: {
+          getRandomValues: webCrypto.getRandomValues.bind(webCrypto),
+          randomUUID: () => {
+            throw new Error('randomUUID needs a secure context');
+          },
+        },
+        configurable: true,
+      });
+      expect(randomKey()).toMatch(V4);
+    } finally {
+      Object.defineProperty(globalThis, 'crypto', real);
+    }
   });
 });
