@@ -3,8 +3,9 @@
  * route templates of the whole API filled with mangled IDs, odd query strings, broken bodies and
  * headers, under one of several credentials. Credentials that could legitimately change the
  * reference grid are never generated: its owner is only ever presented with refused tokens, and
- * requests that act with real power (player tokens, the admin token) never name the reference
- * profile where that would be a legitimate change (collaborators, takedown).
+ * requests that act with the admin token never name the reference profile or its posts (a
+ * takedown would legitimately change it). Players may: inviting it as a collaborator, or
+ * blocking it, must leave its grid exactly as it was.
  */
 import fc from 'fast-check';
 import { mustRefuse } from './fuzz-contract.js';
@@ -45,6 +46,8 @@ const ROUTES: ReadonlyArray<readonly [string, string]> = [
   ['GET', '/v1/me/invites'],
   ['POST', '/v1/me/invites/{post}/accept'],
   ['POST', '/v1/me/invites/{post}/decline'],
+  ['PUT', '/v1/me/blocks/{profile}'],
+  ['DELETE', '/v1/me/blocks/{profile}'],
   ['GET', '/healthz'],
   ['GET', '/readyz'],
   ['GET', '/v1/{post}'],
@@ -159,11 +162,9 @@ function credential(w: FuzzWorld): fc.Arbitrary<[Power, string | undefined]> {
 export function fuzzRequest(w: FuzzWorld): fc.Arbitrary<FuzzRequest> {
   return credential(w).chain(([as, authorization]) => {
     // Real power never names the reference grid where naming it would legitimately change it.
+    // Players do name it as a collaborator: an invitation must leave the invitee's grid alone.
     const pathIds = idSlot(w, { posts: as !== 'admin', profile: as !== 'admin' });
-    const bodyIds = idSlot(w, {
-      posts: as !== 'admin',
-      profile: as !== 'player' && as !== 'admin',
-    });
+    const bodyIds = idSlot(w, { posts: as !== 'admin', profile: as !== 'admin' });
     // The read routes take the query parameters: a little more of them.
     const route = fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...ROUTES.slice(0, 2)) },
