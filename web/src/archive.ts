@@ -2,18 +2,14 @@
  * The archive panel: the owner's archived posts (GET /v1/me/archive, newest archived first), each
  * with an Unarchive button that puts the post back where it was.
  */
-import type { Api, Post } from './api.js';
-
-interface ArchivePage {
-  readonly data: { post: Post; archived_at: string }[];
-}
+import type { RegridClient } from '@regrid/client';
 
 export async function showArchive(
-  api: Api,
+  api: RegridClient,
   list: HTMLUListElement,
   onUnarchive: (postId: string) => Promise<unknown>,
 ): Promise<void> {
-  const { body } = await api.request<ArchivePage>('GET', '/v1/me/archive?limit=100');
+  const body = await api.archivePage({ limit: 100 });
   list.replaceChildren();
   if (body.data.length === 0) {
     const li = document.createElement('li');

@@ -4,6 +4,7 @@
  * when the server generated its JWT secret, i.e. no AUTH_JWT_SECRET is configured), or the user
  * pasting one into the sign-in form. The profile is the token's `sub`.
  */
+import { createClient } from '@regrid/client';
 
 const KEY = 'regrid.token';
 
@@ -39,11 +40,9 @@ export function signOut(): void {
 
 async function devToken(): Promise<string | undefined> {
   try {
-    const res = await fetch('/dev/token', { method: 'POST' });
-    if (!res.ok) return undefined; // 404: a configured secret, no development sign-in
-    return ((await res.json()) as { token?: string }).token;
+    return (await createClient({ baseUrl: location.origin }).call('devToken')).data.token;
   } catch {
-    return undefined;
+    return undefined; // 404: a configured secret, no development sign-in
   }
 }
 

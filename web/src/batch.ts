@@ -5,7 +5,7 @@
  * the recorded moves on it (design §5.3), asking the user only about moves whose anchor vanished,
  * then sends the result with the new ETag. Only the range that changed is sent.
  */
-import { ApiError, type Api, type OrderResource } from './api.js';
+import { isRegridError, type RegridClient } from '@regrid/client';
 import type { Board } from './board.js';
 import { versionOfEtag } from './board.js';
 import {
@@ -21,11 +21,11 @@ import type { Ui } from './ui.js';
 const MAX_ROUNDS = 4;
 
 export class Batch {
-  private base: OrderResource | undefined;
+  private base: Awaited<ReturnType<RegridClient['order']>> | undefined;
   private moves: Move[] = [];
 
   constructor(
-    private readonly api: Api,
+    private readonly api: RegridClient,
     private readonly board: Board,
     private readonly ui: Ui,
   ) {}
@@ -73,23 +73,12 @@ export class Batch {
       const body = patchFor(order.post_ids, next);
       try {
         if (body) {
-          const r = await this.api.write<{ grid_version: string }>(
-            'PATCH',
-            '/v1/me/grid/order',
-            body,
-            { 'if-match': order.etag },
-          );
+          const r = await this.api.patchOrder(body, order.etag);
           this.board.setVersion(r.grid_version);
         }
         break;
       } catch (err) {
-        if (
-          !(err instanceof ApiError) ||
-          err.code !== 'precondition_failed' ||
-          round === MAX_ROUNDS
-        ) {
-          throw err;
-        }
+        if (!isRegridError(err, 'precondition_failed') || round === MAX_ROUNDS) throw err;
         // Someone else wrote since our ETag: replay our moves on what the grid is now.
         order = await this.api.order();
         replayed = true;

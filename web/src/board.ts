@@ -4,7 +4,7 @@
  * renders tiles keyed by post ID, reusing each tile's element, so a re-render after a move only
  * reorders nodes (and keeps the focus where it was).
  */
-import type { Api, Post } from './api.js';
+import type { GridItem as Post, RegridClient } from '@regrid/client';
 import { createTile, markPinned } from './tiles.js';
 
 const PAGE = 24; // eight rows of three
@@ -23,7 +23,7 @@ export class Board {
   private readonly tiles = new Map<string, HTMLLIElement>();
 
   constructor(
-    private readonly api: Api,
+    private readonly api: RegridClient,
     readonly profileId: string,
     readonly list: HTMLOListElement,
     private readonly onVersion: (version: string) => void,
@@ -57,10 +57,10 @@ export class Board {
       let cursor: string | null = null;
       let seen = version;
       do {
-        const page = await this.api.page(this.profileId, {
-          cursor,
+        const page = await this.api.gridPage(this.profileId, {
+          ...(cursor ? { cursor } : {}),
           limit: PAGE,
-          minVersion: version,
+          min_version: version,
         });
         posts.push(...page.items);
         cursor = page.next_cursor;
@@ -83,7 +83,7 @@ export class Board {
     this.loadingMore = true;
     const seq = this.loadSeq;
     try {
-      const page = await this.api.page(this.profileId, { cursor: this.cursor, limit: PAGE });
+      const page = await this.api.gridPage(this.profileId, { cursor: this.cursor, limit: PAGE });
       if (seq !== this.loadSeq) return;
       this.posts = dedupe([...this.posts, ...page.items]);
       this.cursor = page.next_cursor;

@@ -4,7 +4,7 @@
  * unarchive, reset to chronological and undo of the last move. Writes run one at a time in the
  * order they were made, so every move's anchor is computed on the order the previous one left.
  */
-import { ApiError, type Api } from './api.js';
+import { isRegridError, type RegridClient } from '@regrid/client';
 import type { Board } from './board.js';
 import { anchorOf, moveIndex } from './order.js';
 import type { Ui } from './ui.js';
@@ -19,7 +19,7 @@ export class Live {
   private readonly undoable: string[] = [];
 
   constructor(
-    private readonly api: Api,
+    private readonly api: RegridClient,
     private readonly board: Board,
     private readonly ui: Ui,
     private readonly onUndoable: (n: number) => void,
@@ -41,7 +41,7 @@ export class Live {
       } catch (err) {
         onError?.();
         this.ui.fail(err);
-        if (err instanceof ApiError && (err.code === 'anchor_not_on_grid' || err.status === 404)) {
+        if (isRegridError(err) && (err.code === 'anchor_not_on_grid' || err.status === 404)) {
           await this.board.reload().catch(() => undefined);
         }
       } finally {
@@ -59,11 +59,7 @@ export class Live {
     return this.run(
       'Moved.',
       async () => {
-        const r = await this.api.write<{ grid_version: string; move_id: string }>(
-          'POST',
-          '/v1/me/grid/moves',
-          { post_id: postId, after },
-        );
+        const r = await this.api.move(postId, after);
         this.board.setVersion(r.grid_version);
         this.undoable.push(r.move_id);
         this.onUndoable(this.undoable.length);
@@ -84,22 +80,16 @@ export class Live {
       if (pins.length > MAX_PINS) {
         throw new Error(`At most ${MAX_PINS} posts can be pinned: unpin one first.`);
       }
-      return this.saveAndReload(had ? 'Unpinned' : 'Pinned', () =>
-        this.api.write('PUT', '/v1/me/grid/pins', { post_ids: pins }),
-      );
+      return this.saveAndReload(had ? 'Unpinned' : 'Pinned', () => this.api.setPins(pins));
     });
   }
 
   archive(postId: string) {
-    return this.rewrite('Archived.', () =>
-      this.api.write('POST', `/v1/me/posts/${postId}/archive`),
-    );
+    return this.rewrite('Archived.', () => this.api.archivePost(postId));
   }
 
   unarchive(postId: string) {
-    return this.rewrite('Back on the grid.', () =>
-      this.api.write('POST', `/v1/me/posts/${postId}/unarchive`, { position: 'previous' }),
-    );
+    return this.rewrite('Back on the grid.', () => this.api.unarchivePost(postId, 'previous'));
   }
 
   /** Moves before a reset or a batch are not "the last move" any more. */
@@ -110,18 +100,14 @@ export class Live {
 
   reset() {
     this.forgetUndo();
-    return this.rewrite('Back to chronological order.', () =>
-      this.api.write('POST', '/v1/me/grid/reset'),
-    );
+    return this.rewrite('Back to chronological order.', () => this.api.reset());
   }
 
   undo() {
     const moveId = this.undoable.pop();
     this.onUndoable(this.undoable.length);
     if (!moveId) return Promise.resolve();
-    return this.rewrite('Move undone.', () =>
-      this.api.write('POST', `/v1/me/grid/moves/${moveId}/undo`),
-    );
+    return this.rewrite('Move undone.', () => this.api.undo(moveId));
   }
 
   /** A write whose effect on the order the server decides: then read the grid again. */

@@ -3,7 +3,7 @@
  * the gestures and buttons to the live writes or, in the edit mode, to the batch. `?poll=<ms>`
  * sets how often it checks for changes made elsewhere (default 4 s).
  */
-import { Api } from './api.js';
+import { createClient } from '@regrid/client';
 import { askForToken, findSession, signOut, type Session } from './auth.js';
 import { Batch } from './batch.js';
 import { Board } from './board.js';
@@ -29,9 +29,14 @@ async function start(): Promise<void> {
   const s = await session();
   $('who').textContent = `profile ${s.profileId}`;
   let refused = false;
-  const api = new Api(
-    () => s.token,
-    () => {
+  // Reads, and writes with their Idempotency-Key, are retried twice when the server says "try
+  // again" (503 + Retry-After, 409 in flight) or does not answer; the server applies a write once.
+  const api = createClient({
+    baseUrl: location.origin,
+    token: () => s.token,
+    retries: 2,
+    onUnauthorized: () => {
+      // The token expired or the server's secret changed (a restart in development).
       if (refused) return;
       refused = true;
       signOut();
@@ -39,7 +44,7 @@ async function start(): Promise<void> {
         () => location.reload(),
       );
     },
-  );
+  });
   const board = new Board(api, s.profileId, $<HTMLOListElement>('grid'), (v) => ui.showVersion(v));
   const undo = $<HTMLButtonElement>('undo');
   const live = new Live(api, board, ui, (n) => (undo.disabled = n === 0));

@@ -3,7 +3,7 @@
  * creation date on a colour derived from the post ID) when there is no `media_url` or the image
  * does not load. Pinned tiles carry a badge. `data-post-id` lets tests and tools read the order.
  */
-import type { Post } from './api.js';
+import type { GridItem } from '@regrid/client';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -38,7 +38,7 @@ function pinBadge(): HTMLElement {
   return badge;
 }
 
-export function createTile(post: Post): HTMLLIElement {
+export function createTile(post: GridItem): HTMLLIElement {
   const li = el('li', 'tile');
   li.dataset.postId = post.id;
   li.tabIndex = 0;

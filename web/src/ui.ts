@@ -3,13 +3,13 @@
  * messages (alert), a banner when the grid changed elsewhere, the grid version, and a small
  * dialog for the one question a replay may have to ask.
  */
-import { ApiError } from './api.js';
+import { isRegridError } from '@regrid/client';
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector<T>(sel)!;
 
 /** A sentence for an error, with the server's own words when it gave some. */
 export function describe(err: unknown): string {
-  if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err);
+  if (!isRegridError(err)) return err instanceof Error ? err.message : String(err);
   switch (err.code) {
     case 'anchor_not_on_grid':
       return 'The post you dropped it next to is no longer on the grid. The grid was reloaded.';
@@ -19,8 +19,8 @@ export function describe(err: unknown): string {
       return 'Too many moves in a short time. Wait a little and try again.';
     case 'unauthorized':
       return 'Your sign-in is no longer valid. Please sign in again.';
-    case 'network':
-      return err.message;
+    case 'network_error':
+      return `The server did not answer (${err.detail ?? 'no response'}).`;
     default:
       return `${err.message} (${err.status} ${err.code})`;
   }

@@ -5,14 +5,14 @@
  * means someone else wrote: outside the edit mode the grid is reloaded; while editing it only
  * says so (Done replays the edits on the newer grid).
  */
-import type { Api } from './api.js';
+import type { RegridClient } from '@regrid/client';
 import type { Board } from './board.js';
 import type { Live } from './live.js';
 import { newerThan } from './order.js';
 import type { Ui } from './ui.js';
 
 export function watchForChanges(
-  api: Api,
+  api: RegridClient,
   board: Board,
   live: Live,
   editing: () => boolean,
@@ -26,7 +26,7 @@ export function watchForChanges(
     const writes = live.writes;
     const known = board.version;
     try {
-      const page = await api.page(board.profileId, { limit: 1, minVersion: known });
+      const page = await api.gridPage(board.profileId, { limit: 1, min_version: known });
       const v = page.grid_version;
       if (live.writes !== writes || live.busy || !newerThan(v, board.version)) return;
       if (editing()) {
