@@ -3,6 +3,7 @@
  * failing fast; everything else receives a typed `Config`.
  */
 import { z } from 'zod';
+import { HttpServerConfig } from './config-http.js';
 import { Replication } from './config-replication.js';
 import { redisTargetProblem } from './redis-target.js';
 
@@ -40,6 +41,7 @@ export const ConfigSchema = z.object({
   REQUEST_DEADLINE_WRITE_MS: intFrom(2_000, 10),
   /** /readyz gives Cassandra and Redis this long to answer. */
   READYZ_TIMEOUT_MS: intFrom(500, 10),
+  ...HttpServerConfig,
 
   // Cassandra. Empty contact points = provision/reuse the local Maven-assembled node.
   CASSANDRA_CONTACT_POINTS: csv,

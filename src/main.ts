@@ -23,6 +23,7 @@ import { releaseVersion, version } from './obs/build-info.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
 import { issueToken } from './http/auth.js';
 import { createApp } from './http/app.js';
+import { serverOptionsOf } from './http/server-options.js';
 import { deadlinesOf } from './http/deadline.js';
 import { tokenPolicyOf } from './http/jwt.js';
 import { DEMO_PROFILE_ID, seedDemoGrid } from './service/demo.js';
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
     jwtSecret: secrets.jwtSecret,
     tokenPolicy: tokenPolicyOf(config),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     readiness: makeReadiness({ cql: cassandra.cql, redis, timeoutMs: config.READYZ_TIMEOUT_MS }),
     deadlines: deadlinesOf(config),
     log: logCallback(logger.child({ component: 'http' })),
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
         })
       : undefined;
 
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+  const server = serve({ fetch: app.fetch, ...serverOptionsOf(config) }, (info) => {
     const base = `http://${config.HOST}:${info.port}`;
     log(`regrid listening on ${base} (${config.NODE_ENV}); web editor at ${base}/`);
     if (secrets.generated) {

@@ -39,6 +39,8 @@ export interface AppDeps {
   /** Token lifetime and clock-skew rules (config AUTH_*); the configuration's defaults if unset. */
   readonly tokenPolicy?: TokenPolicy;
   readonly bodyLimitBytes: number;
+  /** A body not complete this long after its headers is 408 (BODY_TIMEOUT_MS; 5 s if unset). */
+  readonly bodyTimeoutMs?: number;
   readonly readiness: () => Promise<Readiness>;
   readonly log?: (msg: string, err: unknown) => void;
   /** Idempotency-Key support on every write route (docs/idempotency.md). */
@@ -64,8 +66,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('*', observe(logger)); // first: it sees every final answer
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
+  // The body first: the request deadline is the store's, so its clock starts once the body is in.
+  app.use('*', bodyLimit(deps.bodyLimitBytes, deps.bodyTimeoutMs ?? 5_000));
   if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));
-  app.use('*', bodyLimit(deps.bodyLimitBytes));
   app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
   const serviceAuth = requireService(deps.serviceJwtSecret, deps.tokenPolicy);
   app.use('/v1/profiles/:profile_id/posts/:post_id', serviceAuth);

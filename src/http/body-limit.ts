@@ -1,13 +1,15 @@
 /**
- * The request body limit, and the one place a body is read off the wire (routes then read the
- * buffered copy).
+ * The request body limit and deadline, and the one place a body is read off the wire (routes
+ * then read the buffered copy). Registered ahead of the request deadline (app.ts): how long a
+ * client takes to send its body is the client's, not the store's.
  *
- * - A declared `Content-Length` over the limit is answered 413 before the body is touched: the
- *   Node adapter then drains what nobody read and the connection stays usable.
+ * - A declared `Content-Length` over the limit is answered 413 before the body is touched.
  * - Otherwise (chunked, or a declared length within the limit) the body is read here, stopping at
- *   the limit. Past it the answer is 413 and the rest is read and dropped in the background,
- *   bounded: a client that is still sending gets to read the answer instead of a reset, and a
- *   web stream left half-read would keep the Node adapter from draining the socket.
+ *   the limit: past it the answer is 413 and nothing more is read.
+ * - A body not complete `timeoutMs` after reading began (behind the Node adapter) is 408
+ *   `request_timeout`: the client's stall, not a 503 blaming the store.
+ * - A 413 and a 408 carry `Connection: close`: Node closes the connection once the answer is
+ *   written, instead of reading (and dropping) the rest of an upload or waiting for a stalled one.
  * - A body the client cut off (`aborted`) is a 400, not an unhandled error.
  */
 import type { Context, MiddlewareHandler } from 'hono';
@@ -16,15 +18,29 @@ import { DomainError } from '../domain/errors.js';
 import { headerOf, type AppEnv } from './env.js';
 import { problemResponse } from './problem.js';
 
-/** Past this much excess the background drain gives up and cancels the stream. */
+/** Past this much excess the background drain of a web stream gives up and cancels it. */
 const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+
+const CLOSE = { connection: 'close' };
 
 const tooLarge = (max: number) =>
   problemResponse({
     status: 413,
     code: 'payload_too_large',
     detail: `bodies are limited to ${max} bytes`,
+    headers: CLOSE,
   });
+
+const timedOut = (ms: number) =>
+  problemResponse({
+    status: 408,
+    code: 'request_timeout',
+    detail: `the request body did not arrive within ${ms} ms`,
+    headers: CLOSE,
+  });
+
+const TOO_LARGE = Symbol('too large');
+const TIMED_OUT = Symbol('timed out');
 
 /**
  * Methods whose requests carry no body here: left alone, because touching `c.req.raw` makes the
@@ -32,7 +48,7 @@ const tooLarge = (max: number) =>
  */
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function bodyLimit(maxBytes: number): MiddlewareHandler {
+export function bodyLimit(maxBytes: number, timeoutMs: number): MiddlewareHandler {
   return async function limitBody(c, next) {
     if (BODYLESS.has(c.req.method)) return next();
     const declared = headerOf(c, 'content-length');
@@ -47,8 +63,9 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler {
     if (incoming) {
       // Behind @hono/node-server: read the Node stream itself. Going through `c.req.raw.body`
       // built a fetch Request, a web stream and an AbortSignal per write request.
-      const text = await readNodeBody(incoming, maxBytes);
-      if (text === undefined) return tooLarge(maxBytes);
+      const text = await readNodeBody(incoming, maxBytes, timeoutMs);
+      if (text === TOO_LARGE) return tooLarge(maxBytes);
+      if (text === TIMED_OUT) return timedOut(timeoutMs);
       (c as Context<AppEnv>).set('bodyText', text);
       return next();
     }
@@ -107,27 +124,34 @@ function nodeRequestOf(env: unknown): IncomingMessage | undefined {
 }
 
 /**
- * The whole body as UTF-8, or undefined past `max` bytes (the rest is then read and dropped in
- * the background, bounded, so the client can read the 413). Aborted by the client: a 400.
+ * The whole body as UTF-8; TOO_LARGE past `max` bytes, TIMED_OUT when it is not complete within
+ * `timeoutMs`. Either way nothing more is read: the answer closes the connection. Aborted by the
+ * client: a 400.
  */
-function readNodeBody(incoming: IncomingMessage, max: number): Promise<string | undefined> {
+function readNodeBody(
+  incoming: IncomingMessage,
+  max: number,
+  timeoutMs: number,
+): Promise<string | typeof TOO_LARGE | typeof TIMED_OUT> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const cut = () =>
+    const stop = (answer: typeof TOO_LARGE | typeof TIMED_OUT) => {
+      clearTimeout(timer);
+      incoming.off('data', onData);
+      incoming.pause();
+      incoming.on('error', () => undefined); // the close that follows the answer
+      resolve(answer);
+    };
+    const timer = setTimeout(() => stop(TIMED_OUT), timeoutMs);
+    const cut = () => {
+      clearTimeout(timer);
       reject(new DomainError('invalid_request', 'the request body ended before it was complete'));
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
-      if (size <= max) return void chunks.push(chunk);
-      incoming.off('data', onData);
-      incoming.off('aborted', cut);
-      let dropped = 0;
-      incoming.on('data', (more: Buffer) => {
-        dropped += more.byteLength;
-        if (dropped > DISCARD_MAX_BYTES) incoming.destroy();
-      });
-      incoming.on('error', () => undefined);
-      resolve(undefined);
+      if (size <= max) chunks.push(chunk);
+      else stop(TOO_LARGE);
     };
     incoming.on('data', onData);
     incoming.once('aborted', cut);
@@ -136,6 +160,7 @@ function readNodeBody(incoming: IncomingMessage, max: number): Promise<string | 
       if (!incoming.complete) cut(); // closed before the end: settled once, so harmless after it
     });
     incoming.once('end', () => {
+      clearTimeout(timer);
       incoming.off('aborted', cut);
       if (size <= max) resolve(Buffer.concat(chunks, size).toString('utf8'));
     });

@@ -61,6 +61,7 @@ const TITLES: Record<string, string> = {
   write_outcome_unknown: 'The write may or may not have been applied',
   not_found: 'Not found',
   payload_too_large: 'The request body is too large',
+  request_timeout: 'The request body did not arrive in time',
   internal: 'Internal error',
 };
 

@@ -17,9 +17,11 @@ type Json = Record<string, unknown>;
 const HTTP_STATUS: Partial<Record<ProblemCode, number>> = {
   not_found: 404,
   payload_too_large: 413,
+  request_timeout: 408,
 };
+type HttpOnly = 'not_found' | 'payload_too_large' | 'request_timeout';
 const statusOfCode = (code: ProblemCode): number =>
-  HTTP_STATUS[code] ?? statusOf(code as Exclude<ProblemCode, 'not_found' | 'payload_too_large'>);
+  HTTP_STATUS[code] ?? statusOf(code as Exclude<ProblemCode, HttpOnly>);
 
 /** The route's codes plus those every route of its kind can answer, without repeats. */
 export function problemsOf(op: OperationSpec): ProblemCode[] {
@@ -31,6 +33,8 @@ export function problemsOf(op: OperationSpec): ProblemCode[] {
   for (const c of op.problems) codes.add(c);
   if (op.idempotent) codes.add('idempotency_in_flight').add('idempotency_mismatch');
   if (op.body) codes.add('payload_too_large');
+  // Every request that may carry a body has it read under BODY_TIMEOUT_MS (body-limit.ts).
+  if (op.method !== 'get') codes.add('request_timeout');
   // The request deadline (deadline.ts) and Cassandra itself can cut any /v1 request short.
   if (op.path.startsWith('/v1/')) {
     codes.add('unavailable');

@@ -16,7 +16,7 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Auth = 'user' | 'admin' | 'service' | 'none';
 
 /** Every problem code the app answers with (problem.ts): the domain's plus the HTTP layer's. */
-export type ProblemCode = ErrorCode | 'not_found' | 'payload_too_large';
+export type ProblemCode = ErrorCode | 'not_found' | 'payload_too_large' | 'request_timeout';
 
 export type Tag = 'posts' | 'grid' | 'order' | 'profile' | 'admin' | 'service' | 'operations';
 

@@ -53,6 +53,7 @@ beforeAll(async () => {
     }),
     jwtSecret: 'client-stalls-jwt-secret-0123456789',
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     readiness: async () => ({ ready: true, checks: {} }),
     deadlines: deadlinesOf(config),
   });
@@ -64,7 +65,7 @@ beforeAll(async () => {
     () => ({}),
   );
   await new Promise<void>((resolve) => {
-    server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', ...options }, () =>
+    server = serve({ fetch: app.fetch, ...options, port: 0, hostname: '127.0.0.1' }, () =>
       resolve(),
     ) as Server;
   });

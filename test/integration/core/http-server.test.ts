@@ -2,8 +2,9 @@
  * Request bodies over a real socket: the app served by @hono/node-server on an ephemeral port,
  * raw node:http clients on one keep-alive connection, the real Cassandra behind the routes.
  * A body over BODY_LIMIT_BYTES gets a readable 413 problem+json (declared by Content-Length or
- * chunked), the connection stays usable, a body cut off by the client is not an unhandled error,
- * and bodies within the limit still reach the routes.
+ * chunked) with `Connection: close` (the rest is not read; the agent opens a new connection), a
+ * body cut off by the client is not an unhandled error, and bodies within the limit still reach
+ * the routes. Closing promptly, with the bytes the server read, is in api/client-stalls.test.ts.
  */
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -104,7 +105,7 @@ async function answeredSince(n: number, timeoutMs = 10_000): Promise<number> {
 }
 
 describe('request bodies over a real socket', () => {
-  it('2 MB with Content-Length, then 2 MB chunked, on one keep-alive connection: both 413 problem+json, then the connection still serves bodies within the limit', async () => {
+  it('2 MB with Content-Length, then 2 MB chunked, through one keep-alive agent: both 413 problem+json, read by the client, then bodies within the limit are served', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const big = Buffer.alloc(TWO_MB, 'a');
