@@ -1,119 +1,107 @@
 /**
- * Move-rate credits this process holds (rate-limit.ts): pure bookkeeping, no I/O.
+ * Move-rate grant requests of this process, coalesced per profile (rate-limit.ts): pure
+ * bookkeeping, no I/O.
  *
- * Asking Redis before every move was a round trip, a wake-up and ~16 promises per move, about a
- * sixth of a move's Node CPU. A profile that moves fast (a drag session, a planning tool, a bot
- * at the limit) now asks the sliding-window log for several slots at once: each grant adds that
- * many members to the log, the first one pays for the move that asked, the others wait here for
- * the profile's next moves. A grant that was used up within its time to live doubles the next
- * ask, up to `maxCredit`; a profile that moves slowly keeps asking for one, exactly as before.
- * Unused slots are handed back (their members removed from the log) once they expire.
+ * Every move takes one slot of its profile's sliding-window log in Redis. Moves of one profile
+ * that arrive together share ONE request: while a request is in flight, later moves wait here and
+ * go out together in the next one, so a burst of 40 costs one or two round trips, not 40. A
+ * request asks for exactly the moves it carries, never more: the log holds no slot that no move
+ * took, so nothing is held here, nothing has to be handed back, another process's moves are never
+ * refused for slots this one reserved, and a refusal's Retry-After (when the oldest counted move
+ * leaves the window) is true. (Granting slots ahead of the moves, which this replaced, did all
+ * four wrong: issue #22.)
  *
- * The bound this costs: a slot is logged when granted, not when used (at most `ttlMs` later), so
- * a window can see up to `maxCredit − 1` moves more than the limit per process serving the
- * profile; and a process's unused slots are not free to another process until they are handed
- * back. `MOVE_RATE_CREDIT_MAX=1` makes every move ask Redis (exact).
+ * Worked example, `maxAsk` 7 (`MOVE_RATE_CREDIT_MAX=7`): moves m1…m10 of one profile arrive in one tick. `arrive(m1)` says
+ * start; the caller's request `carry()`s m1…m7 (asks for 7); m8…m10 wait. Redis grants 7:
+ * `settle(7)` admits m1…m7, the next `carry()` takes m8…m10 (asks for 3). Had it granted 5
+ * (the window full), m6 and m7 would be refused and m8…m10 still asked for.
+ *
+ * Invariants (test/unit/cache/rate-credits.test.ts): per profile at most one request in flight;
+ * a request carries 1…maxAsk moves, oldest first, and asks for exactly that many; every move is
+ * answered once, admitted or refused; only a request granted fewer slots than it asked refuses,
+ * and only the moves it carried beyond the grant.
  */
 
 export interface CreditPolicy {
-  /** The most slots one grant asks for; 1 = no credit. */
-  readonly maxCredit: number;
-  /** How long a granted slot may wait here before it is handed back. */
-  readonly ttlMs: number;
+  /** The most moves one request carries (slots one call may grant); 1 = a call per move. */
+  readonly maxAsk: number;
 }
 
-/** At most a 16th of the limit (≤ 16) per grant; slots live ≤ 500 ms (≤ a 16th of the window). */
-export function creditPolicy(limit: number, windowMs: number, maxCredit?: number): CreditPolicy {
-  const derived = Math.max(1, Math.min(16, Math.floor(limit / 16)));
-  return {
-    maxCredit: Math.max(1, Math.min(maxCredit ?? derived, limit)),
-    ttlMs: Math.max(1, Math.min(500, Math.floor(windowMs / 16))),
-  };
+/**
+ * `MOVE_RATE_CREDIT_MAX`, else 64 (a request no longer reserves beyond its moves, so a big one
+ * costs only its ZADD); never more than the limit (the log could not grant more).
+ */
+export function creditPolicy(limit: number, maxAsk?: number): CreditPolicy {
+  return { maxAsk: Math.max(1, Math.min(maxAsk ?? 64, limit)) };
 }
 
-interface Held {
-  /** Granted and not yet used: the log's member names (to hand back). */
-  readonly members: string[];
-  /** The log's free slots when the last grant was made (without these). */
-  remaining: number;
-  /** The last grant's size (the next ask doubles it when used up in time). */
-  size: number;
-  until: number;
+interface Queue<W> {
+  /** Arrived, not yet in a request, oldest first. */
+  readonly waiting: W[];
+  /** The request in flight carries these (empty: none in flight). */
+  carried: W[];
 }
 
-/** Slots to hand back: the log's members of one profile. */
-export interface Refund {
-  readonly profileId: bigint;
-  readonly members: readonly string[];
+export interface Settled<W> {
+  /** Each took a slot (or the request failed open), in arrival order. */
+  readonly admitted: readonly W[];
+  /** Carried beyond the grant: the window was full. */
+  readonly refused: readonly W[];
 }
 
-export class RateCredits {
-  private readonly held = new Map<bigint, Held>();
+export class RateCredits<W> {
+  private readonly queues = new Map<bigint, Queue<W>>();
 
   constructor(readonly policy: CreditPolicy) {}
 
   /**
-   * Uses one held slot of the profile, if it has one that has not expired: the moves left in
-   * the window after this one (the log's free slots at the grant plus the slots still held).
+   * A move of the profile arrives. True: no request is in flight or due, the caller starts one
+   * (`carry`, then `settle`, until `carry` answers 0). False: the one under way will carry it.
    */
-  take(profileId: bigint, now: number): number | undefined {
-    const h = this.held.get(profileId);
-    if (!h || now >= h.until || h.members.length === 0) return undefined;
-    h.members.pop();
-    return h.remaining + h.members.length;
-  }
-
-  /** How many slots the profile's next grant should ask for. */
-  want(profileId: bigint, now: number): number {
-    const h = this.held.get(profileId);
-    // Used up before it expired: this profile moves faster than one ask per move pays for.
-    if (h && h.members.length === 0 && now < h.until) {
-      return Math.min(h.size * 2, this.policy.maxCredit);
+  arrive(profileId: bigint, move: W): boolean {
+    const q = this.queues.get(profileId);
+    if (q) {
+      q.waiting.push(move);
+      return false;
     }
-    return 1;
+    this.queues.set(profileId, { waiting: [move], carried: [] });
+    return true;
   }
 
   /**
-   * Records a grant of `members` (the first pays for the move that asked and is not held) with
-   * `remaining` free slots left in the log after it.
+   * Puts the oldest waiting moves (at most `maxAsk`) into the profile's next request and answers
+   * how many slots it asks for; 0 = none waiting, the profile is forgotten and the next arrival
+   * starts anew.
    */
-  grant(profileId: bigint, members: readonly string[], remaining: number, now: number): void {
-    if (members.length === 0) return;
-    const until = now + this.policy.ttlMs;
-    const h = this.held.get(profileId);
-    const unused = members.slice(1);
-    if (h && now < h.until) {
-      // A concurrent move of the profile asked too: keep both grants' slots.
-      h.members.push(...unused);
-      h.remaining = remaining;
-      h.size = Math.max(h.size, members.length);
-      h.until = until;
-      return;
+  carry(profileId: bigint): number {
+    const q = this.queues.get(profileId);
+    if (!q) return 0;
+    if (q.carried.length > 0) throw new Error('rate credits: a request is already in flight');
+    if (q.waiting.length === 0) {
+      this.queues.delete(profileId);
+      return 0;
     }
-    this.held.set(profileId, { members: [...unused], remaining, size: members.length, until });
+    q.carried = q.waiting.splice(0, this.policy.maxAsk);
+    return q.carried.length;
   }
 
-  /** Forgets the profile's record if it expired by `now`; its unused slots, to hand back. */
-  drop(profileId: bigint, now: number): Refund | undefined {
-    const h = this.held.get(profileId);
-    if (!h || now < h.until) return undefined;
-    this.held.delete(profileId);
-    return h.members.length > 0 ? { profileId, members: h.members } : undefined;
+  /**
+   * The request in flight was answered: `granted` slots (≤ asked) went to the oldest moves it
+   * carried, the rest are refused; `undefined` = no answer (Redis down or slow), every move it
+   * carried is admitted (the limiter fails open).
+   */
+  settle(profileId: bigint, granted: number | undefined): Settled<W> {
+    const q = this.queues.get(profileId);
+    if (!q || q.carried.length === 0) throw new Error('rate credits: no request in flight');
+    const carried = q.carried;
+    q.carried = [];
+    const k =
+      granted === undefined ? carried.length : Math.max(0, Math.min(granted, carried.length));
+    return { admitted: carried.slice(0, k), refused: carried.slice(k) };
   }
 
-  /** Forgets what expired by `now`; returns the unused slots to hand back. */
-  expire(now: number): Refund[] {
-    const out: Refund[] = [];
-    for (const [profileId, h] of this.held) {
-      if (now < h.until) continue;
-      this.held.delete(profileId);
-      if (h.members.length > 0) out.push({ profileId, members: h.members });
-    }
-    return out;
-  }
-
-  /** Profiles with a record (held slots or a recent grant). */
+  /** Profiles with moves waiting or a request in flight. */
   get size(): number {
-    return this.held.size;
+    return this.queues.size;
   }
 }

@@ -13,8 +13,8 @@
  * limit protects the override partition from abuse; refusing every move because the cache is
  * down would turn an optimisation's outage into a write outage.
  *
- * A profile that moves fast is granted several slots per call and spends them here
- * (rate-credits.ts): one Redis round trip per grant instead of per move.
+ * Moves of one profile that arrive together share one script call (rate-credits.ts), which asks
+ * for exactly the slots they need: the log only ever counts moves that were let through.
  */
 import { randomBytes } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
@@ -22,22 +22,24 @@ import { cacheKeys } from './keys.js';
 import { rateLimited } from '../obs/metrics.js';
 import type { RedisGuard } from './redis.js';
 import type { RedisClient } from './redis-client.js';
-import { creditPolicy, RateCredits, type Refund } from './rate-credits.js';
+import { creditPolicy, RateCredits } from './rate-credits.js';
 
 /**
  * KEYS[1] = window set. ARGV = limit, window ms, member prefix (unique per call), slots wanted.
- * Grants min(wanted, free) slots, members `prefix.1` … `prefix.k`.
- * Returns {granted, free slots left, retry-after ms (when none was granted)}.
+ * Grants k = min(wanted, free) slots, members `prefix.1` … `prefix.k`.
+ * Returns {k, free slots left, retry-after ms}: when fewer than wanted were granted, the wait until
+ * the oldest counted move leaves the window (a slot is free then), ≥ 1; else 0.
  */
 const SLIDING_WINDOW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local want = tonumber(ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local n = redis.call('ZCARD', KEYS[1])
-if n < limit then
-  local k = math.min(tonumber(ARGV[4]), limit - n)
+local k = math.max(0, math.min(want, limit - n))
+if k > 0 then
   local add = {}
   for i = 1, k do
     add[2 * i - 1] = now
@@ -45,12 +47,13 @@ if n < limit then
   end
   redis.call('ZADD', KEYS[1], unpack(add))
   redis.call('PEXPIRE', KEYS[1], window)
-  return {k, limit - n - k, 0}
 end
+if k == want then return {k, limit - n - k, 0} end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local wait = tonumber(oldest[2]) + window - now
+local wait = window
+if oldest[2] then wait = tonumber(oldest[2]) + window - now end
 if wait < 1 then wait = 1 end
-return {0, 0, wait}
+return {k, 0, wait}
 `;
 
 interface RateCommands {
@@ -72,29 +75,32 @@ export interface RateDecision {
 export interface MoveRateLimiter {
   /** Counts one move; throws DomainError('rate_limited') with `retry_after_s` when over. */
   consume(profileId: bigint): Promise<RateDecision>;
-  /** Refused, failed open, and script calls (one per grant, not per move). */
+  /** Moves refused and failed open, and script calls (one per coalesced request, not per move). */
   readonly stats: { limited: number; failOpen: number; calls: number };
-  /** Hands back every slot held here (shutdown, tests). */
+  /** Waits for the requests in flight (shutdown, tests); no slot is ever held, none handed back. */
   flush(): Promise<void>;
 }
 
 export interface RateSettings {
   readonly limit: number;
   readonly windowS: number;
-  /** The most slots one grant asks for (rate-credits.ts); default a 16th of the limit, ≤ 16. */
+  /** The most moves one request carries (rate-credits.ts); default 64, ≤ the limit. */
   readonly maxCredit?: number;
-  readonly now?: () => number;
+}
+
+interface Waiter {
+  resolve(d: RateDecision): void;
+  reject(e: unknown): void;
 }
 
 export function createMoveRateLimiter(guard: RedisGuard, settings: RateSettings): MoveRateLimiter {
   const stats = { limited: 0, failOpen: 0, calls: 0 };
   const windowMs = settings.windowS * 1000;
-  const credits = new RateCredits(creditPolicy(settings.limit, windowMs, settings.maxCredit));
-  const now = settings.now ?? (() => performance.now());
+  const credits = new RateCredits<Waiter>(creditPolicy(settings.limit, settings.maxCredit));
   // Members are this process's nonce and a call counter: unique without random bytes per move.
   const nonce = randomBytes(6).toString('base64url');
+  const serving = new Set<Promise<void>>();
   let calls = 0;
-  let sweep: NodeJS.Timeout | undefined;
   const commands = (c: RedisClient) => {
     if (!('regridMoveRate' in c)) {
       c.defineCommand('regridMoveRate', { numberOfKeys: 1, lua: SLIDING_WINDOW });
@@ -103,66 +109,67 @@ export function createMoveRateLimiter(guard: RedisGuard, settings: RateSettings)
   };
   commands(guard.client);
 
-  const handBack = (r: Refund) =>
-    guard.run((c) => c.zrem(cacheKeys.moveRate(r.profileId), ...r.members));
+  const refusal = (waitMs: number) =>
+    new DomainError('rate_limited', `at most ${settings.limit} moves per ${settings.windowS} s`, {
+      // When the oldest counted move leaves the window, in whole seconds, rounded up.
+      retry_after_s: Math.max(1, Math.ceil(waitMs / 1000)),
+      limit: settings.limit,
+      window_s: settings.windowS,
+    });
 
-  function scheduleSweep(): void {
-    if (sweep || credits.size === 0) return;
-    sweep = setTimeout(() => {
-      sweep = undefined;
-      for (const r of credits.expire(now())) void handBack(r);
-      scheduleSweep();
-    }, credits.policy.ttlMs);
-    sweep.unref();
-  }
-
-  async function consume(profileId: bigint): Promise<RateDecision> {
-    const t = now();
-    const expired = credits.drop(profileId, t);
-    if (expired) void handBack(expired);
-    const held = credits.take(profileId, t);
-    if (held !== undefined) return { allowed: true, remaining: held, retryAfterS: 0 };
-    const want = credits.want(profileId, t);
+  /** One script call for the moves the profile's next request carries. */
+  async function ask(profileId: bigint, want: number): Promise<void> {
     const prefix = `${nonce}.${(calls += 1)}`;
     stats.calls += 1;
-    const reply = await guard.run((c) =>
-      commands(c).regridMoveRate(
-        cacheKeys.moveRate(profileId),
-        settings.limit,
-        windowMs,
-        prefix,
-        want,
-      ),
-    );
+    const reply = await guard
+      .run((c) =>
+        commands(c).regridMoveRate(
+          cacheKeys.moveRate(profileId),
+          settings.limit,
+          windowMs,
+          prefix,
+          want,
+        ),
+      )
+      .catch(() => undefined);
     if (reply === undefined) {
-      stats.failOpen += 1;
-      return { allowed: true, remaining: undefined, retryAfterS: 0 };
+      const { admitted } = credits.settle(profileId, undefined);
+      stats.failOpen += admitted.length;
+      for (const w of admitted) w.resolve({ allowed: true, remaining: undefined, retryAfterS: 0 });
+      return;
     }
-    const [granted, remaining, waitMs] = reply.map(Number) as [number, number, number];
-    if (granted > 0) {
-      const members = Array.from({ length: granted }, (_, i) => `${prefix}.${i + 1}`);
-      credits.grant(profileId, members, remaining, now());
-      scheduleSweep();
-      return { allowed: true, remaining: remaining + granted - 1, retryAfterS: 0 };
-    }
-    stats.limited += 1;
-    rateLimited.inc();
-    const retryAfterS = Math.max(1, Math.ceil(waitMs / 1000));
-    throw new DomainError(
-      'rate_limited',
-      `at most ${settings.limit} moves per ${settings.windowS} s`,
-      {
-        retry_after_s: retryAfterS,
-        limit: settings.limit,
-        window_s: settings.windowS,
-      },
+    const [granted, free, waitMs] = reply.map(Number) as [number, number, number];
+    const { admitted, refused } = credits.settle(profileId, granted);
+    // The moves left in the window after each admitted one: the last admitted sees `free`.
+    admitted.forEach((w, i) =>
+      w.resolve({ allowed: true, remaining: free + admitted.length - 1 - i, retryAfterS: 0 }),
     );
+    if (refused.length === 0) return;
+    stats.limited += refused.length;
+    rateLimited.inc(refused.length);
+    for (const w of refused) w.reject(refusal(waitMs));
+  }
+
+  /** Requests for the profile, one after another, until no move of it waits. */
+  async function serve(profileId: bigint): Promise<void> {
+    // A microtask later: the moves that arrive in the same tick go in the first request.
+    await Promise.resolve();
+    for (let want = credits.carry(profileId); want > 0; want = credits.carry(profileId)) {
+      await ask(profileId, want);
+    }
+  }
+
+  function consume(profileId: bigint): Promise<RateDecision> {
+    return new Promise<RateDecision>((resolve, reject) => {
+      if (!credits.arrive(profileId, { resolve, reject })) return;
+      const run = serve(profileId);
+      serving.add(run);
+      void run.finally(() => serving.delete(run));
+    });
   }
 
   async function flush(): Promise<void> {
-    clearTimeout(sweep);
-    sweep = undefined;
-    await Promise.all(credits.expire(Number.POSITIVE_INFINITY).map(handBack));
+    while (serving.size > 0) await Promise.all(serving);
   }
 
   return { consume, stats, flush };

@@ -40,20 +40,37 @@ describe('move rate limiter (shared Redis)', () => {
     expect((await limiter.consume(p)).allowed).toBe(true);
   });
 
-  it('a fast mover is granted slots in bulk: every move is in the log, fewer calls than moves', async () => {
+  it('one move after another: one call each, `remaining` counts down, the log holds the moves', async () => {
     const limiter = createMoveRateLimiter(guard, { limit: 320, windowS: 60 });
     const p = profile();
     const left: Array<number | undefined> = [];
     for (let i = 0; i < 60; i++) left.push((await limiter.consume(p)).remaining);
-    // Asks of 1, 2, 4, 8, 16, 16, 16: 60 moves cost 7 calls, and `remaining` still counts down.
-    expect(limiter.stats.calls).toBeLessThanOrEqual(8);
+    expect(limiter.stats.calls).toBe(60);
     expect(left).toEqual(Array.from({ length: 60 }, (_, i) => 320 - i - 1));
-    const logged = await guard.client.zcard(`rl:move:{${p}}`);
-    expect(logged).toBeGreaterThanOrEqual(60);
-    expect(logged).toBeLessThanOrEqual(60 + 15);
-    // The slots not used go back to the log: it then holds exactly the moves made.
-    await limiter.flush();
+    // Nothing granted ahead: exactly the moves made, with no flush or hand-back.
     expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(60);
+  });
+
+  it('the moves of one tick share the calls: the limit admitted, the rest refused with one wait', async () => {
+    const limiter = createMoveRateLimiter(guard, { limit: 48, windowS: 60 });
+    const p = profile();
+    const out = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        limiter.consume(p).then(
+          (d) => d.remaining,
+          (e: DomainError) => e,
+        ),
+      ),
+    );
+    // One call carries at most the limit (48): one for the first 48, one more for the 12 left.
+    expect(limiter.stats.calls).toBe(2);
+    // The admitted count down in arrival order; the refused are the last to arrive.
+    expect(out.slice(0, 48)).toEqual(Array.from({ length: 48 }, (_, i) => 48 - i - 1));
+    const refused = out.slice(48) as DomainError[];
+    expect(refused.map((e) => e.code)).toEqual(Array(12).fill('rate_limited'));
+    for (const e of refused) expect(e.details.retry_after_s).toBe(60);
+    expect(limiter.stats.limited).toBe(12);
+    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(48);
   });
 
   it('never grants more than the limit, however the slots are spread', async () => {
@@ -80,21 +97,11 @@ describe('move rate limiter (shared Redis)', () => {
         }),
       ),
     );
-    expect(allowed).toBeLessThanOrEqual(48);
+    // Exactly the limit: no slot of the window was left unused or reserved for nothing.
+    expect(allowed).toBe(48);
     expect(allowed + refused).toBe(192);
-    // Unused slots handed back: the log holds exactly the allowed moves.
     await Promise.all([limiter.flush(), other.flush()]);
     expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(allowed);
-  });
-
-  it('hands unused slots back by itself once they expire', async () => {
-    // Window 2 s: slots live 125 ms.
-    const limiter = createMoveRateLimiter(guard, { limit: 320, windowS: 2 });
-    const p = profile();
-    for (let i = 0; i < 5; i++) await limiter.consume(p);
-    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBeGreaterThan(5);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(5);
   });
 
   it('a few moves, then a burst: nothing refused below the limit, the log holds the moves made', async () => {

@@ -3,102 +3,161 @@ import { describe, expect, it } from 'vitest';
 import { creditPolicy, RateCredits } from '../../../src/cache/rate-credits.js';
 
 describe('creditPolicy', () => {
-  it('grants at most a 16th of the limit (≤ 16, ≥ 1) and never more than the limit', () => {
-    expect(creditPolicy(120, 60_000)).toEqual({ maxCredit: 7, ttlMs: 500 });
-    expect(creditPolicy(3, 30_000).maxCredit).toBe(1);
-    expect(creditPolicy(1e9, 60_000).maxCredit).toBe(16);
-    expect(creditPolicy(5, 1000, 64).maxCredit).toBe(5);
-    expect(creditPolicy(120, 1000).ttlMs).toBe(62);
+  it('carries up to 64 moves a request by default, MOVE_RATE_CREDIT_MAX if set, never past the limit', () => {
+    expect(creditPolicy(120)).toEqual({ maxAsk: 64 });
+    expect(creditPolicy(3).maxAsk).toBe(3);
+    expect(creditPolicy(1e9, 7).maxAsk).toBe(7);
+    expect(creditPolicy(5, 64).maxAsk).toBe(5);
+    expect(creditPolicy(120, 1).maxAsk).toBe(1);
   });
 });
 
 describe('RateCredits', () => {
-  it('a fast mover asks for 1, 2, 4 … up to the cap; a slow one for 1', () => {
-    const c = new RateCredits({ maxCredit: 8, ttlMs: 100 });
-    const asks: number[] = [];
-    let t = 0;
-    let seq = 0;
-    for (let move = 0; move < 40; move++, t += 1) {
-      if (c.take(1n, t) !== undefined) continue;
-      const want = c.want(1n, t);
-      asks.push(want);
-      c.grant(
-        1n,
-        Array.from({ length: want }, () => `m${seq++}`),
-        1000,
-        t,
-      );
-    }
-    expect(asks.slice(0, 5)).toEqual([1, 2, 4, 8, 8]);
-    // A profile whose slots expired between moves asks for one again.
-    expect(c.drop(1n, t + 1000)).toBeDefined();
-    expect(c.want(1n, t + 1000)).toBe(1);
+  it('the worked example: 10 moves in one tick, maxAsk 7, the window full after 5', () => {
+    const c = new RateCredits<string>({ maxAsk: 7 });
+    const moves = Array.from({ length: 10 }, (_, i) => `m${i + 1}`);
+    expect(moves.map((m) => c.arrive(1n, m))).toEqual([true, ...Array(9).fill(false)]);
+    expect(c.carry(1n)).toBe(7);
+    // While it is in flight no second request goes out for the profile.
+    expect(() => c.carry(1n)).toThrow(/in flight/);
+    expect(c.settle(1n, 5)).toEqual({
+      admitted: ['m1', 'm2', 'm3', 'm4', 'm5'],
+      refused: ['m6', 'm7'],
+    });
+    expect(c.carry(1n)).toBe(3);
+    expect(c.settle(1n, 3)).toEqual({ admitted: ['m8', 'm9', 'm10'], refused: [] });
+    expect(c.carry(1n)).toBe(0);
+    expect(c.size).toBe(0);
+    // Forgotten: the next move starts a request of its own again.
+    expect(c.arrive(1n, 'm11')).toBe(true);
   });
 
-  it('every granted slot is either used once or handed back once (model)', () => {
-    const op = fc.oneof(
-      fc.record({ kind: fc.constant('move' as const), profile: fc.integer({ min: 1, max: 3 }) }),
-      fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 150 }) }),
-      fc.record({ kind: fc.constant('sweep' as const) }),
+  it('no answer (Redis down or slow): every move the request carried is admitted', () => {
+    const c = new RateCredits<number>({ maxAsk: 4 });
+    for (let i = 0; i < 6; i++) c.arrive(7n, i);
+    expect(c.carry(7n)).toBe(4);
+    expect(c.settle(7n, undefined)).toEqual({ admitted: [0, 1, 2, 3], refused: [] });
+    expect(c.carry(7n)).toBe(2);
+    expect(c.settle(7n, 0)).toEqual({ admitted: [], refused: [4, 5] });
+    expect(() => c.settle(7n, 1)).toThrow(/no request/);
+  });
+
+  it('profiles are independent: one request in flight per profile, not per process', () => {
+    const c = new RateCredits<string>({ maxAsk: 8 });
+    expect(c.arrive(1n, 'a')).toBe(true);
+    expect(c.arrive(2n, 'b')).toBe(true);
+    expect([c.carry(1n), c.carry(2n)]).toEqual([1, 1]);
+    expect(c.settle(2n, 1).admitted).toEqual(['b']);
+    expect(c.size).toBe(2);
+  });
+
+  /**
+   * A model of the process against one Redis log per profile (limit L, no expiry within a run):
+   * moves arrive, requests go out and are answered in any interleaving, some answers lost.
+   */
+  it('no false refusal, no slot reserved ahead, every move answered once (model)', () => {
+    type Op =
+      | { kind: 'arrive'; profile: number; n: number }
+      | { kind: 'start'; profile: number }
+      | { kind: 'answer'; profile: number; lost: boolean };
+    const profile = fc.integer({ min: 1, max: 3 });
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({
+        kind: fc.constant('arrive' as const),
+        profile,
+        n: fc.integer({ min: 1, max: 12 }),
+      }),
+      fc.record({ kind: fc.constant('start' as const), profile }),
+      fc.record({ kind: fc.constant('answer' as const), profile, lost: fc.boolean() }),
     );
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 8 }),
-        fc.integer({ min: 1, max: 50 }),
-        fc.array(op, { maxLength: 200 }),
-        (maxCredit, free0, ops) => {
-          const c = new RateCredits({ maxCredit, ttlMs: 100 });
-          const free = new Map<number, number>(); // the log's free slots, per profile
-          const used = new Set<string>();
-          const returned = new Set<string>();
-          const granted = new Set<string>();
-          let t = 0;
-          let seq = 0;
-          let takes = 0;
-          let refused = 0;
-          const handBack = (members: readonly string[], profile: number) => {
-            for (const m of members) {
-              expect(granted.has(m) && !used.has(m) && !returned.has(m)).toBe(true);
-              returned.add(m);
-            }
-            free.set(profile, (free.get(profile) ?? free0) + members.length);
-          };
-          for (const o of ops) {
-            if (o.kind === 'tick') t += o.ms;
-            else if (o.kind === 'sweep') {
-              for (const r of c.expire(t)) handBack(r.members, Number(r.profileId));
-            } else {
-              const p = BigInt(o.profile);
-              const dropped = c.drop(p, t);
-              if (dropped) handBack(dropped.members, o.profile);
-              const held = c.take(p, t);
-              if (held !== undefined) {
-                takes += 1;
-                expect(held).toBeGreaterThanOrEqual(0);
-                continue;
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(op, { maxLength: 300 }),
+        (maxAsk, limit, ops) => {
+          const c = new RateCredits<{ id: number; profile: number }>({ maxAsk });
+          const log = new Map<number, number>(); // members in each profile's log
+          const letThrough = new Map<number, number>(); // admitted, with a slot or failing open
+          const due = new Set<number>(); // profiles whose caller must start a request
+          const flight = new Map<number, number>(); // profile → slots asked, in flight
+          const answered = new Map<number, 'admitted' | 'refused'>();
+          const order = new Map<number, number[]>(); // answer order per profile
+          let next = 0;
+          const arrived: Array<{ id: number; profile: number }> = [];
+
+          const answer = (profile: number, lost: boolean) => {
+            const want = flight.get(profile);
+            if (want === undefined) return;
+            flight.delete(profile);
+            const free = limit - (log.get(profile) ?? 0);
+            const granted = Math.min(want, free);
+            // The script adds its members even when the reply is lost on the way back.
+            log.set(profile, (log.get(profile) ?? 0) + granted);
+            const s = c.settle(BigInt(profile), lost ? undefined : granted);
+            expect(s.admitted.length + s.refused.length).toBe(want);
+            letThrough.set(profile, (letThrough.get(profile) ?? 0) + s.admitted.length);
+            // Refused only with the window full of moves that were let through.
+            if (s.refused.length > 0) expect(log.get(profile)).toBe(limit);
+            for (const [verdict, moves] of [
+              ['admitted', s.admitted],
+              ['refused', s.refused],
+            ] as const) {
+              for (const m of moves) {
+                expect(m.profile).toBe(profile);
+                expect(answered.has(m.id)).toBe(false);
+                answered.set(m.id, verdict);
+                order.set(profile, [...(order.get(profile) ?? []), m.id]);
               }
-              const want = c.want(p, t);
-              expect(want).toBeGreaterThanOrEqual(1);
-              expect(want).toBeLessThanOrEqual(maxCredit);
-              const f = free.get(o.profile) ?? free0;
-              const k = Math.min(want, f);
-              if (k === 0) refused += 1;
-              const members = Array.from({ length: k }, () => `m${seq++}`);
-              members.forEach((m) => granted.add(m));
-              if (members[0]) used.add(members[0]);
-              free.set(o.profile, f - k);
-              c.grant(p, members, f - k, t);
+            }
+            // The caller's loop goes on at once with whatever waits.
+            start(profile);
+          };
+          const start = (profile: number) => {
+            const want = c.carry(BigInt(profile));
+            if (want === 0) {
+              due.delete(profile);
+              return;
+            }
+            expect(want).toBeGreaterThanOrEqual(1);
+            expect(want).toBeLessThanOrEqual(maxAsk);
+            flight.set(profile, want);
+          };
+
+          for (const o of ops) {
+            if (o.kind === 'arrive') {
+              for (let i = 0; i < o.n; i++) {
+                const m = { id: next++, profile: o.profile };
+                arrived.push(m);
+                const mustStart = c.arrive(BigInt(o.profile), m);
+                // Only when nothing is under way for the profile.
+                expect(mustStart).toBe(!due.has(o.profile) && !flight.has(o.profile));
+                if (mustStart) due.add(o.profile);
+              }
+            } else if (o.kind === 'start') {
+              if (due.has(o.profile) && !flight.has(o.profile)) start(o.profile);
+            } else {
+              answer(o.profile, o.lost);
+            }
+            // The log never holds more than the moves let through (nothing reserved ahead).
+            for (const [p, members] of log) {
+              expect(members).toBeLessThanOrEqual(Math.min(limit, letThrough.get(p) ?? 0));
             }
           }
-          for (const r of c.expire(Number.POSITIVE_INFINITY))
-            handBack(r.members, Number(r.profileId));
-          // Conservation: every granted slot paid for exactly one move or went back to the log.
-          const moves = ops.filter((o) => o.kind === 'move').length;
-          expect(used.size + takes + refused).toBe(moves);
-          expect(granted.size).toBe(used.size + takes + returned.size);
+          // Drain: every request is started and answered.
+          for (let guard = 0; guard < 10_000 && (due.size > 0 || flight.size > 0); guard++) {
+            for (const p of [...due]) if (!flight.has(p)) start(p);
+            for (const p of [...flight.keys()]) answer(p, false);
+          }
           expect(c.size).toBe(0);
+          // Every move answered exactly once, in arrival order per profile.
+          expect(answered.size).toBe(arrived.length);
+          for (const [p, ids] of order) {
+            expect(ids).toEqual(arrived.filter((m) => m.profile === p).map((m) => m.id));
+          }
         },
       ),
+      { numRuns: 300 },
     );
   });
 });
