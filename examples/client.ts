@@ -1,12 +1,14 @@
 /**
- * The typed client against a running regrid (`npm start`, which prints a development token):
+ * The client package (@regrid/client, docs/client.md) against a running regrid (`npm start`,
+ * which prints a development token). In this repository the name resolves to client/src
+ * (tsconfig.json `paths`); elsewhere it is the installed package:
  *
  *   REGRID_TOKEN=<token> npm run example:client          # REGRID_URL defaults to :8080
  *
  * Creates three posts, moves one with its own Idempotency-Key, pages through the grid by
  * cursor, then edits the order as a batch (If-Match; a 412 is reloaded and replayed).
  */
-import { createClient, isRegridError } from '../client/src/index.js';
+import { createClient, isRegridError } from '@regrid/client';
 
 const baseUrl = process.env['REGRID_URL'] ?? 'http://127.0.0.1:8080';
 const token = process.env['REGRID_TOKEN'];

@@ -108,7 +108,9 @@ describe('web editor (headless Chromium)', () => {
       await eventually(() => serverOrder(s)).toEqual(expected);
       expect(moves).toEqual([
         {
-          key: expect.stringMatching(/^[0-9a-f]{32}$/),
+          key: expect.stringMatching(
+            /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/,
+          ),
           body: { post_id: s.display[7], after: s.display[0] },
         },
       ]);
