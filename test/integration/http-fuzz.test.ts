@@ -6,8 +6,12 @@
  * no 5xx except 503 with Retry-After, every 4xx is problem+json, a request naming an ID or time
  * outside the contract is a 4xx (support/fuzz-contract.ts), nothing is logged as unhandled, and
  * a reference grid seeded before (a move and a pin on it) has the same order, pins, version and
- * ETag after, with a clean audit.
+ * ETag after, with a clean audit. Then slow and partial requests on raw sockets to the same app on
+ * a real server (support/fuzz-wire.ts): each is a 408 (or a 413 past the limit) and a close.
  */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
 import fc from 'fast-check';
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +19,8 @@ import { createRedisGuard, type RedisGuard } from '../../src/cache/redis.js';
 import { issueToken } from '../../src/http/auth.js';
 import { createApp } from '../../src/http/app.js';
 import { tokenPolicyOf } from '../../src/http/jwt.js';
+import { serverOptionsOf } from '../../src/http/server-options.js';
+import type { Config } from '../../src/config.js';
 import { GridService } from '../../src/service/grid-service.js';
 import { IdempotencyService } from '../../src/service/write/idempotency.js';
 import { makeReadiness } from '../../src/service/readiness.js';
@@ -22,6 +28,7 @@ import { cqlOf } from '../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../src/store/idempotency-store.js';
 import type { Client } from 'cassandra-driver';
 import { fuzzRequest, type FuzzWorld } from './support/fuzz-requests.js';
+import { sendStalled, stalledRequest } from './support/fuzz-wire.js';
 import { connectTestClient, idsFromWorkers, testConfig } from './support/stores.js';
 
 const SEED = 20260604;
@@ -29,6 +36,7 @@ const RUNS = 4000;
 const JWT = 'fuzz-tests-jwt-secret-0123456789';
 const ADMIN = 'fuzz-tests-admin-token-0123456789';
 
+let config: Config;
 let client: Client;
 let redis: RedisGuard;
 let app: ReturnType<typeof createApp>;
@@ -91,7 +99,11 @@ async function refusedTokensFor(sub: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const config = testConfig({ REDIS_TIMEOUT_MS: '2000' });
+  config = testConfig({
+    REDIS_TIMEOUT_MS: '2000',
+    BODY_TIMEOUT_MS: '300',
+    HTTP_HEADERS_TIMEOUT_MS: '400',
+  });
   client = await connectTestClient(config);
   const cql = cqlOf(client);
   redis = createRedisGuard(config);
@@ -111,6 +123,7 @@ beforeAll(async () => {
     jwtSecret: JWT,
     tokenPolicy: tokenPolicyOf(config),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     readiness: makeReadiness({ cql, redis }),
     log: (msg, err) => logged.push({ msg, err }),
   });
@@ -210,5 +223,54 @@ describe('HTTP fuzz', () => {
     expect([...statuses.keys()]).toEqual(expect.arrayContaining([200, 400, 401, 404, 413]));
     const answered = [...statuses.values()].reduce((a, b) => a + b, 0);
     expect((statuses.get(401) ?? 0) / answered).toBeLessThan(0.5);
+  });
+
+  it('slow and partial requests on real sockets: each a 408 (a 413 past the limit) and a close, never 5xx', async () => {
+    const profile = BigInt(world.refProfile);
+    const before = await snapshot(profile);
+    const options = serverOptionsOf(config);
+    const server = await new Promise<Server>((resolve) => {
+      const s: Server = serve(
+        { fetch: app.fetch, ...options, port: 0, hostname: '127.0.0.1' },
+        () => resolve(s),
+      ) as Server;
+    });
+    const port = (server.address() as AddressInfo).port;
+    const paths = [
+      '/v1/me/grid/moves',
+      '/v1/me/posts',
+      '/v1/me/grid/pins',
+      '/v1/me/grid/reset',
+      `/v1/profiles/${world.refProfile}/grid`,
+      `/v1/me/posts/${world.refPosts[0]}`,
+      '/v1/admin/takedowns',
+      '/no-such-route',
+    ];
+    const tokens = [...world.playerTokens, world.refusedTokens[0]!, world.adminToken];
+    const requests = fc.sample(stalledRequest(paths, tokens), { seed: SEED, numRuns: 60 });
+    try {
+      // All at once: each waits out a timeout of the server's (300 / 400 ms, checked every 100).
+      const answers = await Promise.all(requests.map((r) => sendStalled(port, r, 3_000)));
+      requests.forEach((r, i) => {
+        const a = answers[i]!;
+        const said = `${r.stall} ${r.method} ${r.path}: ${a.status} ${a.body}`;
+        expect(a.closed, said).toBe(true);
+        if (r.stall === 'headers') return void expect(a.status, said).toBe(408); // Node's own
+        const declared =
+          r.stall === 'short-length' ? Math.max(r.declared, Buffer.byteLength(r.sent) + 1) : 0;
+        const over = (r.stall === 'no-body' ? r.declared : declared) > config.BODY_LIMIT_BYTES;
+        expect(a.status, said).toBe(over ? 413 : 408);
+        expect(a.headers['content-type'], said).toBe('application/problem+json');
+        expect(a.headers['connection'], said).toBe('close');
+        expect(JSON.parse(a.body).code, said).toBe(over ? 'payload_too_large' : 'request_timeout');
+      });
+      const stalls = new Set(requests.map((r) => r.stall));
+      expect(stalls.size, 'every kind of stall was tried').toBe(5);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    expect(logged).toEqual([]);
+    expect(await snapshot(profile)).toEqual(before);
   });
 });
