@@ -2,7 +2,8 @@
  * Architecture rules checked by `npm run lint` (dependency-cruiser): no import cycles, and no
  * import from a lower layer to a higher one. Layers, bottom up:
  *   domain (pure) → store (Cassandra) / cache (Redis) → service → http → main/bootstrap
- * The typed client (src/client) stands apart: it takes only types from src/http.
+ * The client package (client/, @regrid/client) stands apart: it imports nothing outside client/
+ * (its API types are generated into client/src/api.gen.ts), and the server imports nothing of it.
  * Tooling (src/tools/: CLIs, the load tester, local provisioning) sits beside the service code
  * and is never imported by it; only main/bootstrap (provisioning at start) and tools use it.
  */
@@ -37,16 +38,23 @@ module.exports = {
     layer('obs', ['store', 'cache', 'service', 'http', 'tools', 'main', 'bootstrap']),
     layer('store', ['cache', 'service', 'http', 'tools', 'main', 'bootstrap']),
     layer('cache', ['store', 'service', 'http', 'tools', 'main', 'bootstrap']),
-    layer('service', ['http', 'tools', 'main', 'bootstrap', 'client']),
-    layer('http', ['tools', 'main', 'bootstrap', 'client']),
+    layer('service', ['http', 'tools', 'main', 'bootstrap']),
+    layer('http', ['tools', 'main', 'bootstrap']),
     {
-      // The client runs in browsers and other programs: it may take the API's *types* from
-      // src/http (the registry) but must load nothing of the server at run time.
-      name: 'client-types-only',
+      // The client is installed alone into browsers and other programs: not even a type of the
+      // server or a package may leak into its .d.ts files.
+      name: 'client-self-contained',
       severity: 'error',
-      comment: 'src/client imports only types from outside src/client',
-      from: { path: '^src/client/' },
-      to: { path: '^src/(?!client/)', dependencyTypesNot: ['type-only'] },
+      comment: 'client/ imports only from client/',
+      from: { path: '^client/' },
+      to: { pathNot: '^client/' },
+    },
+    {
+      name: 'server-without-client',
+      severity: 'error',
+      comment: 'the service, its tools and benches do not import the client package',
+      from: { path: '^(src|bench)/' },
+      to: { path: '^client/' },
     },
   ],
   options: {
