@@ -2,7 +2,9 @@
  * The per-request deadline. A request not answered within its budget (REQUEST_DEADLINE_READ_MS
  * for GET/HEAD, REQUEST_DEADLINE_WRITE_MS otherwise) gets 503 problem+json with Retry-After
  * instead of waiting out a stalled Cassandra: the driver's timeout is per statement, and one
- * request runs several of them, so it alone let a move wait 12 s and more.
+ * request runs several of them, so it alone let a move wait 12 s and more. The clock starts once
+ * the body is in (body-limit.ts runs first, under its own BODY_TIMEOUT_MS and 408): a client that
+ * is slow to send is not the store being unavailable.
  *
  * What the 503 says depends on what the request had sent by then (`StatementScope`, kept by the
  * Cql wrapper in src/store/cassandra.ts):
