@@ -149,8 +149,8 @@ export const ConfigSchema = z.object({
   MOVE_RATE_LIMIT: intFrom(120, 1), // moves per window per profile
   MOVE_RATE_WINDOW_S: intFrom(60, 1),
   /**
-   * The most move slots one rate-limit call may grant a fast-moving profile (cache/rate-credits.ts);
-   * unset: a 16th of the limit, at most 16. 1 = every move asks Redis (exact).
+   * The most concurrent moves of one profile one rate-limit call carries (cache/rate-credits.ts);
+   * unset: 64, never more than the limit. 1 = one call per move.
    */
   MOVE_RATE_CREDIT_MAX: z.coerce.number().int().min(1).max(64).optional(),
   IDEMPOTENCY_TTL_S: intFrom(24 * 3600, 60),
