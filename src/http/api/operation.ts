@@ -1,6 +1,6 @@
 /**
  * What the API registry says about one route: enough to build its OpenAPI operation
- * (document.ts) and to type the client (src/client), with the request schemas being the very
+ * (document.ts) and to type the client (client/, generated), with the request schemas being the very
  * zod schemas the route parses with. Paths are in Hono's syntax (`:param`), as the app
  * registers them, so a test can compare the two exactly.
  */

@@ -1,7 +1,7 @@
 /**
  * The API registry: every route of the app (createApp), keyed by operationId. The OpenAPI
  * document is built from it (document.ts), the typed client derives its types from it
- * (src/client), and a test checks it against the app's routes both ways.
+ * (client/src/api.gen.ts, generated), and a test checks it against the app's routes both ways.
  */
 import { gridOperations } from './ops-grid.js';
 import { operationsOperations } from './ops-ops.js';

@@ -1,5 +1,5 @@
 /**
- * The typed client (`regrid/client`) against the real service over a real socket: the app on
+ * The client package (`@regrid/client`, client/src) against the real service over a real socket: the app on
  * an ephemeral loopback port, the real Cassandra and Redis behind it. Paging by cursor, a fresh
  * Idempotency-Key per move, problems as RegridError, and the batch editor flow with a 412
  * caused by another device (reload, replay, report the move whose anchor vanished).
