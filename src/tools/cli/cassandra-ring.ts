@@ -1,61 +1,67 @@
 /**
- * The ring commands of `npm run cassandra:*` (cassandra.ts dispatches here when `--nodes N` > 1
- * or `CASSANDRA_NODES` > 1, or a ring exists under REGRID_HOME).
+ * The ring parts of `regrid cassandra` (cmd-cassandra.ts): up with a port check first, and the
+ * fault drills stop-node / start-node.
  */
 import type { Config } from '../../config.js';
-import {
-  killNode,
-  ringNodes,
-  ringSize,
-  ringStatus,
-  startNode,
-  startRing,
-  stopRing,
-} from '../infra/ring.js';
+import { stopCassandra } from '../infra/cassandra-control.js';
+import { nodeLayout } from '../infra/cassandra-files.js';
+import { liveNodePid } from '../infra/embedded-cassandra.js';
+import { conflictMessage, ringPortConflicts } from '../infra/local-nodes.js';
+import { killNode, ringNodes, ringSize, startNode, startRing } from '../infra/ring.js';
+import { ringConfig } from '../infra/ring-target.js';
+import { EXIT } from './exit-codes.js';
+import type { Io } from './regrid-commands.js';
 
-const log = (l: string) => console.log(`[ring] ${l}`);
-
-export async function ringUp(config: Config, nodes: number): Promise<number> {
+export async function ringUp(
+  config: Config,
+  nodes: number,
+  stopSingle: boolean,
+  io: Io,
+): Promise<number> {
+  const made = ringSize(config);
+  if (made !== 0 && made !== nodes) {
+    io.err(
+      `a ${made}-node ring exists under REGRID_HOME (${nodeLayout(config).home}): ` +
+        `use --nodes ${made}, or stop it and remove its folder first`,
+    );
+    return EXIT.usage;
+  }
+  let conflicts = await ringPortConflicts(config, nodes);
+  const singlePid = liveNodePid(nodeLayout(config));
+  if (conflicts.length > 0 && singlePid !== undefined && stopSingle) {
+    io.err(`[ring] ${(await stopCassandra(config)).detail} (the single node, --stop-single)`);
+    conflicts = await ringPortConflicts(config, nodes);
+  }
+  if (conflicts.length > 0) {
+    io.err(conflictMessage(conflicts, liveNodePid(nodeLayout(config)), nodes));
+    return EXIT.unavailable;
+  }
   const t0 = Date.now();
-  const ring = await startRing(config, nodes, log);
+  const ring = await startRing(config, nodes, (l) => io.err(`[ring] ${l}`));
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
-  console.log(
-    `${nodes}-node ring up in ${secs}s: ${ring.map((n) => `${n.layout.address}:${n.layout.nativePort}`).join(', ')} ` +
-      `(dc ${'datacenter1'}); use CASSANDRA_CONTACT_POINTS=${ring.map((n) => n.layout.address).join(',')} ` +
-      `CASSANDRA_REPLICATION=NetworkTopologyStrategy:datacenter1=${Math.min(3, nodes)}`,
+  const target = ringConfig(config, nodes);
+  io.out(
+    `${nodes}-node ring up in ${secs}s: ${ring.map((n) => `${n.layout.address}:${n.layout.nativePort}`).join(', ')}; ` +
+      `npm start and the regrid commands use it by themselves (keyspace ${target.CASSANDRA_KEYSPACE}, ` +
+      `${JSON.stringify(target.CASSANDRA_REPLICATION)})`,
   );
-  return 0;
+  return EXIT.ok;
 }
 
-export async function ringDown(config: Config): Promise<number> {
-  for (const line of await stopRing(config)) console.log(line);
-  return 0;
-}
-
-export async function ringStatusCommand(config: Config, json: boolean): Promise<number> {
-  const nodes = await ringStatus(config);
-  if (json) console.log(JSON.stringify({ nodes }));
-  else
-    for (const n of nodes)
-      console.log(
-        `${n.address}  ${n.state.padEnd(7)} pid ${n.pid ?? '-'}  cql ${n.cql_port}  jmx ${n.jmx_port}`,
-      );
-  return nodes.length > 0 && nodes.every((n) => n.state === 'UN') ? 0 : 1;
-}
-
-export function stopNodeCommand(config: Config, index: number): number {
+export function stopNodeCommand(config: Config, index: number, io: Io): number {
   const pid = killNode(config, index);
-  console.log(pid ? `node ${index}: SIGKILL sent to pid ${pid}` : `node ${index} is not running`);
-  return pid ? 0 : 1;
+  if (pid) io.out(`node ${index}: SIGKILL sent to pid ${pid}`);
+  else io.err(`node ${index} is not running`);
+  return pid ? EXIT.ok : EXIT.findings;
 }
 
-export async function startNodeCommand(config: Config, index: number): Promise<number> {
+export async function startNodeCommand(config: Config, index: number, io: Io): Promise<number> {
   const node = ringNodes(config, ringSize(config)).find((n) => n.index === index);
   if (!node) {
-    console.error(`no node ${index} in the ring under REGRID_HOME`);
-    return 2;
+    io.err(`no node ${index} in the ring under REGRID_HOME (${nodeLayout(config).home})`);
+    return EXIT.usage;
   }
-  const pid = await startNode(config, node, log);
-  console.log(`node ${index} (${node.layout.address}) running, pid ${pid}`);
-  return 0;
+  const pid = await startNode(config, node, (l) => io.err(`[ring] ${l}`));
+  io.out(`node ${index} (${node.layout.address}) running, pid ${pid}`);
+  return EXIT.ok;
 }

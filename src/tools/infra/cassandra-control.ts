@@ -1,11 +1,10 @@
 /**
- * Stopping and inspecting the local node this project launched (its pidfile, node.json).
+ * Stopping the local node this project launched (its pidfile, node.json); status of it and of
+ * the ring: local-nodes.ts.
  */
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { LOCAL_DC, nodeLayout, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
-import { probeCql } from './cql-probe.js';
-import { liveNodePid, readNodeState, type NodeState } from './embedded-cassandra.js';
+import { rmSync } from 'node:fs';
+import { nodeLayout, type LayoutConfig } from './cassandra-files.js';
+import { liveNodePid } from './embedded-cassandra.js';
 import { isAlive, sleep } from './process-utils.js';
 
 export interface StopResult {
@@ -32,32 +31,4 @@ export async function stopCassandra(config: LayoutConfig, graceMs = 30_000): Pro
   }
   rmSync(layout.stateFile, { force: true });
   return { stopped: true, pid, detail };
-}
-
-export interface CassandraStatus {
-  readonly answering: boolean;
-  readonly releaseVersion?: string;
-  readonly pid?: number;
-  readonly state?: NodeState;
-  readonly layout: NodeLayout;
-  readonly jarsResolved: boolean;
-}
-
-export async function cassandraStatus(config: LayoutConfig): Promise<CassandraStatus> {
-  const layout = nodeLayout(config);
-  const releaseVersion = await probeCql({
-    host: '127.0.0.1',
-    port: config.CASSANDRA_PORT,
-    localDataCenter: LOCAL_DC,
-  });
-  const pid = liveNodePid(layout);
-  const state = readNodeState(layout);
-  return {
-    answering: releaseVersion !== undefined,
-    layout,
-    jarsResolved: existsSync(join(layout.libDir, '.resolved')),
-    ...(releaseVersion ? { releaseVersion } : {}),
-    ...(pid ? { pid } : {}),
-    ...(state ? { state } : {}),
-  };
 }

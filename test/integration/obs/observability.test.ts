@@ -352,6 +352,6 @@ describe('observability', () => {
     const value = (kind: string) => gauge.values.find((v) => v.labels['kind'] === kind)?.value;
     expect(value('orphan_override')).toBe(1);
     expect(value('duplicate_key')).toBe(0);
-    expect(await runRegrid(['audit', '--every', 'soon'], w.service, io)).toBe(64);
+    expect(await runRegrid(['audit', '--every', 'soon'], w.service, io)).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `npm run loadtest -- [options]`: drives regrid (in-process, or a running server over HTTP) and
+ * `regrid loadtest [options]` (`npm run loadtest -- [options]`): drives regrid (in-process, or a running server over HTTP) and
  * the naive delete + insert table with the same seeded workload, checks every grid against the
  * acknowledged moves, counts tombstones from Cassandra's own accounting, and reports (summary on
  * stdout, progress and logs on stderr, optional JSON and SVG). See docs/loadtest.md.
@@ -8,20 +8,20 @@ import { loadConfig } from '../../config.js';
 import type { DesignName, GridDesign } from '../loadtest/design.js';
 import { connectCluster } from '../loadtest/cluster.js';
 import { NaiveDesign } from '../loadtest/naive-design.js';
-import { parseOptions, USAGE, type LoadtestOptions } from '../loadtest/options.js';
+import { parseOptions, type LoadtestOptions } from '../loadtest/options.js';
+import { USAGE } from '../loadtest/usage.js';
 import { PostgresDesign } from '../loadtest/postgres-design.js';
 import { RegridDirectDesign } from '../loadtest/regrid-direct-design.js';
 import { RegridHttpDesign } from '../loadtest/regrid-http-design.js';
 import { ringFaultEvents, ringTarget } from '../loadtest/ring-fault.js';
 import { runSession } from '../loadtest/session.js';
+import type { Parsed } from './command-specs.js';
+import { EXIT } from './exit-codes.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function main(argv: readonly string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(USAGE);
-    return 0;
-  }
+/** The arguments reach the zod schema as typed (options.ts parses them). */
+export async function run(_parsed: Parsed, _io: unknown, argv: readonly string[]): Promise<number> {
   let config = loadConfig();
   let options: LoadtestOptions;
   try {
@@ -32,11 +32,11 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (err) {
     log((err as Error).message);
     log(USAGE);
-    return 2;
+    return EXIT.usage;
   }
   if (options.mode === 'http' && !options.jwtSecret) {
     log("--target needs the server's JWT secret: --jwt-secret S or AUTH_JWT_SECRET");
-    return 2;
+    return EXIT.usage;
   }
 
   if (options.cluster !== undefined && options.cluster > 1) {
@@ -70,16 +70,8 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(result.summary);
     if (options.json) log(`JSON report: ${options.json}`);
     if (options.chart) log(`chart: ${options.chart}`);
-    return 0;
+    return EXIT.ok;
   } finally {
     await cluster.close();
   }
 }
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    log(`loadtest failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  },
-);
