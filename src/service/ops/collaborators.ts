@@ -27,6 +27,7 @@ import {
 import { dropUncommittedBody, newPostPlanner, type NewPost } from './posts.js';
 
 export { MAX_COLLABORATORS } from '../../domain/invite-limits.js';
+export { inviteCollaborators } from './invitations.js';
 
 export interface CollabPostResult {
   /** Its `collaborators` are the invited ones. */
@@ -89,30 +90,6 @@ export async function createCollabPost(
   }
   await deliverInvites(deps, postId, authorId, invited);
   return { post, notInvited, version: out.version, generation: out.generation };
-}
-
-/**
- * Invites collaborators of a post already on the author's grid whose body names them (a
- * registered post, ops/register.ts): the admitted ones that have no invitation and do not hold
- * the post yet, so a repeated call invites nobody twice. Answers the ones not invited.
- */
-export async function inviteCollaborators(
-  deps: ServiceDeps,
-  postId: bigint,
-  authorId: bigint,
-  collaborators: readonly bigint[],
-): Promise<readonly NotInvited[]> {
-  const fresh: bigint[] = [];
-  for (const c of collaborators) {
-    const [invite, onGrid] = await Promise.all([
-      deps.invites.get(c, postId),
-      deps.store.hasGridRow(c, postId),
-    ]);
-    if (!invite && !onGrid) fresh.push(c);
-  }
-  const { invited, notInvited } = await admitCollaborators(deps, authorId, fresh);
-  await deliverInvites(deps, postId, authorId, invited);
-  return notInvited;
 }
 
 export interface InviteAnswer {

@@ -72,8 +72,9 @@ async function inboxFacts(deps: ServiceDeps, invitee: bigint, authorId: bigint) 
 
 /**
  * Writes the admitted invitations of a post whose body lists them. The block is read again
- * after the write: a block that landed meanwhile either saw this invitation (and dropped it) or
- * is seen here (and the invitation is taken back), so none survives a block.
+ * after each write, and the body's removal fence after all of them: a block or a delete that
+ * landed meanwhile either saw the invitation (and withdrew it) or is seen here (and the
+ * invitation is taken back), so none outlives a block or its post.
  */
 export async function deliverInvites(
   deps: ServiceDeps,
@@ -90,6 +91,34 @@ export async function deliverInvites(
         await dropFromCollaborators(deps, postId, invitee);
     }
   }
+  const body = invited.length > 0 ? await deps.posts.getPost(postId) : undefined;
+  if (invited.length > 0 && (!body || body.removedAt)) {
+    for (const invitee of invited) await deps.invites.withdrawPending(invitee, postId, authorId);
+  }
+}
+
+/**
+ * Invites collaborators of a post already on the author's grid whose body names them (a
+ * registered post, ops/register.ts): the admitted ones that have no invitation and do not hold
+ * the post yet, so a repeated call invites nobody twice. Answers the ones not invited.
+ */
+export async function inviteCollaborators(
+  deps: ServiceDeps,
+  postId: bigint,
+  authorId: bigint,
+  collaborators: readonly bigint[],
+): Promise<readonly NotInvited[]> {
+  const fresh: bigint[] = [];
+  for (const c of collaborators) {
+    const [invite, onGrid] = await Promise.all([
+      deps.invites.get(c, postId),
+      deps.store.hasGridRow(c, postId),
+    ]);
+    if (!invite && !onGrid) fresh.push(c);
+  }
+  const { invited, notInvited } = await admitCollaborators(deps, authorId, fresh);
+  await deliverInvites(deps, postId, authorId, invited);
+  return notInvited;
 }
 
 /**

@@ -67,7 +67,8 @@ const FIELDS = [
   'extra',
 ];
 
-function body(ids: fc.Arbitrary<string>) {
+/** `invitee`: a profile a player's create names as its collaborator now and then. */
+function body(ids: fc.Arbitrary<string>, invitee?: string) {
   const leaf = fc.oneof(
     ids,
     fc.constant(null),
@@ -96,6 +97,15 @@ function body(ids: fc.Arbitrary<string>) {
         { requiredKeys: [] },
       ),
       fc.record({ position: fc.constantFrom('previous', 'chronological', 'sideways') }),
+      ...(invitee === undefined
+        ? []
+        : [
+            fc.record({
+              caption: fc.string({ maxLength: 5 }),
+              collaborators: fc.constant([invitee]),
+            }),
+            fc.constant({ collaborators: [invitee] }),
+          ]),
     )
     .map((o) => JSON.stringify(o));
   const raw = fc.oneof(
@@ -166,8 +176,10 @@ export function fuzzRequest(w: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     const pathIds = idSlot(w, { posts: as !== 'admin', profile: as !== 'admin' });
     const bodyIds = idSlot(w, { posts: as !== 'admin', profile: as !== 'admin' });
     // The read routes take the query parameters: a little more of them.
+    // The create a little more too: a player's may invite the reference profile.
     const route = fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...ROUTES.slice(0, 2)) },
+      { weight: 1, arbitrary: fc.constant(ROUTES[3]!) },
       { weight: 8, arbitrary: fc.constantFrom(...ROUTES) },
     );
     const method = fc.oneof(
@@ -191,7 +203,9 @@ export function fuzzRequest(w: FuzzWorld): fc.Arbitrary<FuzzRequest> {
           printable(40).map((v) => ({ segment: encodeURIComponent(v), value: v })),
         ),
         query: query(w),
-        body: fc.option(body(bodyIds), { nil: undefined }),
+        body: fc.option(body(bodyIds, as === 'player' ? w.refProfile : undefined), {
+          nil: undefined,
+        }),
         contentType: fc.oneof(
           fc.constant('application/json'),
           header(fc.constantFrom('text/plain', 'multipart/form-data; boundary=x', '')),
