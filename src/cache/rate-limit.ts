@@ -132,7 +132,8 @@ export function createMoveRateLimiter(guard: RedisGuard, settings: RateSettings)
         ),
       )
       .catch(() => undefined);
-    if (reply === undefined) {
+    // No answer, or not the script's (never seen): fail open rather than leave the moves waiting.
+    if (!Array.isArray(reply) || reply.length !== 3) {
       const { admitted } = credits.settle(profileId, undefined);
       stats.failOpen += admitted.length;
       for (const w of admitted) w.resolve({ allowed: true, remaining: undefined, retryAfterS: 0 });
