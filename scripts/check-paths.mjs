@@ -46,6 +46,8 @@ for (const file of sources.filter((f) => !f.endsWith('check-paths.mjs'))) {
       const abs = resolve(base, p);
       const rel = relative(root, abs);
       if (rel.startsWith('..')) continue;
+      // Build outputs (web/dist, client/dist) exist only after a build: not checked.
+      if (/^(web|client)\/dist(\/|$)/.test(rel)) continue;
       if (!existsSync(abs) && !existsSync(abs.replace(/\.js$/, '.ts')) && !prefixOfFile(abs)) {
         missing.push(`${relative(root, file)}:${i + 1}: ${m[1]}`);
       }

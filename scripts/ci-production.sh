@@ -63,6 +63,9 @@ timeout 600 npm ci --omit=dev --no-audit --no-fund --prefer-offline >"$WORK/npm-
 for dev in tsx vite typescript vitest @types/node pg undici fast-check prettier; do
   [[ ! -e "node_modules/$dev" ]] || fail "the production install has $dev"
 done
+# The package's export map resolves to the build (a package may import itself by its name).
+node --input-type=module -e "import { createRegrid } from 'regrid';
+  if (typeof createRegrid !== 'function') process.exit(1);" || fail "import { createRegrid } from 'regrid'"
 say "production install: $(npm ls --all --parseable 2>/dev/null | tail -n +2 | wc -l) packages, $(du -sh node_modules | cut -f1) (du -sh node_modules)"
 
 # A production process with only what the test gives it (env -i: nothing inherited).

@@ -93,7 +93,7 @@ async function cassandraTarget(config: Config, log: (line: string) => void) {
 
 /**
  * The Redis guard, or undefined with REDIS_URL=none. In development a local redis-server is
- * started first when nothing answers (tools/infra/redis-local.ts); production only connects.
+ * started first when nothing answers (src/tools/infra/redis-local.ts); production only connects.
  */
 export async function openRedis(
   config: Config,

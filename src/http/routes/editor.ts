@@ -1,5 +1,5 @@
 /**
- * The web grid editor (web/, built by vite into web/dist by `npm install` / `npm start`):
+ * The web grid editor (web/, built by vite into web/dist by `npm start` / `npm run build`):
  *   GET /            → index.html (no-cache: it names the current hashed bundle)
  *   GET /assets/*    → the bundle; file names carry a content hash, so they are immutable
  * When the build is missing, `/` says how to make it instead of a bare 404.
