@@ -116,6 +116,8 @@ describe("the project's schema", () => {
       'archived_posts',
       'archived_by_time',
       'grid_invites',
+      'invite_blocks',
+      'invites_sent',
       'flags',
     ];
     expect(Object.fromEntries(read.map((t) => [t, retry.get(t)]))).toEqual(
