@@ -25,7 +25,7 @@ APP="$WORK/regrid"
 SERVER=""
 START=$(date +%s)
 say() { echo "[production $(($(date +%s) - START))s] $*"; }
-fail() { say "FAILED: $*"; exit 1; }
+fail() { say "FAILED: $*" >&2; exit 1; }
 
 cleanup() {
   local rc=$?
@@ -108,13 +108,19 @@ say "/readyz 200, /dev/token 404"
 TOKEN="$(node --input-type=module -e "
   import { issueToken } from './dist/http/auth.js';
   console.log(await issueToken('$SECRET', 1000000000000000000n + BigInt($$), 600));")"
-api() { curl -sf -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' "$@"; }
+api() { # api METHOD PATH [BODY]: the body of a 2xx answer, else fails showing the answer
+  local out
+  out="$(curl -s -w '\n%{http_code}' -X "$1" -H "authorization: Bearer $TOKEN" \
+    -H 'content-type: application/json' "$BASE$2" ${3:+-d "$3"})"
+  [[ "${out##*$'\n'}" == 2?? ]] || fail "$1 $2 answered ${out##*$'\n'}: ${out%$'\n'*}"
+  echo "${out%$'\n'*}"
+}
 field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(eval("JSON.parse(s)"+process.argv[1])))' "$1"; }
-A="$(api -X POST "$BASE/v1/me/posts" -d '{"caption":"a"}' | field .post.id)"
-B="$(api -X POST "$BASE/v1/me/posts" -d '{"caption":"b"}' | field .post.id)"
+A="$(api POST /v1/me/posts '{"caption":"a"}' | field .post.id)"
+B="$(api POST /v1/me/posts '{"caption":"b"}' | field .post.id)"
 PROFILE="$(node -e "console.log(String(1000000000000000000n + BigInt($$)))")"
 [[ "$(curl -sf "$BASE/v1/profiles/$PROFILE/grid" | field '.items.map(i=>i.id).join()')" == "$B,$A" ]] || fail "the new grid is not newest first"
-api -X POST "$BASE/v1/me/grid/moves" -d "{\"post_id\":\"$A\",\"after\":null}" >/dev/null || fail "the move was refused"
+api POST /v1/me/grid/moves "{\"post_id\":\"$A\",\"after\":null}" >/dev/null
 [[ "$(curl -sf "$BASE/v1/profiles/$PROFILE/grid" | field '.items.map(i=>i.id).join()')" == "$A,$B" ]] || fail "the move did not reorder the grid"
 say "a move works (post $A to the top)"
 VERSION="$(node -p 'require("./package.json").version')"
