@@ -53,8 +53,9 @@ function attempt<T>(raw: string | null | undefined, decode: (raw: string) => T):
 
 /**
  * The profile summary readers consult first: the grid head plus the post count (a decimal
- * string in the JSON, like every 64-bit value). `k` in the JSON names the order entry of that
- * state, so the hit path can fetch both in one script call.
+ * string in the JSON, like every 64-bit value) and the last membership write's version (`m`:
+ * what a later page compares its rows against, domain/grid-head.ts `sameMembership`). `k` in
+ * the JSON names the order entry of that state, so the hit path can fetch both in one script call.
  */
 export interface Summary extends GridHead {
   readonly postCount: bigint | undefined;
@@ -66,6 +67,7 @@ export const encodeSummary = (s: Summary, orderKey: string): string =>
     v: String(s.version),
     p: s.pins.map(String),
     n: s.postCount === undefined ? undefined : String(s.postCount),
+    m: s.membershipVersion === undefined ? undefined : String(s.membershipVersion),
     k: orderKey,
   });
 
@@ -78,6 +80,7 @@ export function decodeSummary(raw: string | null | undefined): Summary | undefin
       version: id(o.v),
       pins: idList(o.p, 16),
       postCount: o.n === undefined ? undefined : id(o.n),
+      membershipVersion: o.m === undefined ? undefined : id(o.m),
     };
   });
 }

@@ -4,7 +4,7 @@
  */
 import type { CommittedState } from '../domain/committed-state.js';
 import type { FirstOrder, Summary } from './codec.js';
-import type { MinVersion } from '../domain/grid-version.js';
+import type { GridVersion, MinVersion } from '../domain/grid-version.js';
 import type { PendingInvalidationStats } from './pending-invalidations.js';
 import type { GridHead } from '../domain/grid-head.js';
 import type { Post as PostBody } from '../domain/post.js';
@@ -17,6 +17,12 @@ export interface FirstOrderRead extends FirstOrder {
   readonly served: Served;
   /** Bodies the hit path fetched in the same round trip (pins + first entries asked for). */
   readonly bodies?: ReadonlyMap<bigint, PostBody>;
+  /**
+   * A read from Cassandra whose time-ordered rows the grid's membership changed under: the
+   * entries are not exactly this state's and are not served as it; read again at least at this
+   * state (order-reader.ts). Absent on every cache hit: a cached order is exact by construction.
+   */
+  readonly moved?: GridVersion;
 }
 
 export interface ReadFirstOptions {

@@ -3,9 +3,9 @@
  *
  * Entries (keys.ts): a profile summary (generation, version, pins, post count) that readers
  * consult first, and per grid state the order of the pins plus the first 48 entries. An order
- * entry is written only under the version its filler read *before* reading the rows, and only
- * when the version had not moved by the time the rows were read, so each `g{gen}:v{version}` key
- * only ever holds that state's order and old keys simply stop being read.
+ * entry is written only under the state its override list was read with, and only when its rows
+ * showed exactly that state's posts (order-reader.ts), so each `g{gen}:v{version}` key only ever
+ * holds that state's order and old keys simply stop being read.
  *
  * Miss: memcache-style lease on the profile. The lease holder fills; everyone else polls briefly
  * (bounded by CACHE_LEASE_WAIT_MS), then serves the summary as it was before the last change
@@ -88,24 +88,22 @@ export function createGridCache(
     const release = async () => {
       if (token) await guard.run((c) => withCacheCommands(c).regridRelease(leaseKey, token));
     };
-    let head: GridHead, order: FirstOrder, stable: boolean, summary: Summary;
+    let head: GridHead, order: FirstOrder, moved: GridVersion | undefined, summary: Summary;
     try {
       head = await readHead(profileId, min);
       // The writer usually stored this state's order already: then the head was all we needed.
       const ready = await cachedOrder(profileId, head);
-      ({ order, stable } = ready
-        ? { order: ready, stable: true }
-        : await readOrder(profileId, head));
+      ({ order, head, moved } = ready ? { order: ready, head } : await readOrder(profileId, head));
       summary = summaryOf(head, order);
       await hooks.beforePublish?.(profileId, head);
     } catch (err) {
       await release(); // let the next reader try rather than wait out the lease
       throw err;
     }
-    if (!stable) {
+    if (moved) {
       stats.notCachedVersionMoved += 1;
       await release();
-      return read(order, summary, 'fill');
+      return { ...read(order, summary, 'fill'), moved };
     }
     const orderKey = cacheKeys.order(profileId, head.generation, head.version);
     const summaryValue = encodeSummary(summary, orderKey);

@@ -1,8 +1,10 @@
 /**
  * Reading one grid state's first-page order from Cassandra, under the rule that keeps cache
- * entries honest (design §3.4): the version first, the rows second, the version again. Rows can
- * then only be newer than the version they are filed under, and a version that moved meanwhile
- * marks the read unstable, which the callers never cache.
+ * entries and pages honest (design §3.4): the version first, the rows second, the version again.
+ * The override list and its head come from one query, so they are one state; the time-ordered
+ * rows are that state's exactly when no membership write committed before the last head read
+ * (domain/grid-head.ts `sameMembership`). Otherwise the read is `moved`: never cached, and never
+ * served as that state (the page read reads again, at least at the newer head).
  *
  * The override list comes through `ovr:` (override-cache.ts): a fill finds the list of exactly its
  * state there when a writer or a later page already read it, and leaves it there otherwise.
@@ -14,8 +16,11 @@ import {
   compareGridVersions,
   meetsMin,
   sameGridState as sameState,
+  type GridVersion,
   type MinVersion,
 } from '../domain/grid-version.js';
+
+type Stamps = readonly (bigint | null)[];
 import { decodeOrder, encodeOrder } from './codec.js';
 import type { FirstOrder, Summary } from './codec.js';
 import type {
@@ -27,7 +32,7 @@ import type {
 import { cacheKeys } from './keys.js';
 import { createOverrideCache, type OverrideCache } from './override-cache.js';
 import type { RedisGuard } from './redis.js';
-import type { GridHead } from '../domain/grid-head.js';
+import { rowsVerdict, sameMembership, type GridHead } from '../domain/grid-head.js';
 import type { GridSource } from '../domain/grid-source.js';
 import type { GridEntry } from '../domain/merge.js';
 
@@ -64,29 +69,56 @@ export function createOrderReader(
   }
 
   /**
-   * The first entries after `head`: the override list (of exactly that state from `ovr:` when
-   * cached; else read with its own head in one query, and cached for later pages), merged with
-   * the streamed time-ordered rows. One entry more than cached, so `complete` is exact even for a
-   * grid of exactly 48. `sameOverrides`: the override list belongs to `head`'s state.
+   * The first entries of a state: the override list (of exactly `head`'s state from `ovr:` when
+   * cached; else read with its own head in one query, and cached for later pages) merged with
+   * the streamed time-ordered rows. The state is the list's: `head`'s, or the newer head the
+   * list was read with (its pins then). One entry more than cached, so `complete` is exact even
+   * for a grid of exactly 48. `state` undefined: the list came back older than `head`.
    */
   async function readEntries(profileId: bigint, head: GridHead) {
     // A reordered copy of exactly this state (many overrides): no override list to read.
     const copied = await source.copy?.(profileId, head, undefined, FIRST_ENTRIES + 1);
-    if (copied) return { order: firstOrder(head, copied), sameOverrides: true };
+    if (copied) return { order: firstOrder(head, copied), state: head, copied: true };
     const listed = await overrideLists.read(profileId, head);
+    const state = compareGridVersions(listed.head, head) >= 0 ? listed.head : undefined;
+    const stamps: (bigint | null)[] = [];
     const rows = await source.entries(profileId, listed.rows, {
       limit: FIRST_ENTRIES + 1,
-      exclude: head.pins,
+      exclude: (state ?? head).pins,
+      onStamp: (s) => void stamps.push(s),
     });
-    return { order: firstOrder(head, rows), sameOverrides: sameState(listed.head, head) };
+    return { order: firstOrder(state ?? head, rows), state, copied: false, stamps };
   }
 
-  /** Version first, rows second, version again: `stable` says the rows belong to `head`. */
-  async function readOrder(profileId: bigint, head: GridHead) {
-    await hooks.afterHeadRead?.(profileId, head);
-    const { order, sameOverrides } = await readEntries(profileId, head);
-    const again = await source.readHead(profileId, 'quorum');
-    return { order, stable: sameOverrides && sameState(again, head) };
+  /**
+   * Version first, rows second, version again. The order is of `head` in the result (the state
+   * its override list belongs to); `moved` (the head read last) says the grid's posts changed
+   * under the rows, so they are not that state's: neither cached nor served as it.
+   */
+  async function readOrder(profileId: bigint, first: GridHead) {
+    await hooks.afterHeadRead?.(profileId, first);
+    return settle(profileId, first, await readEntries(profileId, first));
+  }
+
+  async function settle(
+    profileId: bigint,
+    first: GridHead,
+    read: { order: FirstOrder; state: GridHead | undefined; copied: boolean; stamps?: Stamps },
+  ) {
+    const { order, state } = read;
+    const head = state ?? first;
+    // A copy holds exactly its state; merged rows, when their stamps say so, or else while the
+    // head read after them shows no membership write since.
+    const verdict = state && !read.copied ? rowsVerdict(read.stamps ?? [], state) : undefined;
+    let moved: GridVersion | undefined;
+    if (!state) moved = first;
+    else if (verdict?.kind === 'newer')
+      moved = { generation: state.generation, version: verdict.version };
+    else if (verdict?.kind === 'unknown') {
+      const again = await source.readHead(profileId, 'quorum');
+      if (!sameMembership(again, state)) moved = again;
+    }
+    return { order, head, stable: moved === undefined, moved };
   }
 
   /**
@@ -135,9 +167,13 @@ export function createOrderReader(
     }
     const mine = (async () => {
       stats.directReads += 1;
-      const head = await readHead(profileId, min);
-      const { order } = await readEntries(profileId, head);
-      return read(order, { ...head, postCount: head.postCount }, 'direct');
+      const first = await readHead(profileId, min);
+      const { order, head, moved } = await settle(
+        profileId,
+        first,
+        await readEntries(profileId, first),
+      );
+      return { ...read(order, { ...head, postCount: head.postCount }, 'direct'), moved };
     })();
     if (coalesce && !shared) {
       inFlight.set(profileId, mine);
@@ -174,9 +210,12 @@ export function createOrderReader(
       return read(cached, summary, 'cache');
     }
     stats.fills += 1;
-    const { order, stable } = await readOrder(profileId, head);
-    await storeOrder(profileId, order, stable);
-    return read(order, summary, 'fill');
+    const got = await readOrder(profileId, head);
+    await storeOrder(profileId, got.order, got.stable);
+    return {
+      ...read(got.order, { ...got.head, postCount: got.head.postCount }, 'fill'),
+      moved: got.moved,
+    };
   }
 
   return {

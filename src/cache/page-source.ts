@@ -5,8 +5,10 @@
  *
  * - head: the profile summary (never below the caller's min_version), with the cached first-page
  *   order of that state and, on a hit, the bodies of its first entries in the same round trip;
- * - overrides for later pages: the cached list of that state (`ovr:`);
- * - entries: from the store (a page the cached order does not cover);
+ * - overrides for later pages: the cached list of that state (`ovr:`), else the store's with
+ *   the head it was read with;
+ * - entries and the head read after them (`current`): from the store (a page the cached order
+ *   does not cover);
  * - bodies: MGET with Cassandra fallback.
  * Page semantics (pins, cursors, grid_changed) stay in service/read-page.ts.
  */
@@ -30,16 +32,19 @@ export function cachedPageSource(caches: ReadCaches, store: PageSource): PageSou
         ...(minVersion === undefined ? {} : { minVersion }),
       });
       const { generation, version, pins } = first;
-      const head = { generation, version, pins, postCount: first.summary.postCount };
+      const { postCount, membershipVersion } = first.summary;
+      const head = { generation, version, pins, postCount, membershipVersion };
       // 'previous' is also Redis's answer (the state before the last change); fills and direct
       // reads went to Cassandra.
       const cache = first.served === 'cache' || first.served === 'previous' ? 'hit' : 'miss';
       const cached = first.served === 'cache';
+      // The first entries read from Cassandra were overtaken by a membership change: a first
+      // page reads again; a later page (no prefetch) needs only the head, a state as real as any.
+      if (first.moved) return prefetch > 0 ? { head, cache, moved: first.moved } : { head, cache };
       return { head, order: first, bodies: first.bodies, cache, cached };
     },
-    async overrides(profileId, head) {
-      return (await caches.overrides.read(profileId, head)).rows;
-    },
+    overrides: (profileId, head) => caches.overrides.read(profileId, head),
+    current: (profileId) => store.current(profileId),
     entries: (profileId, overrides: readonly GridEntry[], query) =>
       store.entries(profileId, overrides, query),
     copy: store.copy,

@@ -23,6 +23,8 @@ export interface EntriesQuery {
   readonly limit: number;
   /** Excluded from the order: the pins, and for a move also the moved post. */
   readonly exclude?: Iterable<bigint>;
+  /** Told the stamp of each page of time-ordered rows read (grid-head.ts `rowsVerdict`). */
+  readonly onStamp?: (stamp: bigint | null) => void;
 }
 
 export interface GridSource {
@@ -83,6 +85,11 @@ export interface PageHead {
   readonly cached?: boolean | undefined;
   /** Bodies fetched along with the head (a cache hit), by post ID. */
   readonly bodies?: ReadonlyMap<bigint, Post> | undefined;
+  /**
+   * The source read the first entries but the grid's posts changed under that read: they are
+   * not `head`'s, and the page is read again at least at this state.
+   */
+  readonly moved?: GridVersion | undefined;
   /** How a cache answered the head: `hit` = from Redis; absent = no cache in front. */
   readonly cache?: 'hit' | 'miss' | undefined;
 }
@@ -90,13 +97,25 @@ export interface PageHead {
 export interface PageSource {
   /** The head to page at, never below `minVersion`; a cache may prefetch `prefetch` bodies. */
   head(profileId: bigint, minVersion?: MinVersion, prefetch?: number): Promise<PageHead>;
-  /** The override rows of exactly `head`'s state. */
-  overrides(profileId: bigint, head: GridHead): Promise<readonly OverrideRow[]>;
+  /**
+   * Override rows and the head of the state they belong to: `head`'s when the source holds that
+   * state's list, else (or without `head`) the current list with the head read in the same
+   * query (maybe newer).
+   */
+  overrides(
+    profileId: bigint,
+    head?: GridHead,
+  ): Promise<{ readonly head: GridHead; readonly rows: readonly OverrideRow[] }>;
   entries(
     profileId: bigint,
     overrides: readonly GridEntry[],
     query: EntriesQuery,
   ): Promise<GridEntry[]>;
+  /**
+   * The grid's head from the store, read after a page's time-ordered rows: when it shows the same
+   * membership as the page's head (`sameMembership`), the rows were exactly that state's.
+   */
+  current(profileId: bigint): Promise<GridHead>;
   /** As GridSource.copy. */
   readonly copy?: CopySlice | undefined;
   /** Bodies of `postIds` (those in `known` are not read again); deleted posts are absent. */

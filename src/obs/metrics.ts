@@ -116,6 +116,13 @@ export const gridChanged = new Counter({
   registers,
 });
 
+export const pageRereads = new Counter({
+  name: 'regrid_page_rereads_total',
+  help: 'Page reads started again because the grid changed under them (rows: its posts changed after the head; bodies: a post was deleted meanwhile)',
+  labelNames: ['reason'] as const,
+  registers,
+});
+
 export const minVersionEscalations = new Counter({
   name: 'regrid_min_version_escalations_total',
   help: 'Head reads below the caller min_version at LOCAL_QUORUM, re-read at LOCAL_SERIAL',

@@ -6,7 +6,9 @@
  * the time-ordered rows. A head whose membership effects are not yet marked applied (the writer
  * is between its compare-and-set and applying them, or crashed there) is rolled forward before
  * any row is read (domain/membership.ts), so a reader that saw version v and then the rows can
- * only see *more* than v, never an older order under a newer version.
+ * only see *more* than v, never an older order under a newer version. Whether they show exactly
+ * v's posts, the rows' stamp tells (cql/021_grid_posts_stamp.cql, domain/grid-head.ts
+ * `rowsVerdict`); the page read (service/read/read-page.ts) reads again when they do not.
  */
 import { minVersionEscalations } from '../obs/metrics.js';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
@@ -78,8 +80,12 @@ export class CassandraGridReader implements GridSource, PageSource {
     return { head: await this.readHeadAtLeast(profileId, minVersion) };
   }
 
-  async overrides(profileId: bigint): Promise<readonly OverrideRow[]> {
-    return (await this.readOverrides(profileId)).rows;
+  overrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
+    return this.readOverrides(profileId);
+  }
+
+  current(profileId: bigint): Promise<GridHead> {
+    return this.readHead(profileId, 'quorum');
   }
 
   async hydrate(
@@ -125,11 +131,15 @@ export class CassandraGridReader implements GridSource, PageSource {
   }
 
   /** Time-ordered IDs descending, from the position's key (inclusive: ties are filtered by merge). */
-  chronological(profileId: bigint, query: { after?: GridPosition; limit?: number }) {
+  chronological(
+    profileId: bigint,
+    query: { after?: GridPosition; limit?: number; onStamp?: (stamp: bigint | null) => void },
+  ) {
     const pageSize = Math.min(Math.max((query.limit ?? this.pageSize) + 1, 32), this.pageSize * 5);
     return this.store.streamChronological(profileId, {
       direction: 'desc',
       ...(query.after ? { from: query.after.key } : {}),
+      ...(query.onStamp ? { onStamp: query.onStamp } : {}),
       pageSize,
     });
   }

@@ -9,7 +9,13 @@ import { decodePins } from './grid-mutation.js';
 import { decodeRing } from './request-ring-codec.js';
 import { decodeUndoBuckets, UNDO_COLUMNS } from './undo-ring-codec.js';
 
-export const EMPTY_HEAD: GridHead = { version: 0n, generation: 1n, pins: [], postCount: undefined };
+export const EMPTY_HEAD: GridHead = {
+  version: 0n,
+  generation: 1n,
+  pins: [],
+  postCount: undefined,
+  membershipVersion: 0n,
+};
 
 const HEAD_COLUMNS = 'version, generation, pins, post_count, effects, applied_version';
 // The request ring (up to a few KB) travels only with the writer's snapshot and the
@@ -23,21 +29,33 @@ export const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD
 // (8 bytes a row), the statics and the rings are read once, beside it.
 export const SELECT_OVERRIDE_ROWS =
   'SELECT post_id, sort_key, moved_version, version FROM grid_overrides WHERE profile_id = ?';
-export const COUNT_GRID_ROWS = 'SELECT COUNT(*) FROM grid_posts WHERE profile_id = ?';
+// COUNT(post_id), not COUNT(*): a partition holding only its stamp counts as one row for `*`.
+export const COUNT_GRID_ROWS =
+  'SELECT COUNT(post_id) AS count FROM grid_posts WHERE profile_id = ?';
 export const SELECT_GRID_ROW =
   'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id = ?';
 export const SELECT_GRID_ROWS =
   'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id IN ?';
+// The stamp (static, cql/021_grid_posts_stamp.cql) comes back with every row, 8 bytes each.
+const ROWS = 'SELECT post_id, membership_version FROM grid_posts WHERE profile_id = ?';
 export const STREAM = {
-  desc: {
-    all: 'SELECT post_id FROM grid_posts WHERE profile_id = ?',
-    from: 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id <= ?',
-  },
+  desc: { all: ROWS, from: `${ROWS} AND post_id <= ?` },
   asc: {
-    all: 'SELECT post_id FROM grid_posts WHERE profile_id = ? ORDER BY post_id ASC',
-    from: 'SELECT post_id FROM grid_posts WHERE profile_id = ? AND post_id >= ? ORDER BY post_id ASC',
+    all: `${ROWS} ORDER BY post_id ASC`,
+    from: `${ROWS} AND post_id >= ? ORDER BY post_id ASC`,
   },
 } as const;
+
+/**
+ * The membership record a page of grid_posts rows shows (its stamp; null = never stamped), and
+ * its post IDs: a partition holding only the stamp yields one row without a post.
+ */
+export function rowsPage(rows: readonly types.Row[]): { ids: bigint[]; stamp?: bigint | null } {
+  const ids = rows.flatMap((r) => (r.get('post_id') === null ? [] : [r.get('post_id') as bigint]));
+  const first = rows[0];
+  if (!first) return { ids };
+  return { ids, stamp: (first.get('membership_version') as bigint | null) ?? null };
+}
 
 /**
  * A static-only partition yields one row with a null post_id; a row without a key (it never
@@ -52,12 +70,14 @@ export function overrideOf(row: types.Row): OverrideRow | undefined {
 
 export function headOf(row: types.Row | undefined | null): GridHead {
   if (!row) return EMPTY_HEAD;
+  const effects = decodeEffects(row.get('effects') as string | null);
   return {
     version: (row.get('version') as bigint | null) ?? 0n,
     generation: (row.get('generation') as bigint | null) ?? 1n,
     pins: decodePins(row.get('pins') as bigint[] | null),
     postCount: (row.get('post_count') as bigint | null) ?? undefined,
-    effects: decodeEffects(row.get('effects') as string | null),
+    effects,
+    membershipVersion: effects?.version ?? 0n,
     appliedVersion: (row.get('applied_version') as bigint | null) ?? 0n,
     ...(row.keys().includes(RING) ? { recentRequests: decodeRing(row.get(RING)) } : {}),
     ...(row.keys().includes(UNDO_COLUMNS[0]!)

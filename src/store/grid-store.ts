@@ -18,6 +18,7 @@ import {
   EMPTY_HEAD,
   headOf,
   overrideOf,
+  rowsPage,
   SELECT_GRID_ROW,
   SELECT_GRID_ROWS,
   SELECT_HEAD,
@@ -48,6 +49,8 @@ export interface StreamOptions {
   readonly direction?: Direction;
   readonly from?: bigint;
   readonly pageSize?: number;
+  /** Told the stamp of each page of rows read (grid-rows.ts `rowsPage`; not from a memo). */
+  readonly onStamp?: (stamp: bigint | null) => void;
 }
 
 export type { GridHead, OverrideRow };
@@ -174,7 +177,10 @@ export class GridStore {
     const size = options.pageSize ?? 200;
     const idPages = () => this.idPages(query, params, size);
     return pagedIds(async function* () {
-      for await (const page of idPages()) yield page.ids;
+      for await (const page of idPages()) {
+        if (page.stamp !== undefined) options.onStamp?.(page.stamp);
+        yield page.ids;
+      }
     });
   }
 
@@ -254,7 +260,7 @@ export class GridStore {
     query: string,
     params: unknown[],
     pageSize: number,
-  ): AsyncGenerator<IdPage, void, undefined> {
+  ): AsyncGenerator<IdPage & { stamp?: bigint | null }, void, undefined> {
     let pageState: string | undefined;
     do {
       const rs = await this.db.execute(
@@ -263,7 +269,7 @@ export class GridStore {
         this.readOpts({ fetchSize: pageSize, ...(pageState ? { pageState } : {}) }),
       );
       pageState = rs.pageState ?? undefined;
-      yield { ids: rs.rows.map((r) => r.get('post_id') as bigint), last: !pageState };
+      yield { ...rowsPage(rs.rows), last: !pageState };
     } while (pageState);
   }
 

@@ -33,6 +33,7 @@ const Q = {
     'INSERT INTO grid_invites (profile_id, post_id, author_id) VALUES (?, ?, ?) USING TIMESTAMP ?',
   inviteDrop: 'DELETE FROM grid_invites USING TIMESTAMP ? WHERE profile_id = ? AND post_id = ?',
   mark: 'UPDATE grid_overrides USING TIMESTAMP ? SET applied_version = ? WHERE profile_id = ?',
+  stamp: 'UPDATE grid_posts USING TIMESTAMP ? SET membership_version = ? WHERE profile_id = ?',
 } as const;
 
 interface Statement {
@@ -93,13 +94,15 @@ export class MembershipStore {
 
   /** Brings the side tables in line with `effects`, then marks them applied. Idempotent. */
   async apply(profileId: bigint, effects: Effects): Promise<void> {
-    const statements = effects.ops.flatMap((o) => opStatements(profileId, effects.ts, o));
-    if (statements.length === 1) {
-      const [s] = statements;
-      await this.db.execute(s!.query, s!.params, this.opts(false));
-    } else if (statements.length > 1) {
-      await this.db.batch(statements, this.opts(true));
-    }
+    const statements = [
+      ...effects.ops.flatMap((o) => opStatements(profileId, effects.ts, o)),
+      // The rows' stamp (cql/021_grid_posts_stamp.cql): in the batch that changes them, so a
+      // query of grid_posts sees rows and stamp of one record (a partition's part of a batch is
+      // applied atomically). A grid_posts-only batch is one partition: no batchlog needed.
+      { query: Q.stamp, params: [effects.ts, effects.version, profileId] },
+    ];
+    const onlyGridRows = effects.ops.every((o) => o.op === 'grid_put' || o.op === 'grid_drop');
+    await this.db.batch(statements, this.opts(!onlyGridRows));
     await this.db.execute(Q.mark, [effects.ts, effects.version, profileId], this.opts(false));
   }
 }

@@ -94,7 +94,7 @@ export const gridOperations = {
         post_count: '1',
       },
     },
-    problems: ['bad_cursor'],
+    problems: ['bad_cursor', 'contention'],
   },
   setPins: {
     method: 'put',

@@ -122,6 +122,7 @@ export function createReadChecks(
   return {
     sampleCacheHits: (source) => ({
       overrides: (profileId, head) => source.overrides(profileId, head),
+      current: (profileId) => source.current(profileId),
       entries: (profileId, overrides, query) => source.entries(profileId, overrides, query),
       hydrate: (postIds, known) => source.hydrate(postIds, known),
       copy: source.copy,

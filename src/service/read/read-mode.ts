@@ -26,7 +26,11 @@ import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
 function chronologicalView(reader: CassandraGridReader, bodies: PageSource): PageSource {
   return {
     head: (profileId, minVersion) => reader.head(profileId, minVersion),
-    overrides: async () => [],
+    overrides: async (profileId, head) => ({
+      head: head ?? (await reader.readHead(profileId)),
+      rows: [],
+    }),
+    current: (profileId) => reader.current(profileId),
     entries: (profileId, _overrides, query) => reader.entries(profileId, [], query),
     hydrate: (postIds, known) => bodies.hydrate(postIds, known),
   };

@@ -162,17 +162,45 @@ describe('version-keyed entries are never served for the wrong version', () => {
     g.open();
     const served = await fill;
 
-    expect(racing.stats.notCachedVersionMoved).toBe(1);
-    // What the filler returned is labelled with the version it read first; its rows may be newer
-    // (Cassandra has no snapshot across tables), but none of it was cached under that version.
-    expect(served.version).toBe(before.head.version);
+    // The override list was read after the write, with its own head: the filler's order is that
+    // state's (v+1), served and cached under it, and nothing under the version it read first.
+    const now = await truth(s, p);
+    expect(served.version).toBe(now.head.version);
+    expect(served.moved).toBeUndefined();
+    expect(ids(served.entries)).toEqual(ids(now.entries));
     const orders = await cachedOrders(p);
     expect(orders.has(before.head.version)).toBe(false);
-    const now = await truth(s, p);
     expect(orders.get(now.head.version)).toEqual(now.entries);
     const next = await plain.readFirstOrder(p);
     expect(next.version).toBe(now.head.version);
     expect(ids(next.entries)).toEqual(ids(now.entries));
+  });
+
+  it('a filler whose rows a membership write overtook neither caches nor serves them as its state', async () => {
+    const p = freshProfile(s);
+    const posts = await seedPosts(s, p, 12);
+    const plain = openCache(s, guard);
+    const before = await plain.readFirstOrder(p); // caches v's override list (ovr:) and order
+    await guard.client.del(cacheKeys.order(p, before.generation, before.version));
+    const g = gate();
+    const racing = openCache(s, guard, { hooks: { afterHeadRead: g.waitOnce } });
+    const writer = s.writer();
+    const fill = racing.readFirstOrder(p);
+    await g.arrived;
+    // v+1 drops a post from grid_posts (a membership effect) before the filler reads the rows;
+    // its override list is still v's (from ovr:), its rows already v+1's.
+    await writer.writeGrid(p, async () => ({
+      kind: 'write',
+      mutation: { effects: [{ op: 'grid_drop', postId: posts[11]! }] },
+      result: null,
+    }));
+    g.open();
+    const served = await fill;
+
+    expect(served.version).toBe(before.version);
+    expect(served.moved).toEqual({ generation: before.generation, version: before.version + 1n });
+    expect(racing.stats.notCachedVersionMoved).toBe(1);
+    expect((await cachedOrders(p)).has(before.version)).toBe(false);
   });
 
   it('a filler whose lease was superseded by a write cannot publish its older summary', async () => {

@@ -1,0 +1,37 @@
+/**
+ * What a page read is asked and answers (read-page.ts reads it, page-attempt.ts makes one read).
+ */
+import type { MinVersion } from '../../domain/grid-version.js';
+import type { GridEntry } from '../../domain/merge.js';
+import type { Post } from '../../domain/post.js';
+
+export interface PageQuery {
+  readonly profileId: bigint;
+  readonly limit: number;
+  readonly cursor?: string | undefined;
+  /**
+   * Read-your-writes: the caller saw this state; never answer with an older one. Without a
+   * generation only version numbers are compared; with one, generation first.
+   */
+  readonly minVersion?: MinVersion | undefined;
+}
+
+export interface GridPage {
+  readonly items: readonly Post[];
+  /** Pins (first page) then the main-order entries, before hydration. */
+  readonly entries: readonly GridEntry[];
+  readonly nextCursor: string | null;
+  readonly version: bigint;
+  readonly generation: bigint;
+  /** Posts on the grid (exact, from the grid head); undefined for a grid not yet counted. */
+  readonly postCount: bigint | undefined;
+  /** The cursor was issued at another version: the order changed since the previous page. */
+  readonly gridChanged: boolean;
+  /** Read with overrides switched off (the kill switch): not the grid's arrangement. */
+  readonly chronological: boolean;
+  /**
+   * The entries came from the cache entry of exactly this state (immutable), so what is rendered
+   * from this page belongs to (generation, version) and may be kept under it.
+   */
+  readonly fromStateCache: boolean;
+}
