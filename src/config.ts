@@ -41,6 +41,11 @@ export const ConfigSchema = z.object({
   REQUEST_DEADLINE_WRITE_MS: intFrom(2_000, 10),
   /** /readyz gives Cassandra and Redis this long to answer. */
   READYZ_TIMEOUT_MS: intFrom(500, 10),
+  /**
+   * On SIGTERM /readyz answers 503 this long before the listener closes, so a balancer stops
+   * routing here first; unset: 5000 in production, 0 otherwise. SIGINT never waits.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).optional(),
   ...HttpServerConfig,
 
   // Cassandra. Empty contact points = provision/reuse the local Maven-assembled node.

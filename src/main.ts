@@ -31,9 +31,13 @@ import { GridService } from './service/grid-service.js';
 import { IdempotencyService } from './service/write/idempotency.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
 import { makeReadiness } from './service/readiness.js';
+import { quorumCheck } from './service/quorum.js';
+import { withLocalRing } from './tools/infra/ring-target.js';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  // Development without contact points: the local ring under REGRID_HOME when one runs.
+  const ringNotes: string[] = [];
+  const config = withLocalRing(loadConfig(), (l) => ringNotes.push(l));
   checkProductionSettings(config);
   collectProcessMetrics();
   const logger = createLogger({
@@ -43,6 +47,7 @@ async function main(): Promise<void> {
     flushMs: config.LOG_FLUSH_MS,
   });
   const log = (line: string) => logger.info(line);
+  for (const note of ringNotes) log(note);
   const secrets = settleSecrets(config);
 
   const cassandra = await openCassandra(config, log, serverSchemaStep(config));
@@ -87,7 +92,13 @@ async function main(): Promise<void> {
     tokenPolicy: tokenPolicyOf(config),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
-    readiness: makeReadiness({ cql: cassandra.cql, redis, timeoutMs: config.READYZ_TIMEOUT_MS }),
+    readiness: makeReadiness({
+      cql: cassandra.cql,
+      redis,
+      timeoutMs: config.READYZ_TIMEOUT_MS,
+      draining: () => shuttingDown,
+      quorum: quorumCheck(cassandra.client, config),
+    }),
     deadlines: deadlinesOf(config),
     log: logCallback(logger.child({ component: 'http' })),
     logger,
@@ -119,12 +130,13 @@ async function main(): Promise<void> {
     }
   });
 
-  async function shutdown(code: number): Promise<void> {
+  async function shutdown(code: number, drainMs = 0): Promise<void> {
     if (shuttingDown) return;
-    shuttingDown = true;
-    log('shutting down…');
-    const force = setTimeout(() => process.exit(code || 1), 10_000);
+    shuttingDown = true; // /readyz answers 503 from now on
+    log(`shutting down…${drainMs > 0 ? ` (draining ${drainMs} ms first)` : ''}`);
+    const force = setTimeout(() => process.exit(code || 1), drainMs + 10_000);
     force.unref();
+    await new Promise((resolve) => setTimeout(resolve, drainMs));
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await audits?.stop();
     await lease.release();
@@ -132,7 +144,8 @@ async function main(): Promise<void> {
     process.exit(code);
   }
   process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
+  const drainMs = config.SHUTDOWN_DRAIN_MS ?? (config.NODE_ENV === 'production' ? 5000 : 0);
+  process.once('SIGTERM', () => void shutdown(0, drainMs));
 }
 
 async function printDevBanner(base: string, secret: string, ttlS: number): Promise<void> {

@@ -1,7 +1,10 @@
 /**
- * Readiness for /readyz: Cassandra answers a trivial local query and Redis answers PING, each
- * within a short bound (READYZ_TIMEOUT_MS) so a hung store makes the probe fail instead of hang.
- * Redis down is reported as `degraded` with status 200 (docs/cache.md); Cassandra down is a 503.
+ * Readiness for /readyz (docs/operating.md): not ready while the process drains (SIGTERM), when
+ * Cassandra does not answer a trivial local query, or when some token range of the keyspace has
+ * fewer live replicas than the configured consistency levels need (quorum.ts: the writes and
+ * reads of the profiles there fail). Redis answers PING or is reported `degraded` with status
+ * 200 (docs/cache.md). Each store check is bounded (READYZ_TIMEOUT_MS) so a hung store makes the
+ * probe fail instead of hang.
  *
  * Every probe asks again: nothing is remembered between probes, so the first probe after the
  * driver has reconnected (within CASSANDRA_RECONNECT_MAX_MS of the node answering) says ready.
@@ -9,12 +12,17 @@
 import type { RedisGuard } from '../cache/redis.js';
 import { cassandraAnswers } from '../store/health-probe.js';
 import type { Cql } from '../store/cassandra.js';
+import { describeVerdict, type QuorumVerdict } from './quorum.js';
 
 export type CheckState = 'ok' | 'degraded' | 'down';
 
 export interface Readiness {
   readonly ready: boolean;
+  /** True while the process drains: the balancer should stop sending it requests. */
+  readonly draining?: boolean;
   readonly checks: Record<string, CheckState>;
+  /** Why a check is not `ok`, in words (the replicas' shortfall). */
+  readonly detail?: string;
 }
 
 export interface ReadinessDeps {
@@ -22,11 +30,16 @@ export interface ReadinessDeps {
   readonly redis?: RedisGuard | undefined;
   /** Bound on each check; the driver's read timeout for the probe query too. */
   readonly timeoutMs?: number;
+  /** True once shutdown began (main.ts): answer 503 at once, probing nothing. */
+  readonly draining?: () => boolean;
+  /** Live replicas against the consistency levels (quorum.ts); undefined = not known yet. */
+  readonly quorum?: () => QuorumVerdict | undefined;
 }
 
 export function makeReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
   const timeoutMs = deps.timeoutMs ?? 500;
   return async function readiness(): Promise<Readiness> {
+    if (deps.draining?.()) return { ready: false, draining: true, checks: { shutdown: 'down' } };
     const [cassandra, redis] = await Promise.all([
       within(cassandraAnswers(deps.cql, timeoutMs), timeoutMs),
       deps.redis
@@ -38,10 +51,15 @@ export function makeReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
     ]);
     // Redis is an optimisation: without it reads and moves go straight to Cassandra (and the
     // rate limit fails open), so the instance stays ready and only reports the degradation.
-    // Cassandra down = not ready (503).
+    // Cassandra down = not ready (503); so is a replica shortfall that fails the writes.
+    const verdict = cassandra ? deps.quorum?.() : undefined;
+    const checks: Record<string, CheckState> = { cassandra: cassandra ? 'ok' : 'down' };
+    if (verdict) checks['replicas'] = verdict.met ? 'ok' : 'down';
+    checks['redis'] = redis ? 'ok' : 'degraded';
     return {
-      ready: cassandra,
-      checks: { cassandra: cassandra ? 'ok' : 'down', redis: redis ? 'ok' : 'degraded' },
+      ready: cassandra && verdict?.met !== false,
+      checks,
+      ...(verdict && !verdict.met ? { detail: describeVerdict(verdict) } : {}),
     };
   };
 }

@@ -121,8 +121,11 @@ export const DevTokenJson = z.strictObject({
 });
 const CheckState = z.enum(['ok', 'degraded', 'down']);
 export const ReadyJson = z.strictObject({
-  status: z.enum(['ready', 'unavailable']),
+  /** `draining`: shutting down (SIGTERM); `unavailable`: a check below is `down`. */
+  status: z.enum(['ready', 'draining', 'unavailable']),
   checks: z.record(z.string(), CheckState),
+  /** Why, in words: e.g. how many token ranges lack the replicas a consistency level needs. */
+  detail: z.string().optional(),
 });
 
 /** RFC 9457 problem details; `type` is `https://regrid.dev/problems/<code>`. */

@@ -1,7 +1,8 @@
 /**
  * Liveness and readiness.
  *   GET /healthz → 200 while the process runs.
- *   GET /readyz  → 200 when Cassandra and Redis answer, else 503 with what is down.
+ *   GET /readyz  → 200 when Cassandra answers with the replicas its consistency levels need
+ *                  (Redis `ok` or `degraded`); 503 while draining or when not (what is down).
  * Both are `Cache-Control: no-store`: a probe's answer is about this instant, and a cached 503
  * would keep an instance out of rotation after it recovered.
  */
@@ -15,8 +16,9 @@ export function healthRoutes(readiness: () => Promise<Readiness>) {
   app.get('/healthz', (c) => c.json({ status: 'ok' }, 200, noStore));
   app.get('/readyz', async (c) => {
     const r = await readiness();
+    const status = r.ready ? 'ready' : r.draining ? 'draining' : 'unavailable';
     return c.json(
-      { status: r.ready ? 'ready' : 'unavailable', checks: r.checks },
+      { status, checks: r.checks, ...(r.detail ? { detail: r.detail } : {}) },
       r.ready ? 200 : 503,
       { ...noStore, ...(r.ready ? {} : { 'retry-after': '1' }) },
     );
