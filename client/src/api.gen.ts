@@ -277,10 +277,11 @@ export type HealthzResult = {
 };
 
 export type ReadyzResult = {
-  status: 'ready' | 'unavailable';
+  status: 'ready' | 'draining' | 'unavailable';
   checks: {
     [key: string]: 'ok' | 'degraded' | 'down';
   };
+  detail?: string;
 };
 
 export type CreatePostBody = {
