@@ -85,7 +85,7 @@ if [[ -z "${CASSANDRA_CONTACT_POINTS:-}" ]]; then
   say "CASSANDRA_CONTACT_POINTS unset: the started image and its HEALTHCHECK were not checked"
   exit 0
 fi
-PORT="${CHECK_PORT:-18941}"
+PORT="${CHECK_PORT:-$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}"
 run_env=(env -i PATH="$PATH" HOME="$APP" "${RUNTIME_ENV[@]}" HOST=127.0.0.1 PORT="$PORT"
   CASSANDRA_CONTACT_POINTS="$CASSANDRA_CONTACT_POINTS" CASSANDRA_PORT="${CASSANDRA_PORT:-9042}"
   CASSANDRA_LOCAL_DC="${CASSANDRA_LOCAL_DC:-datacenter1}" REDIS_URL="${REDIS_URL:-none}"
@@ -99,8 +99,8 @@ fi
 (cd "$APP" && exec "${run_env[@]}" "${CMD[@]}") >"$APP/server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 120); do
-  (cd "$APP" && "${run_env[@]}" "${HEALTH[@]}") && break
   kill -0 "$SERVER" 2>/dev/null || { say "server exited:"; cat "$APP/server.log"; exit 1; }
+  (cd "$APP" && "${run_env[@]}" "${HEALTH[@]}") && break
   sleep 0.5
 done
 (cd "$APP" && "${run_env[@]}" "${HEALTH[@]}") || { say "HEALTHCHECK failed"; tail -20 "$APP/server.log"; exit 1; }

@@ -17,7 +17,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CP="${CASSANDRA_CONTACT_POINTS:-127.0.0.1}"
 CPORT="${CASSANDRA_PORT:-9042}"
 REDIS="${REDIS_URL:-redis://127.0.0.1:6379}"
-PORT="${CHECK_PORT:-18931}"
+# A port nothing listens on now (a stale server on a fixed port would answer in our place).
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+PORT="${CHECK_PORT:-$(free_port)}"
 KS="regrid_ci_prod_$(date +%s)_$$"
 SECRET="ci-production-secret-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 WORK="$(mktemp -d /tmp/regrid-prod.XXXXXX)"
@@ -91,7 +93,10 @@ expect_refusal "unmigrated keyspace" "keyspace $KS does not exist: run .regrid m
 
 say "node dist/cli.js migrate (keyspace $KS)"
 prod "${SETTINGS[@]}" CASSANDRA_REQUEST_TIMEOUT_MS=30000 timeout 300 node dist/cli.js migrate || fail "migrate"
-prod "${SETTINGS[@]}" node dist/main.js >"$WORK/server.log" 2>&1 &
+# exec: $! is the server itself, so the cleanup's kill reaches it.
+(exec env -i PATH="$PATH" HOME="$WORK" NODE_ENV=production REGRID_HOME="$WORK/home" HOST=127.0.0.1 \
+  PORT="$PORT" CASSANDRA_PORT="$CPORT" CASSANDRA_KEYSPACE="$KS" "${SETTINGS[@]}" \
+  node dist/main.js) >"$WORK/server.log" 2>&1 &
 SERVER=$!
 BASE="http://127.0.0.1:$PORT"
 for _ in $(seq 120); do
@@ -100,6 +105,7 @@ for _ in $(seq 120); do
   sleep 0.5
 done
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+kill -0 "$SERVER" 2>/dev/null || fail "the server exited"
 [[ "$(code "$BASE/readyz")" == 200 ]] || fail "/readyz is not 200"
 [[ "$(code -X POST "$BASE/dev/token")" == 404 ]] || fail "/dev/token is not 404"
 say "/readyz 200, /dev/token 404"
@@ -130,5 +136,5 @@ kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
 
 say "the Dockerfile's runtime stage, replayed from this build"
 CASSANDRA_CONTACT_POINTS="$CP" CASSANDRA_PORT="$CPORT" REDIS_URL="$REDIS" AUTH_JWT_SECRET="$SECRET" \
-  CASSANDRA_KEYSPACE="$KS" CHECK_PORT="$((PORT + 1))" timeout 900 "$APP/scripts/check-containers.sh" "$APP"
+  CASSANDRA_KEYSPACE="$KS" CHECK_PORT="$(free_port)" timeout 900 "$APP/scripts/check-containers.sh" "$APP"
 say "passed"
