@@ -105,7 +105,7 @@ async function importRun(s: SourceFixture) {
   sent.bytes = 0;
   const t0 = process.hrtime.bigint();
   const totals = await runImport(
-    (p, posts) => service.importChunk(p, posts),
+    (p, posts) => service.platform.importChunk(p, posts),
     cqlSource(tableOf(s), 32),
     {
       parallel: PARALLEL,

@@ -24,9 +24,7 @@ import { movePost, type MoveOptions, type MoveOutcome } from './ops/move.js';
 import { setPins } from './ops/pins.js';
 import * as postsOps from './ops/posts.js';
 import type { NewPost, PostWriteResult } from './ops/posts.js';
-import * as register from './ops/register.js';
-import { importChunk } from './import/import-chunk.js';
-import type { Post } from '../domain/post.js';
+import { PlatformPosts } from './platform-posts.js';
 import { resetGrid } from './ops/reset.js';
 import { takedownPost } from './ops/takedown.js';
 import { undoMove } from './ops/undo.js';
@@ -59,6 +57,8 @@ export class GridService {
   readonly checks: ReadChecks;
   /** Reordered copies of profiles with many overrides (read/copy-builder.ts). */
   readonly copies: CopyBuilder;
+  /** A platform's own services: registered posts and imports (platform-posts.ts). */
+  readonly platform: PlatformPosts;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   private readonly renderedRead: RenderedRead;
   private readonly deps: ServiceDeps;
@@ -77,6 +77,7 @@ export class GridService {
     this.pageReader = w.pageReader;
     this.renderedRead = w.renderedRead;
     this.deps = w.deps;
+    this.platform = new PlatformPosts(w.deps, w.caches);
   }
 
   // --- writes ------------------------------------------------------------------------------
@@ -120,26 +121,6 @@ export class GridService {
       version: r.version,
       generation: r.generation,
     }));
-  }
-
-  /** A platform's post under its own ID (ops/register.ts); collaborators are invited. */
-  registerPost(post: PostRecord, options?: WriteOptions) {
-    const invite = (postId: bigint, authorId: bigint, cs: readonly bigint[]) =>
-      collab.inviteCollaborators(this.deps, postId, authorId, cs);
-    return trackOp('register', () => register.registerPost(this.deps, post, invite, options));
-  }
-
-  /** One chunk of `regrid import`: existing posts of one profile onto its grid (service/import/). */
-  importChunk(profileId: bigint, posts: readonly Post[]) {
-    return trackOp('import', () => importChunk(this.deps, profileId, posts));
-  }
-
-  async unregisterPost(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    const out = await trackOp('unregister', () =>
-      register.unregisterPost(this.deps, profileId, postId, options),
-    );
-    await this.caches?.posts.forget([postId]);
-    return out;
   }
 
   async deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {

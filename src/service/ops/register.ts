@@ -46,17 +46,21 @@ export async function registerPost(
 ): Promise<RegisterResult> {
   assertCollaborators(post.authorId, post.collaborators);
   const existing = await deps.posts.getPost(post.postId);
+  let inserted = false;
   if (existing) assertSameBody(existing, post);
-  else if (!(await deps.posts.insertPostIfAbsent(post))) {
+  else if (!(inserted = await deps.posts.insertPostIfAbsent(post))) {
     const winner = await deps.posts.getPost(post.postId);
     if (winner) assertSameBody(winner, post);
   }
   const out = await deps.writer.writeGrid(post.authorId, registerPlanner(deps, post), options);
   // Invitations live outside the invitees' grids, under the same limits as a created post's
-  // (ops/invitations.ts); what is already invited or accepted is skipped, so a repeated
-  // registration invites nobody twice.
+  // (ops/invitations.ts). Only the registration that wrote the body or put the post on the grid
+  // sends them: a repeated one must not invite again a collaborator who has declined or left
+  // since (the race suite found exactly that). A crash after the grid write and before the
+  // invitations loses them; the platform can name the collaborators again by a new post.
+  const first = inserted || out.result.joined;
   const notInvited =
-    post.collaborators.length > 0
+    first && post.collaborators.length > 0
       ? await invite(post.postId, post.authorId, post.collaborators)
       : [];
   return {

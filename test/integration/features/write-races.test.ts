@@ -12,6 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../src/domain/errors.js';
+import { composeId, decomposeId } from '../../../src/domain/ids.js';
 import type { GridService } from '../../../src/service/grid-service.js';
 import { createRng, type Rng } from '../../../src/tools/loadtest/rng.js';
 import { freshProfile, httpApi, openFeatures, type Features } from './harness.js';
@@ -67,6 +68,30 @@ const OPS: Record<string, Op> = {
   block: (t) => features.blockAuthor(t.collaborator, t.profile),
   takedown: async (t, p) => {
     await features.takedown(p);
+    t.deleted.add(p);
+  },
+};
+
+/**
+ * A platform's own writes (service routes: ops/register.ts), raced against every operation
+ * above: registering an older post of the platform's, registering the target again with its
+ * current body (a no-op, or 409 once it changed), and unregistering (deleting) the target.
+ */
+let platformSeq = 0;
+const PLATFORM_OPS: Record<string, Op> = {
+  registerOld: async (t, p) => {
+    const ms = decomposeId(p).ms - 1 - (platformSeq % 1000);
+    const postId = composeId({ ms, worker: 7777, sequence: platformSeq++ % 1024 });
+    const post = { postId, authorId: t.profile, caption: 'platform', mediaUrl: undefined };
+    await features.platform.register({ ...post, createdAt: new Date(ms), collaborators: [] });
+    t.posts.push(postId);
+  },
+  reregister: async (_t, p) => {
+    const body = await f.service.posts.getPost(p);
+    if (body && !body.removedAt) await features.platform.register(body);
+  },
+  unregister: async (t, p) => {
+    await features.platform.unregister(t.profile, p);
     t.deleted.add(p);
   },
 };
@@ -177,6 +202,21 @@ describe('concurrent grid writes', () => {
         profilesSeen.push(t.profile, t.collaborator);
         await Promise.all([attempt(OPS[a]!, t, target), attempt(OPS[b]!, t, target)]);
         await checkInvariants(t, `${a} ‖ ${b} #${k}`);
+      }
+    }
+  }, 600_000);
+
+  it("the platform's register, re-register and unregister against every operation", async () => {
+    const rng = createRng(31);
+    const all = { ...OPS, ...PLATFORM_OPS };
+    for (const a of Object.keys(PLATFORM_OPS)) {
+      for (const b of Object.keys(all)) {
+        for (let k = 0; k < 2; k++) {
+          const { t, target } = await setup(rng);
+          profilesSeen.push(t.profile, t.collaborator);
+          await Promise.all([attempt(all[a]!, t, target), attempt(all[b]!, t, target)]);
+          await checkInvariants(t, `${a} ‖ ${b} #${k}`);
+        }
       }
     }
   }, 600_000);

@@ -32,7 +32,7 @@ const source = new SourceTable(cqlOf(client), consistencyOf(config), keyspace, t
   media: 'media_url',
 });
 let slices = 0;
-await runImport((p, posts) => service.importChunk(p, posts), cqlSource(source, 16), {
+await runImport((p, posts) => service.platform.importChunk(p, posts), cqlSource(source, 16), {
   parallel: 2,
   ratePerS: Number(rate),
   checkpointPath,

@@ -42,7 +42,7 @@ const tableOf = (s: SourceFixture) =>
     media: 'media_url',
   });
 
-const chunks = () => f.service.importChunk.bind(f.service);
+const chunks = () => f.service.platform.importChunk.bind(f.service.platform);
 
 async function expectGridsEqualSource(s: SourceFixture, only?: bigint[]) {
   for (const [profile, ids] of s.profiles) {
