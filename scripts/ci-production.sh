@@ -130,7 +130,9 @@ api POST /v1/me/grid/moves "{\"post_id\":\"$A\",\"after\":null}" >/dev/null
 [[ "$(curl -sf "$BASE/v1/profiles/$PROFILE/grid" | field '.items.map(i=>i.id).join()')" == "$A,$B" ]] || fail "the move did not reorder the grid"
 say "a move works (post $A to the top)"
 VERSION="$(node -p 'require("./package.json").version')"
-curl -sf "$BASE/metrics" | grep -q "^regrid_build_info{.*version=\"$VERSION\"" || fail "/metrics has no regrid_build_info with version $VERSION"
+# Into a file first: `grep -q` closing the pipe early would fail curl under pipefail.
+curl -sf "$BASE/metrics" >"$WORK/metrics.txt" || fail "/metrics"
+grep -q "^regrid_build_info{.*version=\"$VERSION\"" "$WORK/metrics.txt" || fail "/metrics has no regrid_build_info with version $VERSION"
 say "/metrics: regrid_build_info version=\"$VERSION\""
 kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
 
