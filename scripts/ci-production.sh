@@ -69,6 +69,8 @@ done
 node --input-type=module -e "import { createRegrid } from 'regrid';
   if (typeof createRegrid !== 'function') process.exit(1);" || fail "import { createRegrid } from 'regrid'"
 say "production install: $(npm ls --all --parseable 2>/dev/null | tail -n +2 | wc -l) packages, $(du -sh node_modules | cut -f1) (du -sh node_modules)"
+say "the CLI offline on this install (scripts/ci-cli-offline.sh): --help, --version, a dead port"
+"$ROOT/scripts/ci-cli-offline.sh" "$APP/dist/cli.js" || fail "the CLI offline"
 
 # A production process with only what the test gives it (env -i: nothing inherited).
 prod() { env -i PATH="$PATH" HOME="$WORK" NODE_ENV=production REGRID_HOME="$WORK/home" \

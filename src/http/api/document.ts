@@ -144,7 +144,8 @@ function operation(id: string, op: OperationSpec, bodyRef?: Json, okRef?: Json):
   }
   if (id === 'readyz') {
     responses['503'] = {
-      description: 'Cassandra does not answer: take the instance out of rotation',
+      description:
+        'draining, Cassandra does not answer, or too few live replicas: take the instance out of rotation',
       headers: { 'Retry-After': headerRef('RetryAfter') },
       content: { 'application/json': { schema: okRef } },
     };

@@ -105,7 +105,8 @@ export const operationsOperations = {
     method: 'get',
     path: '/readyz',
     tag: 'operations',
-    summary: 'Readiness (503 plain JSON with Retry-After while Cassandra does not answer)',
+    summary:
+      'Readiness (503 plain JSON with Retry-After while draining, while Cassandra does not answer, or without the replicas the consistency levels need)',
     auth: 'none',
     ok: {
       status: 200,
