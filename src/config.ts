@@ -110,6 +110,8 @@ export const ConfigSchema = z.object({
   // Auth. In development a secret is generated and printed when none is configured.
   AUTH_JWT_SECRET: z.string().min(16).optional(),
   ADMIN_TOKEN: z.string().min(16).optional(),
+  /** HS256 secret of service tokens (http/service-auth.ts); unset = the service routes are off. */
+  AUTH_SERVICE_JWT_SECRET: z.string().min(16).optional(),
   CURSOR_SECRET: z.string().min(16).optional(),
   /** Longest accepted user-token lifetime (`exp - iat`); tokens must carry both claims. */
   AUTH_MAX_TOKEN_LIFETIME_S: intFrom(24 * 3600, 60),
@@ -224,6 +226,11 @@ const CheckedConfig = ConfigSchema.superRefine((c, ctx) => {
   // A Redis target that cannot be read fails at start-up, not at the first cache call.
   const problem = redisTargetProblem(c);
   if (problem) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: problem });
+  // One secret for both kinds would let a user token's signature pass as a service token's.
+  if (c.AUTH_SERVICE_JWT_SECRET && c.AUTH_SERVICE_JWT_SECRET === c.AUTH_JWT_SECRET) {
+    const message = 'must differ from AUTH_JWT_SECRET';
+    ctx.addIssue({ code: 'custom', path: ['AUTH_SERVICE_JWT_SECRET'], message });
+  }
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
