@@ -9,7 +9,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
 import { runCli } from '../../../src/tools/cli/cli-main.js';
+import { withLocalRing } from '../../../src/tools/infra/ring-target.js';
 import { isAlive, sleep, tcpOpen } from '../../../src/tools/infra/process-utils.js';
 
 const PORTS = {
@@ -83,4 +85,25 @@ describe('regrid cassandra on a private home', () => {
     await sleep(200);
     expect(isAlive(fake.pid!)).toBe(false);
   }, 60_000);
+
+  it('with a ring node running, npm start’s config is the whole ring at RF 3 in regrid_ring', async () => {
+    // Ring node 2's stand-in (it needs no port: only its pidfile and command line are read).
+    const node2 = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', 'CassandraDaemon'], { stdio: 'ignore' }); // prettier-ignore
+    try {
+      writeFileSync(join(home, 'cassandra', '5.0.8', 'ring', 'node2.json'), JSON.stringify({ pid: node2.pid })); // prettier-ignore
+      await sleep(100);
+      const lines: string[] = [];
+      const config = withLocalRing(loadConfig(), (l) => lines.push(l));
+      expect(config.CASSANDRA_CONTACT_POINTS).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3']);
+      expect(config.CASSANDRA_KEYSPACE).toBe('regrid_ring');
+      expect(config.CASSANDRA_REPLICATION).toEqual({ class: 'NetworkTopologyStrategy', datacenter1: 3 }); // prettier-ignore
+      expect(lines).toEqual([expect.stringContaining('local 3-node ring runs under REGRID_HOME (1 of 3 nodes up)')]); // prettier-ignore
+      // The single node's `up` does not "reuse" ring node 1's port: it names the ring.
+      const up = capture();
+      expect(await runCli(['cassandra', 'up'], up.io)).toBe(0);
+      expect(up.out[0]).toContain('the local ring runs under REGRID_HOME (1 of 3 nodes)');
+    } finally {
+      node2.kill('SIGKILL');
+    }
+  });
 });
