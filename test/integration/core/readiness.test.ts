@@ -114,7 +114,7 @@ describe('/readyz', () => {
     const route = healthRoutes(makeReadiness({ cql, quorum: quorumCheck(client, { ...config, CASSANDRA_KEYSPACE: RF3 }) })); // prettier-ignore
     const res = await route.request('/readyz');
     expect(res.status).toBe(503);
-    const body = await res.json();
+    const body = (await res.json()) as { detail?: string };
     expect(body).toMatchObject({ status: 'unavailable', checks: { cassandra: 'ok', replicas: 'down' } }); // prettier-ignore
     expect(body.detail).toMatch(/token ranges cannot meet localQuorum \(1 replicas up, needs 2\)/);
     const ok = healthRoutes(makeReadiness({ cql, quorum: quorumCheck(client, config) }));
