@@ -152,7 +152,7 @@ export const ConfigSchema = z.object({
   WRITE_GROUP_MAX_WRITES: intFrom(32, 1, 256),
   WRITE_GROUP_MAX_ROWS: intFrom(200, 1, 1000),
   WRITE_GROUP_MAX_BYTES: intFrom(16 * 1024, 1024, 40 * 1024),
-  RELABEL_POLICY: z.enum(['adaptive', 'doubling']).default('adaptive'),
+  RELABEL_POLICY: z.enum(['bounded', 'adaptive', 'doubling']).default('bounded'),
   MOVE_RATE_LIMIT: intFrom(120, 1), // moves per window per profile
   MOVE_RATE_WINDOW_S: intFrom(60, 1),
   /**

@@ -22,7 +22,14 @@
  * leaves 2^23 on either side of M34 for the next 23 moves into that gap.
  */
 export { keyBetween, type Keyed, type Slice } from './keys/slice.js';
-export { placeMany, placeOne, type Placement, type RelabelPolicy } from './keys/place.js';
+export {
+  DEFAULT_POLICY,
+  placeMany,
+  placeOne,
+  RELABEL_POLICIES,
+  type Placement,
+  type RelabelPolicy,
+} from './keys/place.js';
 export {
   ceilingAbove,
   entryAboveIn,
@@ -30,3 +37,13 @@ export {
   SKEW_HEADROOM,
   sliceAround,
 } from './keys/gap.js';
+export { placeCapped, DEFAULT_ROW_CAP, type CappedPlacement } from './keys/capped.js';
+export {
+  amortizedBound,
+  CAPACITY,
+  LEAF_CAPACITY,
+  LEAF_LEVEL,
+  potential,
+  TIER_A_BUDGET,
+  TIER_A_WINDOW,
+} from './keys/nodes.js';

@@ -31,17 +31,24 @@
  * The worked example of the engine is in src/domain/keys.ts.
  */
 import { placeAdaptive } from './relabel-adaptive.js';
+import { placeBounded } from './relabel-bounded.js';
 import { placeDoubling } from './relabel-doubling.js';
-import { NEED_MORE, type Keyed, type PlaceFn, type Slice } from './slice.js';
+import { NEED_MORE, type Keyed, type PlaceFn, type RelabelResult, type Slice } from './slice.js';
 
-/** 'adaptive' (default) is regrid's policy; 'doubling' is the article's baseline. */
-export type RelabelPolicy = 'adaptive' | 'doubling';
+/**
+ * 'bounded' (default) has a proven amortized bound (relabel-bounded.ts); 'adaptive' was regrid's
+ * policy before it; 'doubling' is the article's baseline.
+ */
+export type RelabelPolicy = 'bounded' | 'adaptive' | 'doubling';
+export const RELABEL_POLICIES = ['bounded', 'adaptive', 'doubling'] as const;
+export const DEFAULT_POLICY: RelabelPolicy = 'bounded';
 
 export type Placement =
   { kind: 'placed'; writes: Keyed[]; relabelled: number } | { kind: 'need_more' };
 
 const MAX_CEILING = (1n << 63n) - 1n;
 const POLICIES: Record<RelabelPolicy, PlaceFn> = {
+  bounded: placeBounded,
   adaptive: placeAdaptive,
   doubling: placeDoubling,
 };
@@ -51,7 +58,7 @@ export function placeOne(
   slice: Slice,
   postId: bigint,
   ceiling: bigint,
-  policy: RelabelPolicy = 'adaptive',
+  policy: RelabelPolicy = DEFAULT_POLICY,
 ): Placement {
   return placeMany(slice, [postId], ceiling, policy);
 }
@@ -65,10 +72,9 @@ export function placeMany(
   slice: Slice,
   postIds: readonly bigint[],
   ceiling: bigint,
-  policy: RelabelPolicy = 'adaptive',
+  policy: RelabelPolicy = DEFAULT_POLICY,
 ): Placement {
-  validate(slice, postIds, ceiling);
-  const plan = POLICIES[policy](slice, postIds.length, ceiling);
+  const plan = planOf(slice, postIds, ceiling, policy);
   if (plan === NEED_MORE) return { kind: 'need_more' };
   const { from, to, keys } = plan;
   const postsInOrder = [
@@ -78,6 +84,17 @@ export function placeMany(
   ];
   const writes = postsInOrder.map((id, i) => ({ postId: id, key: keys[i] as bigint }));
   return { kind: 'placed', writes, relabelled: to - from };
+}
+
+/** The policy's window and new keys, after validating the call. */
+export function planOf(
+  slice: Slice,
+  postIds: readonly bigint[],
+  ceiling: bigint,
+  policy: RelabelPolicy,
+): RelabelResult {
+  validate(slice, postIds, ceiling);
+  return POLICIES[policy](slice, postIds.length, ceiling);
 }
 
 function validate(slice: Slice, postIds: readonly bigint[], ceiling: bigint): void {

@@ -37,6 +37,7 @@ import {
   evenKeys,
   NEED_MORE,
   type Bounds,
+  type Relabel,
   type RelabelResult,
   type Slice,
 } from './slice.js';
@@ -49,6 +50,23 @@ const HOT_SHIFT = 10n;
 const MAX_WINDOW = 128;
 
 export function placeAdaptive(slice: Slice, count: number, ceiling: bigint): RelabelResult {
+  const local = placeLocal(slice, count, ceiling, MAX_WINDOW);
+  if (local !== undefined) return local;
+  return wholeGrid(slice, count, ceiling);
+}
+
+/**
+ * Rules 1-3 above with windows of at most `maxWindow` entries: the placement, NEED_MORE, or
+ * undefined when no such window has room at MIN_GAP. `accept` may veto a window (its answer is
+ * then the next widest of that size, or a larger size); relabel-bounded.ts uses this as tier A.
+ */
+export function placeLocal(
+  slice: Slice,
+  count: number,
+  ceiling: bigint,
+  maxWindow: number,
+  accept?: (plan: Relabel) => boolean,
+): RelabelResult | undefined {
   const g = slice.gap;
   const len = slice.entries.length;
   const gap = boundsOf(slice, g, g, ceiling);
@@ -56,8 +74,8 @@ export function placeAdaptive(slice: Slice, count: number, ceiling: bigint): Rel
   const direct = inGap(slice, gap, count);
   if (direct !== undefined) return { from: g, to: g, keys: direct };
 
-  for (let w = 1; w <= Math.min(MAX_WINDOW, len); w++) {
-    let best: { from: number; to: number; bounds: Bounds } | undefined;
+  for (let w = 1; w <= Math.min(maxWindow, len); w++) {
+    const roomy: { from: number; to: number; bounds: Bounds }[] = [];
     for (let below = w; below >= 0; below--) {
       const from = g - below;
       const to = from + w;
@@ -69,18 +87,27 @@ export function placeAdaptive(slice: Slice, count: number, ceiling: bigint): Rel
       }
       const bounds = boundsOf(slice, from, to, ceiling);
       if (bounds === undefined) return NEED_MORE;
-      const range = bounds.hi - bounds.lo;
-      if (range < BigInt(w + count + 1) * MIN_GAP) continue;
-      if (best === undefined || range > best.bounds.hi - best.bounds.lo)
-        best = { from, to, bounds };
+      if (bounds.hi - bounds.lo >= BigInt(w + count + 1) * MIN_GAP)
+        roomy.push({ from, to, bounds });
     }
-    if (best !== undefined) {
+    // Widest range first; among equals the one with most entries below the gap (stable sort).
+    roomy.sort((a, b) => {
+      const d = b.bounds.hi - b.bounds.lo - (a.bounds.hi - a.bounds.lo);
+      return d > 0n ? 1 : d < 0n ? -1 : 0;
+    });
+    for (const best of roomy) {
       const keys = spread(best.bounds, g - best.from, count, best.to - g, MIN_GAP);
-      return { from: best.from, to: best.to, keys };
+      const plan = { from: best.from, to: best.to, keys };
+      if (accept === undefined || accept(plan)) return plan;
     }
   }
+  return undefined;
+}
 
-  // Last resort: the whole grid over (0, ceiling), as far apart as it goes up to MIN_GAP.
+/** Last resort: the whole grid over (0, ceiling), as far apart as it goes up to MIN_GAP. */
+export function wholeGrid(slice: Slice, count: number, ceiling: bigint): RelabelResult {
+  const g = slice.gap;
+  const len = slice.entries.length;
   if (!slice.reachesBottom || !slice.reachesTop) return NEED_MORE;
   const whole = { lo: 0n, hi: ceiling };
   const even = ceiling / BigInt(len + count + 1);

@@ -13,7 +13,7 @@ import { placeMany, placeOne, type Keyed, type RelabelPolicy } from '../../../sr
 import { apply, expectOrder, expectValidKeys, grid, whole } from './keys-model.js';
 
 const SEED = 6_2026;
-const POLICIES: readonly RelabelPolicy[] = ['adaptive', 'doubling'];
+const POLICIES: readonly RelabelPolicy[] = ['bounded', 'adaptive', 'doubling'];
 
 /** A step: move the post at `from` (or a new post) into gap `to`; the clock may advance. */
 const step = fc.record({
