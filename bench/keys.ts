@@ -1,104 +1,17 @@
 /**
  * npm run bench:keys [-- --json PATH] [--seed N] [--seeds N]
+ * npm run bench:keys -- --adversary [--json PATH] [--moves N] [--property-moves N]
  *
- * Deterministic benchmark of sort-key schemes: every workload of bench/keys/workloads.ts
- * under regrid's key engine (adaptive policy), the article's window doubling (baseline), and the
- * schemes teams use instead. Prints one side-by-side table per workload, the peer figures the
- * article quotes, a multi-seed check of the random workload, and the project's targets; `--json`
- * also writes everything to PATH. Same seed, same numbers, on any machine.
+ * Deterministic benchmark of sort-key schemes. Without --adversary: the friendly workloads
+ * (bench/keys/friendly-main.ts), side-by-side tables, the peer figures the article quotes, a
+ * multi-seed check of the random workload, and the project's targets. With --adversary: the
+ * adversaries of bench/keys/adversaries.ts at 10^3-10^5 posts, the old adaptive policy next to the
+ * default under its row cap, and the amortized bound's check over a long mixed run
+ * (bench/keys/adversary-main.ts). Same seed, same numbers, on any machine; exits non-zero when a
+ * target is missed.
  */
-import { writeFileSync } from 'node:fs';
-import { probes, type Probe } from './keys/probes.js';
-import { probeTable, table, targets, targetTable, ARTICLE, type Results } from './keys/report.js';
-import { makeScheme, SCHEMES, type SchemeName } from './keys/schemes.js';
-import { run, workload, WORKLOADS, type RunResult, type WorkloadName } from './keys/workloads.js';
+import { adversaryMain } from './keys/adversary-main.js';
+import { friendlyMain } from './keys/friendly-main.js';
 
-function option(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-const seed = Number(option('seed') ?? 1);
-const seeds = Number(option('seeds') ?? 5);
-const jsonPath = option('json');
-const began = performance.now();
-
-function runOne(w: WorkloadName, s: SchemeName, withSeed = seed): RunResult {
-  const wl = workload(w, withSeed);
-  return run(wl, makeScheme(s, wl.seeds));
-}
-
-const results = {} as Results;
-for (const w of WORKLOADS) {
-  results[w] = {} as Record<SchemeName, RunResult>;
-  for (const s of SCHEMES) {
-    results[w][s] = runOne(w, s);
-    process.stderr.write(`  ${w} / ${s}: ${results[w][s].elapsed_ms.toFixed(0)} ms\n`);
-  }
-}
-
-/** The random workload over several seeds, for the two integer policies: is one seed typical? */
-interface SeedSummary {
-  readonly seeds: number[];
-  readonly mean_rows_per_move: number;
-  readonly worst_rows_per_move: number;
-  readonly mean_relabels: number;
-  readonly max_relabel_rows: number;
-}
-function acrossSeeds(s: SchemeName): SeedSummary {
-  const list = Array.from({ length: seeds }, (_, i) => seed + i);
-  const runs = list.map((n) => (n === seed ? results.random[s] : runOne('random', s, n)));
-  const mean = (f: (r: RunResult) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
-  return {
-    seeds: list,
-    mean_rows_per_move: mean((r) => r.rows_per_move),
-    worst_rows_per_move: Math.max(...runs.map((r) => r.rows_per_move)),
-    mean_relabels: mean((r) => r.relabels),
-    max_relabel_rows: Math.max(...runs.map((r) => r.max_relabel_rows)),
-  };
-}
-const randomSeeds = { baseline: acrossSeeds('baseline'), regrid: acrossSeeds('regrid') };
-
-const probeList: Probe[] = probes();
-const targetList = targets(results);
-const elapsedMs = performance.now() - began;
-
-const seedTable = [
-  `random over seeds ${seed}-${seed + seeds - 1}   mean rows/move  worst rows/move  mean relabels  largest relabel`,
-  ...(['baseline', 'regrid'] as const).map((s) => {
-    const r = randomSeeds[s];
-    return `${s.padEnd(28)}  ${r.mean_rows_per_move.toFixed(5).padStart(14)}  ${r.worst_rows_per_move.toFixed(5).padStart(15)}  ${r.mean_relabels.toFixed(1).padStart(13)}  ${String(r.max_relabel_rows).padStart(15)}`;
-  }),
-].join('\n');
-
-console.log(
-  [
-    `regrid key benchmark (seed ${seed}, ${process.version}, ${(elapsedMs / 1000).toFixed(1)} s)`,
-    "article = the design article's published figure for its scheme; baseline = regrid running the",
-    "article's window doubling; regrid = the adaptive policy (default); rows include the moved post.",
-    '',
-    ...WORKLOADS.map((w) => table(results, w) + '\n'),
-    seedTable,
-    '',
-    probeTable(probeList),
-    '',
-    targetTable(targetList),
-  ].join('\n'),
-);
-
-if (jsonPath !== undefined) {
-  const report = {
-    seed,
-    node: process.version,
-    elapsed_ms: Math.round(elapsedMs),
-    workloads: Object.fromEntries(
-      WORKLOADS.map((w) => [w, { article: ARTICLE[w], ...results[w] }]),
-    ),
-    random_across_seeds: randomSeeds,
-    probes: probeList,
-    targets: targetList,
-  };
-  writeFileSync(jsonPath, JSON.stringify(report, null, 2) + '\n');
-  console.log(`\nwrote ${jsonPath}`);
-}
-if (targetList.some((t) => !t.met)) process.exitCode = 1;
+if (process.argv.includes('--adversary')) adversaryMain();
+else friendlyMain();

@@ -22,6 +22,7 @@ import {
 
 export const SCHEMES = [
   'regrid',
+  'adaptive',
   'baseline',
   'dense',
   'float',
@@ -93,6 +94,8 @@ class SimScheme<K> implements GridSim {
 export function makeScheme(name: SchemeName, seeds: readonly Seed[]): GridSim {
   switch (name) {
     case 'regrid':
+      return new SimScheme(seeds, engine('bounded'));
+    case 'adaptive':
       return new SimScheme(seeds, engine('adaptive'));
     case 'baseline':
       return new SimScheme(seeds, engine('doubling'));
@@ -110,7 +113,7 @@ export function makeScheme(name: SchemeName, seeds: readonly Seed[]): GridSim {
 }
 
 /** regrid's key engine: effective keys seeded by post IDs, the whole grid as the slice. */
-function engine(policy: RelabelPolicy): KeyRules<bigint> {
+export function engine(policy: RelabelPolicy): KeyRules<bigint> {
   return {
     seed: (seeds) => seeds.map((s) => s.postId),
     place(entries, postId, _from, to, nowMs) {
