@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     idempotency,
     ...(config.ADMIN_TOKEN ? { adminToken: config.ADMIN_TOKEN } : {}),
     jwtSecret: secrets.jwtSecret,
+    serviceJwtSecret: config.AUTH_SERVICE_JWT_SECRET,
     tokenPolicy: tokenPolicyOf(config),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,

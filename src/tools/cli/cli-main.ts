@@ -24,6 +24,7 @@ const LOADERS: Record<string, () => Promise<Run>> = {
   audit: async () => operator('audit'),
   takedown: async () => operator('takedown'),
   flags: async () => operator('flags'),
+  import: async () => (await import('./cmd-import.js')).run,
   seed: async () => (await import('./cmd-seed.js')).run,
   cassandra: async () => (await import('./cmd-cassandra.js')).run,
   loadtest: async () => (await import('./cmd-loadtest.js')).run,

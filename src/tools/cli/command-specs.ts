@@ -77,6 +77,36 @@ Other processes follow a change within 2 × FLAGS_REFRESH_MS.`,
     options: { ...json },
   },
   {
+    name: 'import',
+    summary: "bring a platform's existing posts onto their grids (docs/integration.md)",
+    help: `usage: regrid import --from-cql KEYSPACE.TABLE --profile-column C --post-column C [options]
+       regrid import --from-ndjson FILE|-   (one post a line: profile_id, post_id, created_at?,
+                                             caption?, media_url?)
+  --created-column C --caption-column C --media-column C
+                    more columns of the CQL source (IDs must be bigint columns)
+  --slices N        token-ring slices of a CQL source (default 64)
+  --parallel N      slices at a time (default 4)
+  --rate N          source posts per second at most (default: unthrottled)
+  --checkpoint FILE remember finished slices; a rerun with the same file resumes
+  --json            the totals as one JSON line
+The source is only read. A rerun changes nothing. Exit 1 when some posts were not imported
+(conflicting bodies, invalid rows, failed slices).`,
+    options: {
+      'from-cql': { type: 'string' },
+      'from-ndjson': { type: 'string' },
+      'profile-column': { type: 'string' },
+      'post-column': { type: 'string' },
+      'created-column': { type: 'string' },
+      'caption-column': { type: 'string' },
+      'media-column': { type: 'string' },
+      slices: { type: 'string' },
+      parallel: { type: 'string' },
+      rate: { type: 'string' },
+      checkpoint: { type: 'string' },
+      ...json,
+    },
+  },
+  {
     name: 'seed',
     summary: 'fill a demo profile with posts (what `npm run seed:demo` runs)',
     help: `usage: regrid seed [--posts N] [--profile ID]
