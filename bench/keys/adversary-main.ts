@@ -24,7 +24,7 @@ function option(name: string): string | undefined {
 export function adversaryMain(): void {
   const moves = Number(option('moves') ?? 10_000);
   const propertyMoves = Number(option('property-moves') ?? 1_000_000);
-  const propertyN = Number(option('property-n') ?? 100_000);
+  const propertyN = Number(option('property-n') ?? 1_000);
   const jsonPath = option('json');
   const began = performance.now();
   const runs: AdversaryRun[] = [];
@@ -42,6 +42,7 @@ export function adversaryMain(): void {
       }
     }
   }
+  console.log(adversaryTable(runs) + '\n');
   const property = propertyCheck(propertyN, propertyMoves);
   const mine = runs.filter((r) => r.policy === DEFAULT_POLICY);
   const checks = [
@@ -69,8 +70,6 @@ export function adversaryMain(): void {
       `regrid key adversaries (${moves} moves a run, cap ${DEFAULT_ROW_CAP}, ${process.version}, ${(elapsed / 1000).toFixed(0)} s)`,
       'rows include the moved post; "worst" = the largest single write; "worst total" = the most rows',
       'one capped move wrote over all its writes; bound = the proven amortized bound for that n.',
-      '',
-      adversaryTable(runs),
       '',
       ...checks.map((c) => `${c.met ? 'met    ' : 'NOT MET'}  ${c.what}  ${c.value}`),
     ].join('\n'),

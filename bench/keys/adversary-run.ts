@@ -2,7 +2,7 @@
  * `npm run bench:keys -- --adversary [--json PATH] [--moves N] [--property-moves N]`: every
  * adversary of adversaries.ts at n = 10^3, 10^4, 10^5 overridden posts (1 s apart), against the
  * adaptive policy as it was (no cap) and the default policy under the row cap, side by side; then
- * the bound's property check at full size: a mixed run of random and adversarial moves in which
+ * the bound's property check: a mixed run of random and adversarial moves (10^6 by default) in which
  * the rows written after every move t must stay <= bound(n) · t + Φ_0.
  *
  * The simulated clock starts 1 s after the newest post and advances 1 ms per move (an adversary
