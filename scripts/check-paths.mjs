@@ -8,8 +8,23 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const roots = ['src', 'docs', 'test', 'bench', 'cql', 'scripts', 'web', 'examples', 'client', 'tools', 'bin'];
-const token = new RegExp(`(?<![\\w./-])((?:\\.\\./)*(?:${roots.join('|')})/[\\w./*{}-]*[\\w*/])`, 'g');
+const roots = [
+  'src',
+  'docs',
+  'test',
+  'bench',
+  'cql',
+  'scripts',
+  'web',
+  'examples',
+  'client',
+  'tools',
+  'bin',
+];
+const token = new RegExp(
+  `(?<![\\w./-])((?:\\.\\./)*(?:${roots.join('|')})/[\\w./*{}-]*[\\w*/])`,
+  'g',
+);
 
 function* files(dir) {
   for (const name of readdirSync(dir)) {

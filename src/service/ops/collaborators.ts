@@ -26,7 +26,6 @@ import {
 } from './invitations.js';
 import { dropUncommittedBody, newPostPlanner, type NewPost } from './posts.js';
 
-export { MAX_COLLABORATORS } from '../../domain/invite-limits.js';
 export { inviteCollaborators } from './invitations.js';
 
 export interface CollabPostResult {
