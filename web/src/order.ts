@@ -1,5 +1,5 @@
 /**
- * Pure order arithmetic of the editor (no DOM, unit-tested in test/unit/web-order.test.ts):
+ * Pure order arithmetic of the editor (no DOM, unit-tested in test/unit/web/order.test.ts):
  * where a moved tile lands, which anchor names that place for the server, the replay of recorded
  * moves on a fresh order after a 412, and the smallest contiguous range a batch PATCH must send.
  */
