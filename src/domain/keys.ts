@@ -26,7 +26,6 @@ export {
   DEFAULT_POLICY,
   placeMany,
   placeOne,
-  RELABEL_POLICIES,
   type Placement,
   type RelabelPolicy,
 } from './keys/place.js';
@@ -38,12 +37,4 @@ export {
   sliceAround,
 } from './keys/gap.js';
 export { placeCapped, DEFAULT_ROW_CAP, type CappedPlacement } from './keys/capped.js';
-export {
-  amortizedBound,
-  CAPACITY,
-  LEAF_CAPACITY,
-  LEAF_LEVEL,
-  potential,
-  TIER_A_BUDGET,
-  TIER_A_WINDOW,
-} from './keys/nodes.js';
+export { amortizedBound, potential } from './keys/nodes.js';

@@ -40,7 +40,6 @@ import { NEED_MORE, type Keyed, type PlaceFn, type RelabelResult, type Slice } f
  * policy before it; 'doubling' is the article's baseline.
  */
 export type RelabelPolicy = 'bounded' | 'adaptive' | 'doubling';
-export const RELABEL_POLICIES = ['bounded', 'adaptive', 'doubling'] as const;
 export const DEFAULT_POLICY: RelabelPolicy = 'bounded';
 
 export type Placement =
