@@ -93,7 +93,12 @@ describe('regrid cassandra on a private home', () => {
       writeFileSync(join(home, 'cassandra', '5.0.8', 'ring', 'node2.json'), JSON.stringify({ pid: node2.pid })); // prettier-ignore
       await sleep(100);
       const lines: string[] = [];
-      const config = withLocalRing(loadConfig(), (l) => lines.push(l));
+      // As npm start sees it: no cluster named. (`npm test` runs this beside the integration
+      // project, whose global setup puts its own CASSANDRA_* settings into the environment.)
+      const env = { ...process.env };
+      for (const k of ['CASSANDRA_CONTACT_POINTS', 'CASSANDRA_KEYSPACE', 'CASSANDRA_REPLICATION'])
+        delete env[k];
+      const config = withLocalRing(loadConfig(env), (l) => lines.push(l));
       expect(config.CASSANDRA_CONTACT_POINTS).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3']);
       expect(config.CASSANDRA_KEYSPACE).toBe('regrid_ring');
       expect(config.CASSANDRA_REPLICATION).toEqual({ class: 'NetworkTopologyStrategy', datacenter1: 3 }); // prettier-ignore
