@@ -3,6 +3,7 @@
  * failing fast; everything else receives a typed `Config`.
  */
 import { z } from 'zod';
+import { AuthConfig } from './config-auth.js';
 import { HttpServerConfig } from './config-http.js';
 import { Replication } from './config-replication.js';
 import { redisTargetProblem } from './redis-target.js';
@@ -107,16 +108,7 @@ export const ConfigSchema = z.object({
   REDIS_CLUSTER_NODES: csv,
   REDIS_TIMEOUT_MS: intFrom(150, 10),
 
-  // Auth. In development a secret is generated and printed when none is configured.
-  AUTH_JWT_SECRET: z.string().min(16).optional(),
-  ADMIN_TOKEN: z.string().min(16).optional(),
-  /** HS256 secret of service tokens (http/service-auth.ts); unset = the service routes are off. */
-  AUTH_SERVICE_JWT_SECRET: z.string().min(16).optional(),
-  CURSOR_SECRET: z.string().min(16).optional(),
-  /** Longest accepted user-token lifetime (`exp - iat`); tokens must carry both claims. */
-  AUTH_MAX_TOKEN_LIFETIME_S: intFrom(24 * 3600, 60),
-  /** Leeway for clocks that differ between the token issuer and this process (iat, exp, nbf). */
-  AUTH_CLOCK_SKEW_S: intFrom(30, 0, 600),
+  ...AuthConfig,
 
   // IDs: a fixed worker number, or leased from Cassandra when unset.
   WORKER_ID: z.coerce.number().int().min(0).max(8191).optional(),
@@ -153,6 +145,8 @@ export const ConfigSchema = z.object({
   WRITE_GROUP_MAX_ROWS: intFrom(200, 1, 1000),
   WRITE_GROUP_MAX_BYTES: intFrom(16 * 1024, 1024, 40 * 1024),
   RELABEL_POLICY: z.enum(['bounded', 'adaptive', 'doubling']).default('bounded'),
+  /** Rows one move's write may carry; a larger relabel goes first, in steps (docs/key-engine.md). */
+  MOVE_ROW_CAP: intFrom(256, 2, 4096),
   MOVE_RATE_LIMIT: intFrom(120, 1), // moves per window per profile
   MOVE_RATE_WINDOW_S: intFrom(60, 1),
   /**

@@ -29,6 +29,8 @@ export interface ServiceDeps {
   readonly profiles: ProfilesStore;
   readonly nextId: () => bigint;
   readonly policy?: RelabelPolicy;
+  /** Rows one move's write may carry (MOVE_ROW_CAP; domain/keys/capped.ts). */
+  readonly rowCap?: number;
   /** The real page read (through the cache when there is one): the audit checks what users get. */
   readonly readPage: (q: PageQuery) => Promise<GridPage>;
 }

@@ -141,6 +141,7 @@ export function wireService(
     profiles: new ProfilesStore(cql, consistency),
     nextId: () => opts.ids.next(),
     policy: opts.policy ?? config.RELABEL_POLICY,
+    rowCap: config.MOVE_ROW_CAP,
     readPage,
   };
   return {

@@ -27,6 +27,11 @@ import { placeInGap } from '../write/slice-reader.js';
 export interface MoveResult {
   /** Rows written besides the moved post (relabels). */
   readonly relabelled: number;
+  /**
+   * The placement needs a relabel larger than the row cap: nothing was written; commit one
+   * step of it (relabelStepPlanner) and plan the move again (move.ts).
+   */
+  readonly stepFirst?: true;
 }
 
 /** Where the moved post was in the snapshot a plan was made from. */
@@ -51,6 +56,8 @@ export interface MoveDeps {
   readonly reader: CassandraGridReader;
   readonly nextId: () => bigint;
   readonly policy?: RelabelPolicy;
+  /** Rows one move's write may carry (MOVE_ROW_CAP); unset = no cap. */
+  readonly rowCap?: number | undefined;
 }
 
 /** Validation that needs no read: run before writeGrid so a bad request costs nothing. */
@@ -77,17 +84,13 @@ export function movePlanner(
         grid_version: head.version.toString(),
       });
     }
-    // A pinned anchor means "to the top, right after the pins" (§5.1).
-    const anchor =
-      after === null || head.pins.includes(after)
-        ? null
-        : effectiveEntry(snapshot.overrides, after);
+    const anchor = anchorOf(snapshot, after);
     // One round of reads, issued together: whether P and A are on the grid (one statement), and the slice
     // around the gap (both sides at once, slice-reader.ts). The slice is wasted only when the
     // move is refused.
     const [rows, writes] = await Promise.all([
       deps.store.gridRowsAmong(profileId, after === null ? [postId] : [postId, after]),
-      placeAfter(deps, snapshot, profileId, postId, anchor),
+      placeAfter(deps, snapshot, profileId, postId, anchor, deps.rowCap),
     ]);
     const onGrid = rows.has(postId);
     const anchorOnGrid = after === null || rows.has(after);
@@ -101,6 +104,9 @@ export function movePlanner(
         after: after!.toString(),
         grid_version: head.version.toString(),
       });
+    }
+    if (writes.kind === 'relabel_step') {
+      return { kind: 'skip', result: { relabelled: 0, stepFirst: true } };
     }
     const upserts: OverrideWrite[] = writes.writes.map(
       (w) =>
@@ -121,6 +127,32 @@ export function movePlanner(
   };
 }
 
+/**
+ * One step of the relabel a capped move needs (at most MOVE_ROW_CAP rows, keys only: every
+ * state in between is a valid order), planned on its own snapshot; a skip when the move fits
+ * now (someone else's write opened the gap, or the steps are done).
+ */
+export function relabelStepPlanner(
+  deps: MoveDeps,
+  postId: bigint,
+  after: bigint | null,
+): GridPlanner<{ rows: number }> {
+  return async ({ profileId, snapshot }) => {
+    const anchor = anchorOf(snapshot, after);
+    const placed = await placeAfter(deps, snapshot, profileId, postId, anchor, deps.rowCap);
+    if (placed.kind !== 'relabel_step') return { kind: 'skip', result: { rows: 0 } };
+    const upserts = placed.writes.map((w) => ({ postId: w.postId, sortKey: w.key }));
+    return { kind: 'write', mutation: { upserts }, result: { rows: upserts.length } };
+  };
+}
+
+/** A pinned anchor means "to the top, right after the pins" (§5.1). */
+function anchorOf(snapshot: OverridesSnapshot, after: bigint | null): GridEntry | null {
+  return after === null || snapshot.head.pins.includes(after)
+    ? null
+    : effectiveEntry(snapshot.overrides, after);
+}
+
 /** Places `postId` right after `anchor` (null = top) in the snapshot's order. */
 export function placeAfter(
   deps: MoveDeps,
@@ -128,6 +160,7 @@ export function placeAfter(
   profileId: bigint,
   postId: bigint,
   anchor: GridEntry | null,
+  rowCap?: number,
 ) {
   return placeInGap(
     deps.reader,
@@ -140,5 +173,6 @@ export function placeAfter(
     [postId],
     deps.nextId(), // a freshly issued ID: keys stay below every ID issued later (§4.3)
     deps.policy,
+    rowCap,
   );
 }

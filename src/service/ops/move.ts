@@ -8,8 +8,12 @@ import { randomUUID } from 'node:crypto';
 import type { MoveRateLimiter } from '../../cache/rate-limit.js';
 import type { ServiceDeps } from '../deps.js';
 import type { WriteOptions } from '../write/grid-writer.js';
-import { assertMoveRequest, movePlanner } from './move-planner.js';
+import { DomainError } from '../../domain/errors.js';
+import { assertMoveRequest, movePlanner, relabelStepPlanner } from './move-planner.js';
 import { undoRecorder } from './undo.js';
+
+/** Bound on the capped relabel steps of one move (a whole-grid relabel of 10^5 rows is 391). */
+const MAX_RELABEL_STEPS = 1024;
 
 export interface MoveOptions extends WriteOptions {
   /** The id the undo record is kept under (default: a fresh UUID). */
@@ -36,7 +40,18 @@ export async function movePost(
   await deps.moveRate?.consume(profileId);
   const moveId = options.moveId ?? randomUUID();
   const planner = movePlanner(deps, postId, after, undoRecorder(deps, postId, moveId));
-  const out = await deps.writer.writeGrid(profileId, planner, options);
+  let out = await deps.writer.writeGrid(profileId, planner, options);
+  // A relabel larger than MOVE_ROW_CAP is paid off first, one capped step per compare-and-set,
+  // each without the request's idempotency ticket (only the move's own write carries it).
+  for (let steps = 0; out.result.stepFirst; steps++) {
+    if (steps >= MAX_RELABEL_STEPS) {
+      throw new DomainError('contention', 'the relabel this move needs did not settle', {
+        retry_after_s: 1,
+      });
+    }
+    await deps.writer.writeGrid(profileId, relabelStepPlanner(deps, postId, after));
+    out = await deps.writer.writeGrid(profileId, planner, options);
+  }
   return {
     version: out.version,
     generation: out.generation,

@@ -18,7 +18,9 @@
 import type { GridEntry } from '../../domain/merge.js';
 import { effectiveEntry, mergeGridAsync } from '../../domain/merge.js';
 import {
+  DEFAULT_POLICY,
   entryAboveIn,
+  placeCapped,
   placeInSlice,
   sliceAround,
   type Keyed,
@@ -58,10 +60,18 @@ export async function readSlice(
   return sliceAround(below, above, width);
 }
 
+/** Where placed posts go: their rows, or (under a row cap) one step of a larger relabel. */
+export type GapPlacement =
+  | { kind: 'placed'; writes: Keyed[]; relabelled: number; slice: Slice }
+  | { kind: 'relabel_step'; writes: Keyed[]; slice: Slice };
+
 /**
  * Places `postIds` (ascending: lowest first) into the gap, widening the slice until the key
  * engine can answer. Returns the rows to write (placed posts and relabelled neighbours) and the
- * slice they were placed in (callers may read more out of it without another query).
+ * slice they were placed in (callers may read more out of it without another query). With a
+ * `rowCap` (moves, MOVE_ROW_CAP), a placement whose relabel would write more rows than the cap
+ * comes back as one `relabel_step` of at most that many rows instead (domain/keys/capped.ts):
+ * the caller commits it in a write of its own, then places again. Without one, always `placed`.
  */
 export async function placeInGap(
   reader: CassandraGridReader,
@@ -69,13 +79,15 @@ export async function placeInGap(
   postIds: readonly bigint[],
   ceiling: bigint,
   policy?: RelabelPolicy,
-): Promise<{ writes: Keyed[]; relabelled: number; slice: Slice }> {
+  rowCap?: number,
+): Promise<GapPlacement> {
   for (let width = INITIAL_SLICE_WIDTH; ; width *= 4) {
     const slice = await readSlice(reader, req, width);
-    const placement = placeInSlice(slice, postIds, ceiling, policy);
-    if (placement.kind === 'placed') {
-      return { writes: placement.writes, relabelled: placement.relabelled, slice };
-    }
+    const placement =
+      rowCap === undefined
+        ? placeInSlice(slice, postIds, ceiling, policy)
+        : placeCapped(slice, postIds, ceiling, policy ?? DEFAULT_POLICY, rowCap);
+    if (placement.kind !== 'need_more') return { ...placement, slice };
   }
 }
 
