@@ -53,7 +53,7 @@ export function createCassandraClient(config: Config, overrides: ClientOverrides
     : config.CASSANDRA_CONTACT_POINTS.length
       ? config.CASSANDRA_CONTACT_POINTS
       : ['127.0.0.1'];
-  return new Client({
+  const client = new Client({
     contactPoints,
     localDataCenter: overrides.localDataCenter ?? config.CASSANDRA_LOCAL_DC,
     ...(overrides.keyspace ? { keyspace: overrides.keyspace } : {}),
@@ -91,6 +91,33 @@ export function createCassandraClient(config: Config, overrides: ClientOverrides
       serialConsistency: types.consistencies[config.CASSANDRA_SERIAL_CONSISTENCY],
     },
   });
+  guardControlConnection(client);
+  return client;
+}
+
+interface ControlConnectionInternals {
+  _isShuttingDown?: boolean;
+  _refresh?: () => Promise<void>;
+  _setHealthListeners?: (host: unknown, connection: unknown) => void;
+}
+
+/**
+ * cassandra-driver 4.10: when the control connection's socket closes while it refreshes the
+ * topology (a node killed and back within a moment), `_refresh` reaches `_setHealthListeners`
+ * with no connection and throws from a timer: an unhandled rejection, which ends a Node process
+ * (the unsent-503 test's proxy kills showed it). Here a missing connection refreshes again after
+ * a moment instead, which is what the listeners it could not set would have done.
+ */
+function guardControlConnection(client: Client): void {
+  const cc = (client as unknown as { controlConnection?: ControlConnectionInternals })
+    .controlConnection;
+  const original = cc?._setHealthListeners;
+  if (!cc || typeof original !== 'function') return;
+  cc._setHealthListeners = function (host, connection) {
+    if (connection) return original.call(this, host, connection);
+    if (cc._isShuttingDown) return;
+    setTimeout(() => void cc._refresh?.call(cc).catch(() => undefined), 100).unref();
+  };
 }
 
 /** Consistency levels every store uses; reads and commits both at the configured level. */
