@@ -12,10 +12,9 @@ import { openIdGenerator } from './bootstrap.js';
 import { createRedisGuard } from './cache/redis.js';
 import type { RedisClient } from './cache/redis-client.js';
 import { loadConfig } from './config.js';
-import { createApp } from './http/app.js';
+import { appSettingsOf, createApp } from './http/app.js';
 import { deadlinesOf } from './http/deadline.js';
 import type { AppEnv } from './http/env.js';
-import { tokenPolicyOf } from './http/jwt.js';
 import { releaseVersion, version } from './obs/build-info.js';
 import { recordBuildInfo } from './obs/metrics-platform.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
@@ -94,12 +93,8 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   const app = createApp({
     service,
     idempotency,
-    ...(config.ADMIN_TOKEN ? { adminToken: config.ADMIN_TOKEN } : {}),
+    ...appSettingsOf(config),
     jwtSecret,
-    serviceJwtSecret: config.AUTH_SERVICE_JWT_SECRET,
-    tokenPolicy: tokenPolicyOf(config),
-    bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     readiness: makeReadiness({ cql, redis, timeoutMs: config.READYZ_TIMEOUT_MS }),
     deadlines: deadlinesOf(config),
     log,

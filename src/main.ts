@@ -22,10 +22,9 @@ import { recordBuildInfo, watchDriver } from './obs/metrics-platform.js';
 import { releaseVersion, version } from './obs/build-info.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
 import { issueToken } from './http/auth.js';
-import { createApp } from './http/app.js';
+import { appSettingsOf, createApp } from './http/app.js';
 import { serverOptionsOf } from './http/server-options.js';
 import { deadlinesOf } from './http/deadline.js';
-import { tokenPolicyOf } from './http/jwt.js';
 import { DEMO_PROFILE_ID, seedDemoGrid } from './service/demo.js';
 import { GridService } from './service/grid-service.js';
 import { IdempotencyService } from './service/write/idempotency.js';
@@ -87,12 +86,8 @@ async function main(): Promise<void> {
   const app = createApp({
     service,
     idempotency,
-    ...(config.ADMIN_TOKEN ? { adminToken: config.ADMIN_TOKEN } : {}),
+    ...appSettingsOf(config),
     jwtSecret: secrets.jwtSecret,
-    serviceJwtSecret: config.AUTH_SERVICE_JWT_SECRET,
-    tokenPolicy: tokenPolicyOf(config),
-    bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     readiness: makeReadiness({
       cql: cassandra.cql,
       redis,

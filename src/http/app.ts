@@ -11,7 +11,8 @@ import { requireProfile } from './auth.js';
 import { requireService } from './service-auth.js';
 import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
-import type { TokenPolicy } from './jwt.js';
+import { tokenPolicyOf, type TokenPolicy } from './jwt.js';
+import type { Config } from '../config.js';
 import { answeredByDeadline, deadline, type Deadlines } from './deadline.js';
 import { onError, problemResponse } from './problem.js';
 import { gridRoutes } from './routes/grid.js';
@@ -58,6 +59,15 @@ export interface AppDeps {
   /** Development sign-in (POST /dev/token); only when the JWT secret was generated. */
   readonly devTokens?: DevTokens;
 }
+
+/** The app's settings that come straight from the configuration (the server and createRegrid). */
+export const appSettingsOf = (config: Config) => ({
+  ...(config.ADMIN_TOKEN ? { adminToken: config.ADMIN_TOKEN } : {}),
+  serviceJwtSecret: config.AUTH_SERVICE_JWT_SECRET,
+  tokenPolicy: tokenPolicyOf(config),
+  bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+});
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -4,7 +4,7 @@
  * A token with a `scope` claim (a service token, http/service-auth.ts) is refused. Anything else
  * is a 401.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { DomainError } from '../domain/errors.js';
 import { parseId } from '../domain/ids.js';
 import { headerOf, type AppEnv } from './env.js';
@@ -20,16 +20,7 @@ export function requireProfile(
 ): MiddlewareHandler<AppEnv> {
   const verify = verifierOf(secret, policy);
   return async function authenticate(c, next) {
-    const header = headerOf(c, 'authorization') ?? '';
-    const match = /^Bearer\s+([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)\s*$/i.exec(header);
-    if (!match) throw new DomainError('unauthorized', 'missing or malformed bearer token');
-    let claims: Record<string, unknown>;
-    try {
-      claims = verify(match[1]!, now());
-    } catch (err) {
-      if (err instanceof TokenRejected) throw new DomainError('unauthorized', err.message);
-      throw err;
-    }
+    const claims = bearerClaims(c, verify, now());
     // A service token never acts as a user, even if someone signed it with the user secret.
     if (claims['scope'] !== undefined)
       throw new DomainError('unauthorized', 'a scoped (service) token cannot act as a profile');
@@ -43,6 +34,26 @@ export function requireProfile(
     }
     await next();
   };
+}
+
+/**
+ * The verified claims of the request's `Authorization: Bearer <JWT>` (user and service tokens
+ * alike, http/service-auth.ts); a 401 for anything else.
+ */
+export function bearerClaims(
+  c: Context,
+  verify: (token: string, nowS: number) => Record<string, unknown>,
+  nowS: number,
+): Record<string, unknown> {
+  const header = headerOf(c, 'authorization') ?? '';
+  const match = /^Bearer\s+([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)\s*$/i.exec(header);
+  if (!match) throw new DomainError('unauthorized', 'missing or malformed bearer token');
+  try {
+    return verify(match[1]!, nowS);
+  } catch (err) {
+    if (err instanceof TokenRejected) throw new DomainError('unauthorized', err.message);
+    throw err;
+  }
 }
 
 /**

@@ -11,14 +11,14 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../domain/errors.js';
-import { headerOf, type AppEnv } from './env.js';
-import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifierOf } from './jwt.js';
+import { bearerClaims } from './auth.js';
+import type { AppEnv } from './env.js';
+import { DEFAULT_TOKEN_POLICY, signHs256, verifierOf } from './jwt.js';
 import type { TokenPolicy } from './jwt.js';
 
 export const SERVICE_SCOPE = 'service';
 /** A service name: what the logs and metrics call the caller. */
 const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const BEARER = /^Bearer\s+([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)\s*$/i;
 
 const nowSeconds = () => Date.now() / 1000;
 
@@ -35,15 +35,7 @@ export function requireService(
         'the service API is disabled (no AUTH_SERVICE_JWT_SECRET)',
       );
     }
-    const match = BEARER.exec(headerOf(c, 'authorization') ?? '');
-    if (!match) throw new DomainError('unauthorized', 'missing or malformed bearer token');
-    let claims: Record<string, unknown>;
-    try {
-      claims = verify(match[1]!, now());
-    } catch (err) {
-      if (err instanceof TokenRejected) throw new DomainError('unauthorized', err.message);
-      throw err;
-    }
+    const claims = bearerClaims(c, verify, now());
     if (claims['scope'] !== SERVICE_SCOPE) {
       throw new DomainError('unauthorized', 'not a service token (scope must be "service")');
     }

@@ -48,14 +48,7 @@ export class PostsStore {
     const queries = [
       {
         query: INSERT_POST,
-        params: [
-          post.postId,
-          post.authorId,
-          post.caption,
-          post.mediaUrl,
-          post.createdAt,
-          post.collaborators.length > 0 ? [...post.collaborators] : undefined,
-        ],
+        params: bodyParams(post),
       },
       ...profileIds.map((p) => ({
         query: INSERT_GRID_ROW,
@@ -78,15 +71,7 @@ export class PostsStore {
    * Returns whether this call wrote it.
    */
   async insertPostIfAbsent(post: PostRecord): Promise<boolean> {
-    const params = [
-      post.postId,
-      post.authorId,
-      post.caption,
-      post.mediaUrl,
-      post.createdAt,
-      post.collaborators.length > 0 ? [...post.collaborators] : undefined,
-    ];
-    const rs = await this.db.execute(`${INSERT_POST} IF NOT EXISTS`, params, {
+    const rs = await this.db.execute(`${INSERT_POST} IF NOT EXISTS`, bodyParams(post), {
       prepare: true,
       consistency: this.consistency.commit,
       serialConsistency: this.consistency.serial,
@@ -145,6 +130,16 @@ export class PostsStore {
     return postIds.flatMap((id) => byId.get(id) ?? []);
   }
 }
+
+/** INSERT_POST's values; an empty collaborator list stays unset (an empty list is a null). */
+const bodyParams = (post: PostRecord) => [
+  post.postId,
+  post.authorId,
+  post.caption,
+  post.mediaUrl,
+  post.createdAt,
+  post.collaborators.length > 0 ? [...post.collaborators] : undefined,
+];
 
 function postOf(row: types.Row): PostRecord {
   return {
