@@ -30,6 +30,7 @@ import { freshProfile, openStores, type Stores } from './harness.js';
 
 const READS = 2000; // page reads per variant
 const CAP_MS = 40_000; // …or this long, whichever ends first
+const MIN_COMMITS = 150; // and at least this many committed batches to read against
 const SEEDED = 8;
 const MAX_EXTRA = 10; // created posts kept at most beside the seeded ones (a page of 24 holds all)
 
@@ -204,7 +205,10 @@ async function churn(redis: RedisGuard | undefined, seed: number) {
   let writes = 0;
   let refused = 0;
   let latest = reported[reported.length - 1]!.version;
-  const done = () => pages.length >= READS || Date.now() - started > CAP_MS;
+  // Enough reads AND enough commits to read against (cached reads can outrun the writers on a
+  // busy machine: a CI run once stopped at 57 commits), or the cap.
+  const done = () =>
+    (pages.length >= READS && events.length >= MIN_COMMITS) || Date.now() - started > CAP_MS;
 
   const live = new Set(seeded);
   const extras: bigint[] = [];
