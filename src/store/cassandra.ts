@@ -104,8 +104,8 @@ interface ControlConnectionInternals {
 /**
  * cassandra-driver 4.10: when the control connection's socket closes while it refreshes the
  * topology (a node killed and back within a moment), `_refresh` reaches `_setHealthListeners`
- * with no connection and throws from a timer: an unhandled rejection, which ends a Node process
- * (the unsent-503 test's proxy kills showed it). Here a missing connection refreshes again after
+ * with no host or no connection and throws from a timer: an unhandled rejection, which ends a Node process
+ * (the unsent-503 test's proxy kills showed both). Here a missing one refreshes again after
  * a moment instead, which is what the listeners it could not set would have done.
  */
 function guardControlConnection(client: Client): void {
@@ -114,7 +114,7 @@ function guardControlConnection(client: Client): void {
   const original = cc?._setHealthListeners;
   if (!cc || typeof original !== 'function') return;
   cc._setHealthListeners = function (host, connection) {
-    if (connection) return original.call(this, host, connection);
+    if (host && connection) return original.call(this, host, connection);
     if (cc._isShuttingDown) return;
     setTimeout(() => void cc._refresh?.call(cc).catch(() => undefined), 100).unref();
   };
