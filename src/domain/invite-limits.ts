@@ -3,7 +3,7 @@
  * one account could fill shut). An invitation that does not fit is dropped, never the post that
  * named it: the create answers which collaborators were not invited and why.
  *
- * Pure: no I/O. The facts are read by service/ops/invitations.ts.
+ * Pure: no I/O. The facts are read by service/operations/invitations.ts.
  */
 
 /** Collaborators one post may name. */

@@ -1,14 +1,14 @@
 /**
- * What every operation module is handed: the stores (each constructed once, in GridService), the
- * one writer, the reader, the ID source and the relabel policy. Operation modules take this and
- * nothing else; no code outside the service layer sees these fields.
+ * The stores (each constructed once, in wiring.ts), the one writer, the reader, the ID source and
+ * the relabel policy: the record GridService hands, with the flags and Redis's seams, to every
+ * operation. Each operation declares in its signature the few ports it uses
+ * (service/operations/*.ts); no code outside the service layer sees these fields.
  */
 import type { RelabelPolicy } from '../domain/keys.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { GridStore } from '../store/grid-store.js';
 import type { InviteGuardsStore } from '../store/invite-guards-store.js';
 import type { InvitesStore } from '../store/invites-store.js';
-import type { MembershipStore } from '../store/membership-store.js';
 import type { MovesStore } from '../store/moves-store.js';
 import type { PostsStore } from '../store/posts-store.js';
 import type { ProfilesStore } from '../store/profiles-store.js';
@@ -24,7 +24,6 @@ export interface ServiceDeps {
   readonly archive: ArchiveStore;
   readonly invites: InvitesStore;
   readonly inviteGuards: InviteGuardsStore;
-  readonly membership: MembershipStore;
   readonly moves: MovesStore;
   readonly profiles: ProfilesStore;
   readonly nextId: () => bigint;

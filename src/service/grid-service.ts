@@ -1,33 +1,33 @@
 /**
  * The service: the one surface the HTTP layer, the CLIs, the load tester and the benchmarks call.
  * Built once (src/main.ts, or a test harness): wiring.ts constructs every store once, the single write
- * path (GridWriter.writeGrid), the reader, and the Redis caches when given, and hands the same
- * dependencies (deps.ts) to every operation. Each operation's logic lives in its own module; this
- * class only names them.
- *
- * Writes: ops/ (move, posts, pins, archive, reset, batch order, invitations and collaborators,
- * undo, takedown). Reads: read/ (pages, media, audit), the order resource, the listings.
+ * path (GridWriter.writeGrid), the reader, and the Redis caches when given. Each write is one line
+ * here into its operation (operations/: move, create, delete, pin, archive, reset, batch order,
+ * collaborators, invitations, undo, takedown), which gets the one record of ports this class
+ * holds and declares in its signature the few it uses. Reads: read/ (pages, media, audit), the
+ * order resource, the listings.
  */
 import type { ServiceCaches } from '../cache/caches.js';
 import type { BatchOrderRequest } from '../domain/batch-order.js';
+import { DomainError } from '../domain/errors.js';
 import type { CassandraGridReader } from '../store/grid-reader.js';
 import type { GridHead, GridStore } from '../store/grid-store.js';
 import type { MembershipStore } from '../store/membership-store.js';
 import type { PostRecord, PostsStore } from '../store/posts-store.js';
 import type { ServiceDeps } from './deps.js';
 import type { Flags } from './flags.js';
-import * as archive from './ops/archive.js';
-import { patchOrder, readOrder } from './ops/batch-order.js';
-import * as collab from './ops/collaborators.js';
-import * as invitations from './ops/invitations.js';
-import { movePost, type MoveOptions, type MoveOutcome } from './ops/move.js';
-import { setPins } from './ops/pins.js';
-import * as postsOps from './ops/posts.js';
-import type { NewPost, PostWriteResult } from './ops/posts.js';
-import { PlatformPosts } from './platform-posts.js';
-import { resetGrid } from './ops/reset.js';
-import { takedownPost } from './ops/takedown.js';
-import { undoMove } from './ops/undo.js';
+import * as archive from './operations/archive.js';
+import { patchOrder, readOrder } from './operations/batch-order.js';
+import * as collab from './operations/collaborators.js';
+import { createPost, type NewPost } from './operations/create.js';
+import { deletePost } from './operations/delete.js';
+import * as invitations from './operations/invitations.js';
+import { movePost, type MoveOptions, type MoveOutcome } from './operations/move.js';
+import { setPins } from './operations/pin.js';
+import { PlatformPosts, type PlatformPorts } from './platform-posts.js';
+import { resetGrid } from './operations/reset.js';
+import { takedownPost } from './operations/takedown.js';
+import { undoMove } from './operations/undo.js';
 import { auditAll, auditProfile } from './read/audit.js';
 import { listMedia, type MediaQuery } from './read/media.js';
 import type { ReadChecks } from './read/read-checks.js';
@@ -37,14 +37,13 @@ import type { CopyBuilder } from './read/copy-builder.js';
 import type { RenderedPage } from '../cache/rendered-pages.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
 import type { GridWriter, WriteOptions } from './write/grid-writer.js';
-import { trackOp } from './write/write-op.js';
 
 export type { GridServiceOptions } from './wiring.js';
-export type { MoveOutcome } from './ops/move.js';
-export type { NotInvited } from './ops/invitations.js';
+export type { MoveOutcome } from './operations/move.js';
+export type { NotInvited } from './operations/invitations.js';
 
 export class GridService {
-  /** The stores and seams tests and benchmarks inspect; operations get them through `deps`. */
+  /** The stores and seams tests and benchmarks inspect; operations get them through `ports`. */
   readonly store: GridStore;
   readonly posts: PostsStore;
   readonly membership: MembershipStore;
@@ -62,6 +61,8 @@ export class GridService {
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   private readonly renderedRead: RenderedRead;
   private readonly deps: ServiceDeps;
+  /** The stores with the flags and Redis's move rate limit and post cache: every operation's ports. */
+  private readonly ports: PlatformPorts;
 
   constructor(opts: GridServiceOptions) {
     const w = wireService(opts, (q) => this.readPage(q));
@@ -77,66 +78,41 @@ export class GridService {
     this.pageReader = w.pageReader;
     this.renderedRead = w.renderedRead;
     this.deps = w.deps;
-    this.platform = new PlatformPosts(w.deps, w.caches);
+    const { moveRate, posts } = w.caches ?? {};
+    this.ports = { ...w.deps, flags: w.flags, moveRate, postCache: posts };
+    this.platform = new PlatformPosts(this.ports);
   }
 
-  // --- writes ------------------------------------------------------------------------------
+  // --- writes: each one line into its operation ----------------------------------------------
 
-  async move(
+  move(
     profileId: bigint,
     postId: bigint,
     after: bigint | null,
     options?: MoveOptions,
   ): Promise<MoveOutcome> {
-    const deps = { ...this.deps, moveRate: this.caches?.moveRate };
-    return trackOp('move', async () => {
-      await this.flags.require('writes.reorder');
-      return movePost(deps, profileId, postId, after, options);
-    });
+    return movePost(this.ports, profileId, postId, after, options);
   }
 
   undoMove(profileId: bigint, moveId: string, options?: WriteOptions) {
-    return trackOp('undo', async () => {
-      await this.flags.require('writes.reorder');
-      return undoMove(this.deps, profileId, moveId, options);
-    });
+    return undoMove(this.ports, profileId, moveId, options);
   }
 
-  /** A post on the author's grid; named collaborators are invited (collaborators.ts). */
-  createPost(
-    authorId: bigint,
-    input: NewPost & { readonly collaborators?: readonly bigint[] },
-    options?: WriteOptions,
-  ): Promise<PostWriteResult<PostRecord> & { notInvited: readonly invitations.NotInvited[] }> {
-    const collaborators = input.collaborators ?? [];
-    if (collaborators.length === 0)
-      return trackOp('create', () => postsOps.createPost(this.deps, authorId, input, options)).then(
-        (r) => ({ ...r, notInvited: [] }),
-      );
-    return trackOp('create', () =>
-      collab.createCollabPost(this.deps, authorId, { ...input, collaborators }, options),
-    ).then((r) => ({
-      value: r.post,
-      notInvited: r.notInvited,
-      version: r.version,
-      generation: r.generation,
-    }));
+  /** A post on the author's grid; named collaborators are invited (operations/create.ts). */
+  createPost(authorId: bigint, input: NewPost, options?: WriteOptions) {
+    return createPost(this.ports, authorId, input, options);
   }
 
-  async deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    const out = await trackOp('delete', () =>
-      postsOps.deletePost(this.deps, profileId, postId, options),
-    );
-    await this.caches?.posts.forget([postId]);
-    return out;
+  deletePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
+    return deletePost(this.ports, profileId, postId, options);
   }
 
   setPins(profileId: bigint, postIds: readonly bigint[], options?: WriteOptions) {
-    return trackOp('pins', () => setPins(this.deps, profileId, postIds, options));
+    return setPins(this.ports, profileId, postIds, options);
   }
 
   archivePost(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    return trackOp('archive', () => archive.archivePost(this.deps, profileId, postId, options));
+    return archive.archivePost(this.ports, profileId, postId, options);
   }
 
   unarchivePost(
@@ -145,68 +121,54 @@ export class GridService {
     position: archive.UnarchivePosition,
     options?: WriteOptions,
   ) {
-    return trackOp('unarchive', () =>
-      archive.unarchivePost(this.deps, profileId, postId, position, options),
-    );
+    return archive.unarchivePost(this.ports, profileId, postId, position, options);
   }
 
   reset(profileId: bigint, options?: WriteOptions) {
-    return trackOp('reset', async () => {
-      await this.flags.require('writes.reorder');
-      return resetGrid(this.deps, profileId, options);
-    });
+    return resetGrid(this.ports, profileId, options);
   }
 
-  async patchOrder(
+  patchOrder(
     profileId: bigint,
     ifMatch: string | undefined,
     request: BatchOrderRequest,
     options?: WriteOptions,
   ) {
-    return trackOp('batch_order', async () => {
-      await this.flags.require('writes.reorder');
-      return patchOrder(this.deps, profileId, ifMatch, request, options);
-    });
+    return patchOrder(this.ports, profileId, ifMatch, request, options);
   }
 
   acceptInvite(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    return trackOp('accept', () => collab.acceptInvite(this.deps, profileId, postId, options));
+    return collab.acceptInvite(this.ports, profileId, postId, options);
   }
 
   declineInvite(profileId: bigint, postId: bigint, options?: WriteOptions) {
-    return trackOp('decline', () => collab.declineInvite(this.deps, profileId, postId, options));
+    return collab.declineInvite(this.ports, profileId, postId, options);
   }
 
-  removeCollaborator(
-    actorId: bigint,
-    postId: bigint,
-    collaboratorId: bigint,
-    options?: WriteOptions,
-  ) {
-    return trackOp('remove_collaborator', () =>
-      collab.removeCollaborator(this.deps, actorId, postId, collaboratorId, options),
-    );
+  removeCollaborator(actorId: bigint, postId: bigint, collabId: bigint, options?: WriteOptions) {
+    return collab.removeCollaborator(this.ports, actorId, postId, collabId, options);
   }
 
   /** `profileId` takes no more invitations from `authorId`; pending ones are dropped. */
   blockAuthor(profileId: bigint, authorId: bigint) {
-    return invitations.blockAuthor(this.deps, profileId, authorId);
+    return invitations.blockAuthor(this.ports, profileId, authorId);
   }
 
   unblockAuthor(profileId: bigint, authorId: bigint) {
-    return invitations.unblockAuthor(this.deps, profileId, authorId);
+    return invitations.unblockAuthor(this.ports, profileId, authorId);
   }
 
-  async takedown(postId: bigint) {
-    const out = await trackOp('takedown', () => takedownPost(this.deps, postId));
-    await this.caches?.posts.forget([postId]);
-    return out;
+  takedown(postId: bigint) {
+    return takedownPost(this.ports, postId);
   }
 
   // --- reads -------------------------------------------------------------------------------
 
-  getPost(postId: bigint): Promise<PostRecord> {
-    return postsOps.getPost(this.deps, postId);
+  async getPost(postId: bigint): Promise<PostRecord> {
+    const post = await this.posts.getPost(postId);
+    if (!post || post.removedAt)
+      throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+    return post;
   }
 
   readPage(q: PageQuery): Promise<GridPage> {
@@ -247,9 +209,8 @@ export class GridService {
   }
 
   /** The editor's resource: hidden with the arrangement it edits (docs/ops/rollout.md). */
-  async readOrder(profileId: bigint) {
-    await this.flags.require('reads.overrides');
-    return readOrder(this.deps, profileId);
+  readOrder(profileId: bigint) {
+    return readOrder(this.ports, profileId);
   }
 
   listMedia(q: MediaQuery) {
@@ -257,11 +218,11 @@ export class GridService {
   }
 
   listArchive(profileId: bigint, limit: number, before?: bigint) {
-    return archive.listArchive(this.deps, profileId, limit, before);
+    return archive.listArchive(this.ports, profileId, limit, before);
   }
 
   listInvites(profileId: bigint) {
-    return collab.listInvites(this.deps, profileId);
+    return collab.listInvites(this.ports, profileId);
   }
 
   auditProfile(profileId: bigint) {

@@ -135,7 +135,6 @@ export function wireService(
     archive: new ArchiveStore(cql, consistency),
     invites: new InvitesStore(cql, consistency),
     inviteGuards: new InviteGuardsStore(cql, consistency),
-    membership: membership,
     // Undo stays possible as long as the move's Idempotency-Key would be remembered.
     moves: new MovesStore(cql, consistency, config.IDEMPOTENCY_TTL_S),
     profiles: new ProfilesStore(cql, consistency),

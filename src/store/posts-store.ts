@@ -6,7 +6,7 @@
  * A body is written BEFORE the compare-and-set that puts the post on a grid (a body no grid
  * holds is invisible), and deleted AFTER every grid let it go. In between, a deletion first
  * marks it `removed_at`: a write that would add the post to a grid checks the mark after reading
- * its snapshot, so it cannot race a deletion past it (see service/post-removal.ts).
+ * its snapshot, so it cannot race a deletion past it (see service/operations/post-removal.ts).
  *
  * Absent optional fields are bound as `undefined` (unset), never `null`: an INSERT with a null
  * writes a cell tombstone.

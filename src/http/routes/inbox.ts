@@ -6,7 +6,7 @@
  *   POST /v1/me/invites/:post_id/decline      → {grid_version}  (unchanged: the grid is only read)
  *   PUT  /v1/me/blocks/:profile_id            → {profile_id, blocked: true, invites_dropped}
  *   DELETE /v1/me/blocks/:profile_id          → {profile_id, blocked: false}
- * Invitations are not part of the caller's grid (service/ops/invitations.ts); only accepting
+ * Invitations are not part of the caller's grid (service/operations/invitations.ts); only accepting
  * writes it. Accept and decline go through the caller's grid and accept Idempotency-Key.
  * Accepting an invitation already accepted is a 200 that changes nothing; no invitation is a
  * 404. Blocking and unblocking are idempotent by themselves.

@@ -60,7 +60,7 @@ export function postsRoutes(service: GridService, idempotency?: IdempotencyServi
     const postId = parseIdParam(c.req.param('post_id'), 'post_id');
     const spec = { scope: profileId, gridProfileId: profileId, render: versionOnly };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
-      // A collaborative post also leaves every collaborator's grid (ops/posts.ts).
+      // A collaborative post also leaves every collaborator's grid (operations/delete.ts).
       const out = await service.deletePost(profileId, postId, opts());
       return versionOnly(null, out.version);
     });

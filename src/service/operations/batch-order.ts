@@ -7,12 +7,26 @@
  * (domain/batch-order.ts) rewrites only posts outside a longest increasing subsequence and
  * divides each gap evenly, so rows_written = n − LIS unless a gap had to be relabelled.
  */
-import type { ServiceDeps } from '../deps.js';
 import { planBatchOrder, type BatchOrderRequest } from '../../domain/batch-order.js';
 import { DomainError } from '../../domain/errors.js';
 import { formatEtag, ifMatchSatisfied } from '../../domain/etag.js';
+import type { RelabelPolicy } from '../../domain/keys.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
-import type { WriteOptions } from '../write/grid-writer.js';
+import type { CassandraGridReader } from '../../store/grid-reader.js';
+import type { Flags } from '../flags.js';
+import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
+import { trackOp } from '../write/write-op.js';
+
+export interface OrderPorts {
+  readonly reader: Pick<CassandraGridReader, 'readOverrides' | 'entries'>;
+  readonly flags: Pick<Flags, 'require'>;
+}
+
+export interface BatchOrderPorts extends OrderPorts {
+  readonly writer: Pick<GridWriter, 'writeGrid'>;
+  readonly nextId: () => bigint;
+  readonly policy?: RelabelPolicy | undefined;
+}
 
 export interface GridOrder {
   readonly postIds: readonly bigint[];
@@ -25,11 +39,13 @@ export interface GridOrder {
 /** Upper bound on the posts one order read returns (the whole grid, in practice). */
 const ALL = Number.MAX_SAFE_INTEGER;
 
-export async function readOrder(deps: ServiceDeps, profileId: bigint): Promise<GridOrder> {
+/** Hidden with the arrangement it edits while `reads.overrides` is off (docs/ops/rollout.md). */
+export async function readOrder(ports: OrderPorts, profileId: bigint): Promise<GridOrder> {
+  await ports.flags.require('reads.overrides');
   // Head and overrides from one query (the version is read before the time-ordered rows),
   // rolled forward by the reader if the last membership write's effects are not applied yet.
-  const { head, rows } = await deps.reader.readOverrides(profileId);
-  const entries = await deps.reader.entries(profileId, rows, {
+  const { head, rows } = await ports.reader.readOverrides(profileId);
+  const entries = await ports.reader.entries(profileId, rows, {
     limit: ALL,
     exclude: head.pins,
   });
@@ -47,12 +63,25 @@ export interface BatchOrderResult {
   readonly kept: number;
 }
 
-export async function patchOrder(
-  deps: ServiceDeps,
+export function patchOrder(
+  ports: BatchOrderPorts,
   profileId: bigint,
   ifMatch: string | undefined,
   request: BatchOrderRequest,
   options: WriteOptions = {},
+) {
+  return trackOp('batch_order', async () => {
+    await ports.flags.require('writes.reorder');
+    return writeOrder(ports, profileId, ifMatch, request, options);
+  });
+}
+
+function writeOrder(
+  ports: BatchOrderPorts,
+  profileId: bigint,
+  ifMatch: string | undefined,
+  request: BatchOrderRequest,
+  options: WriteOptions,
 ) {
   if (ifMatch === undefined || ifMatch.trim() === '') {
     throw new DomainError(
@@ -60,7 +89,7 @@ export async function patchOrder(
       'send If-Match with the ETag of GET /v1/me/grid/order',
     );
   }
-  return deps.writer.writeGrid<BatchOrderResult>(
+  return ports.writer.writeGrid<BatchOrderResult>(
     profileId,
     async ({ snapshot, nextVersion }) => {
       const { head } = snapshot;
@@ -70,11 +99,11 @@ export async function patchOrder(
           grid_version: head.version.toString(),
         });
       }
-      const current = await deps.reader.entries(profileId, snapshot.overrides, {
+      const current = await ports.reader.entries(profileId, snapshot.overrides, {
         limit: ALL,
         exclude: head.pins,
       });
-      const plan = planBatchOrder(current, request, deps.nextId(), deps.policy);
+      const plan = planBatchOrder(current, request, ports.nextId(), ports.policy);
       if (plan.writes.length === 0) {
         return { kind: 'skip', result: { rowsWritten: 0, kept: plan.kept } };
       }

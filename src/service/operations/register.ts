@@ -12,56 +12,72 @@
  * Every decision is taken inside the compare-and-set: the planner reads, after the snapshot, the
  * body (which must still be this request's and not fenced by a deletion), the grid row and the
  * archive record. The same request again is a skip (no version bump); a different body is 409.
- * Unregistering is the author's delete (ops/posts.ts), idempotent: nothing there is a success.
+ * Unregistering is the author's delete (delete.ts), idempotent: nothing there is a success.
+ * Reached through `GridService.platform` (platform-posts.ts, the service routes).
  */
-import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
+import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { MembershipOp } from '../../domain/membership.js';
-import type { PostRecord } from '../../store/posts-store.js';
+import type { InvitesStore } from '../../store/invites-store.js';
+import type { PostRecord, PostsStore } from '../../store/posts-store.js';
 import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
-import { assertCollaborators } from './collaborators.js';
-import type { NotInvited } from './invitations.js';
-import { deletePost } from './posts.js';
+import { trackOp } from '../write/write-op.js';
+import { removePost, type DeletePorts } from './delete.js';
+import {
+  assertCollaborators,
+  inviteCollaborators,
+  type InvitePorts,
+  type NotInvited,
+} from './invitations.js';
+
+export interface RegisterPorts extends DeletePorts, InvitePorts {
+  readonly invites: InvitesStore;
+  readonly posts: Pick<PostsStore, 'getPost' | 'insertPostIfAbsent' | 'markRemoved' | 'deletePost'>;
+  readonly reader: Pick<CassandraGridReader, 'readHead'>;
+}
 
 export interface RegisterResult {
   readonly post: PostRecord;
   /** False when the same registration was already there: nothing was written. */
   readonly created: boolean;
-  /** Named collaborators no invitation reached this time (limits, blocks; ops/invitations.ts). */
+  /** Named collaborators no invitation reached this time (limits, blocks; invitations.ts). */
   readonly notInvited: readonly NotInvited[];
   readonly version: bigint;
   readonly generation: bigint;
 }
 
 /** Registers `post` (its `authorId` is the profile whose grid shows it). */
-export async function registerPost(
-  deps: ServiceDeps,
+export function registerPost(
+  ports: RegisterPorts,
   post: PostRecord,
-  invite: (
-    postId: bigint,
-    authorId: bigint,
-    collaborators: readonly bigint[],
-  ) => Promise<readonly NotInvited[]>,
   options: WriteOptions = {},
 ): Promise<RegisterResult> {
+  return trackOp('register', () => register(ports, post, options));
+}
+
+async function register(
+  ports: RegisterPorts,
+  post: PostRecord,
+  options: WriteOptions,
+): Promise<RegisterResult> {
   assertCollaborators(post.authorId, post.collaborators);
-  const existing = await deps.posts.getPost(post.postId);
+  const existing = await ports.posts.getPost(post.postId);
   let inserted = false;
   if (existing) assertSameBody(existing, post);
-  else if (!(inserted = await deps.posts.insertPostIfAbsent(post))) {
-    const winner = await deps.posts.getPost(post.postId);
+  else if (!(inserted = await ports.posts.insertPostIfAbsent(post))) {
+    const winner = await ports.posts.getPost(post.postId);
     if (winner) assertSameBody(winner, post);
   }
-  const out = await deps.writer.writeGrid(post.authorId, registerPlanner(deps, post), options);
+  const out = await ports.writer.writeGrid(post.authorId, registerPlanner(ports, post), options);
   // Invitations live outside the invitees' grids, under the same limits as a created post's
-  // (ops/invitations.ts). Only the registration that wrote the body or put the post on the grid
+  // (invitations.ts). Only the registration that wrote the body or put the post on the grid
   // sends them: a repeated one must not invite again a collaborator who has declined or left
   // since (the race suite found exactly that). A crash after the grid write and before the
   // invitations loses them; the platform can name the collaborators again by a new post.
   const first = inserted || out.result.joined;
   const notInvited =
     first && post.collaborators.length > 0
-      ? await invite(post.postId, post.authorId, post.collaborators)
+      ? await inviteCollaborators(ports, post.postId, post.authorId, post.collaborators)
       : [];
   return {
     post,
@@ -72,12 +88,12 @@ export async function registerPost(
   };
 }
 
-function registerPlanner(deps: ServiceDeps, post: PostRecord): GridPlanner<{ joined: boolean }> {
+function registerPlanner(ports: RegisterPorts, post: PostRecord): GridPlanner<{ joined: boolean }> {
   return async ({ profileId }) => {
     const [body, onGrid, archived] = await Promise.all([
-      deps.posts.getPost(post.postId), // the removal fence and the winning body, after the snapshot
-      deps.store.hasGridRow(profileId, post.postId),
-      deps.archive.get(profileId, post.postId),
+      ports.posts.getPost(post.postId), // the removal fence and the winning body, after the snapshot
+      ports.store.hasGridRow(profileId, post.postId),
+      ports.archive.get(profileId, post.postId),
     ]);
     if (!body || body.removedAt) {
       throw new DomainError('conflict', 'the post was deleted while it was being registered', {
@@ -115,12 +131,23 @@ function assertSameBody(have: PostRecord, want: PostRecord): void {
  * a post that is not there any more is a success with the grid's current version.
  */
 export async function unregisterPost(
-  deps: ServiceDeps,
+  ports: RegisterPorts,
   profileId: bigint,
   postId: bigint,
   options: WriteOptions = {},
 ): Promise<{ version: bigint; generation: bigint }> {
-  const body = await deps.posts.getPost(postId);
+  const out = await trackOp('unregister', () => unregister(ports, profileId, postId, options));
+  await ports.postCache?.forget([postId]);
+  return out;
+}
+
+async function unregister(
+  ports: RegisterPorts,
+  profileId: bigint,
+  postId: bigint,
+  options: WriteOptions,
+): Promise<{ version: bigint; generation: bigint }> {
+  const body = await ports.posts.getPost(postId);
   if (body && body.authorId !== profileId) {
     throw new DomainError('conflict', 'the post belongs to another profile', {
       post_id: postId.toString(),
@@ -128,11 +155,11 @@ export async function unregisterPost(
     });
   }
   try {
-    const out = await deletePost(deps, profileId, postId, options);
+    const out = await removePost(ports, profileId, postId, options);
     return { version: out.version, generation: out.generation };
   } catch (err) {
     if (!(err instanceof DomainError) || err.code !== 'post_not_found') throw err;
-    const head = await deps.reader.readHead(profileId);
+    const head = await ports.reader.readHead(profileId);
     return { version: head.version, generation: head.generation };
   }
 }

@@ -4,18 +4,24 @@
  * after the snapshot (rolled forward by the writer), and the grid rows and archive record go as
  * membership effects of the same compare-and-set, so a concurrent archive, unarchive or accept
  * on that grid is serialized with it. A pending invitation is not part of the grid: the caller
- * withdraws it first (service/ops/invitations.ts), and asks for `bump` when it had to cancel one
+ * withdraws it first (invitations.ts), and asks for `bump` when it had to cancel one
  * an accept had claimed.
  *
  * A deletion fences the post first (`removed_at` on the body): writes that would put it on a
  * grid read the fence after their snapshot, so either they commit before the removal's CAS on
  * that grid (and the removal sees and drops what they added) or they see the fence.
  */
-import type { ServiceDeps } from '../deps.js';
 import type { MembershipOp } from '../../domain/membership.js';
+import type { ArchiveStore } from '../../store/archive-store.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
-import type { OverridesSnapshot } from '../../store/grid-store.js';
-import type { GridPlanner } from './grid-writer.js';
+import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
+import type { GridPlanner } from '../write/grid-writer.js';
+
+/** What the removal reads after the snapshot. */
+export interface RemovalPorts {
+  readonly store: Pick<GridStore, 'hasGridRow'>;
+  readonly archive: Pick<ArchiveStore, 'get'>;
+}
 
 export interface RemovalResult {
   /** Something of the post was on this grid and is gone now. */
@@ -31,14 +37,14 @@ export interface RemovalOptions {
 }
 
 export function removalPlanner(
-  deps: ServiceDeps,
+  ports: RemovalPorts,
   postId: bigint,
   options: RemovalOptions = {},
 ): GridPlanner<RemovalResult> {
   return async ({ profileId, snapshot }) => {
     const [onGrid, archived] = await Promise.all([
-      deps.store.hasGridRow(profileId, postId),
-      deps.archive.get(profileId, postId),
+      ports.store.hasGridRow(profileId, postId),
+      ports.archive.get(profileId, postId),
     ]);
     const own = snapshot.overrides.some((o) => o.postId === postId);
     const pinned = snapshot.head.pins.includes(postId);

@@ -14,20 +14,53 @@
 import { DomainError } from '../../domain/errors.js';
 import {
   INBOX_READ_LIMIT,
+  MAX_COLLABORATORS,
   MAX_INVITES_PER_AUTHOR_DAY,
   inviteDay,
   refusalOf,
   type InboxFacts,
   type NotInvitedReason,
 } from '../../domain/invite-limits.js';
-import type { Withdrawal } from '../../store/invites-store.js';
-import type { ServiceDeps } from '../deps.js';
-import type { WriteOptions } from '../write/grid-writer.js';
-import { removalPlanner } from '../write/post-removal.js';
+import type { GridStore } from '../../store/grid-store.js';
+import type { InviteGuardsStore } from '../../store/invite-guards-store.js';
+import type { InvitesStore, Withdrawal } from '../../store/invites-store.js';
+import type { PostsStore } from '../../store/posts-store.js';
+import type { ProfilesStore } from '../../store/profiles-store.js';
+import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
+import { removalPlanner, type RemovalPorts } from './post-removal.js';
+
+/** The inboxes, the limits' records, the post bodies and whether a grid holds a post. */
+export interface InvitePorts {
+  readonly invites: InvitesStore;
+  readonly inviteGuards: InviteGuardsStore;
+  readonly posts: Pick<PostsStore, 'getPost'>;
+  readonly profiles: Pick<ProfilesStore, 'setCollaborators'>;
+  readonly store: Pick<GridStore, 'hasGridRow'>;
+}
+
+/** Withdrawing an invitation and taking the post off that grid (removeFromCollaborator). */
+export interface WithdrawPorts extends RemovalPorts {
+  readonly invites: Pick<InvitesStore, 'withdrawPending' | 'drop'>;
+  readonly writer: Pick<GridWriter, 'writeGrid'>;
+}
 
 export interface NotInvited {
   readonly profileId: bigint;
   readonly reason: NotInvitedReason;
+}
+
+/** At most MAX_COLLABORATORS, distinct, and not the author: checked before anything is read. */
+export function assertCollaborators(authorId: bigint, collaborators: readonly bigint[]): void {
+  if (collaborators.length > MAX_COLLABORATORS) {
+    throw new DomainError('invalid_request', `at most ${MAX_COLLABORATORS} collaborators`, {
+      field: 'collaborators',
+    });
+  }
+  if (new Set(collaborators).size !== collaborators.length || collaborators.includes(authorId)) {
+    throw new DomainError('invalid_request', 'collaborators must be distinct and not the author', {
+      field: 'collaborators',
+    });
+  }
 }
 
 export interface Admission {
@@ -38,15 +71,15 @@ export interface Admission {
 
 /** Which of `collaborators` an invitation from `authorId` may reach now (reads only). */
 export async function admitCollaborators(
-  deps: ServiceDeps,
+  ports: Pick<InvitePorts, 'inviteGuards' | 'invites'>,
   authorId: bigint,
   collaborators: readonly bigint[],
 ): Promise<Admission> {
   if (collaborators.length === 0) return { invited: [], notInvited: [] };
   const day = inviteDay(Date.now());
   const [sentBefore, facts] = await Promise.all([
-    deps.inviteGuards.sentOn(authorId, day, MAX_INVITES_PER_AUTHOR_DAY),
-    Promise.all(collaborators.map((c) => inboxFacts(deps, c, authorId))),
+    ports.inviteGuards.sentOn(authorId, day, MAX_INVITES_PER_AUTHOR_DAY),
+    Promise.all(collaborators.map((c) => inboxFacts(ports, c, authorId))),
   ]);
   let sent = sentBefore;
   const out: Admission = { invited: [], notInvited: [] };
@@ -61,10 +94,14 @@ export async function admitCollaborators(
   return out;
 }
 
-async function inboxFacts(deps: ServiceDeps, invitee: bigint, authorId: bigint) {
+async function inboxFacts(
+  ports: Pick<InvitePorts, 'inviteGuards' | 'invites'>,
+  invitee: bigint,
+  authorId: bigint,
+) {
   const [blocked, pending] = await Promise.all([
-    deps.inviteGuards.isBlocked(invitee, authorId),
-    deps.invites.list(invitee, INBOX_READ_LIMIT),
+    ports.inviteGuards.isBlocked(invitee, authorId),
+    ports.invites.list(invitee, INBOX_READ_LIMIT),
   ]);
   const fromAuthor = pending.filter((i) => i.authorId === authorId).length;
   return { blocked, pending: pending.length, pendingFromAuthor: fromAuthor } satisfies InboxFacts;
@@ -77,33 +114,33 @@ async function inboxFacts(deps: ServiceDeps, invitee: bigint, authorId: bigint) 
  * invitation is taken back), so none outlives a block or its post.
  */
 export async function deliverInvites(
-  deps: ServiceDeps,
+  ports: InvitePorts,
   postId: bigint,
   authorId: bigint,
   invited: readonly bigint[],
 ): Promise<void> {
   const day = inviteDay(Date.now());
   for (const invitee of invited) {
-    await deps.inviteGuards.recordSent(authorId, day, postId, invitee);
-    await deps.invites.put(invitee, postId, authorId);
-    if (await deps.inviteGuards.isBlocked(invitee, authorId)) {
-      if ((await deps.invites.withdrawPending(invitee, postId, authorId)) === 'withdrawn')
-        await dropFromCollaborators(deps, postId, invitee);
+    await ports.inviteGuards.recordSent(authorId, day, postId, invitee);
+    await ports.invites.put(invitee, postId, authorId);
+    if (await ports.inviteGuards.isBlocked(invitee, authorId)) {
+      if ((await ports.invites.withdrawPending(invitee, postId, authorId)) === 'withdrawn')
+        await dropFromCollaborators(ports, postId, invitee);
     }
   }
-  const body = invited.length > 0 ? await deps.posts.getPost(postId) : undefined;
+  const body = invited.length > 0 ? await ports.posts.getPost(postId) : undefined;
   if (invited.length > 0 && (!body || body.removedAt)) {
-    for (const invitee of invited) await deps.invites.withdrawPending(invitee, postId, authorId);
+    for (const invitee of invited) await ports.invites.withdrawPending(invitee, postId, authorId);
   }
 }
 
 /**
  * Invites collaborators of a post already on the author's grid whose body names them (a
- * registered post, ops/register.ts): the admitted ones that have no invitation and do not hold
+ * registered post, register.ts): the admitted ones that have no invitation and do not hold
  * the post yet, so a repeated call invites nobody twice. Answers the ones not invited.
  */
 export async function inviteCollaborators(
-  deps: ServiceDeps,
+  ports: InvitePorts,
   postId: bigint,
   authorId: bigint,
   collaborators: readonly bigint[],
@@ -111,13 +148,13 @@ export async function inviteCollaborators(
   const fresh: bigint[] = [];
   for (const c of collaborators) {
     const [invite, onGrid] = await Promise.all([
-      deps.invites.get(c, postId),
-      deps.store.hasGridRow(c, postId),
+      ports.invites.get(c, postId),
+      ports.store.hasGridRow(c, postId),
     ]);
     if (!invite && !onGrid) fresh.push(c);
   }
-  const { invited, notInvited } = await admitCollaborators(deps, authorId, fresh);
-  await deliverInvites(deps, postId, authorId, invited);
+  const { invited, notInvited } = await admitCollaborators(ports, authorId, fresh);
+  await deliverInvites(ports, postId, authorId, invited);
   return notInvited;
 }
 
@@ -128,18 +165,18 @@ export async function inviteCollaborators(
  * bumps the grid (see the top), which only an accept of the invitee's own can have caused.
  */
 export async function removeFromCollaborator(
-  deps: ServiceDeps,
+  ports: WithdrawPorts,
   profileId: bigint,
   postId: bigint,
   authorId: bigint,
   options: WriteOptions = {},
 ) {
-  const withdrawal: Withdrawal = await deps.invites.withdrawPending(profileId, postId, authorId);
-  if (withdrawal === 'claimed') await deps.invites.drop(profileId, postId);
+  const withdrawal: Withdrawal = await ports.invites.withdrawPending(profileId, postId, authorId);
+  if (withdrawal === 'claimed') await ports.invites.drop(profileId, postId);
   const bump = withdrawal === 'claimed';
-  const out = await deps.writer.writeGrid(
+  const out = await ports.writer.writeGrid(
     profileId,
-    removalPlanner(deps, postId, { bump }),
+    removalPlanner(ports, postId, { bump }),
     options,
   );
   return { withdrawal, out };
@@ -147,13 +184,13 @@ export async function removeFromCollaborator(
 
 /** The post's collaborator list without `collaboratorId` (the body; no grid). */
 export async function dropFromCollaborators(
-  deps: ServiceDeps,
+  ports: Pick<InvitePorts, 'posts' | 'profiles'>,
   postId: bigint,
   collaboratorId: bigint,
 ): Promise<void> {
-  const post = await deps.posts.getPost(postId);
+  const post = await ports.posts.getPost(postId);
   if (!post || !post.collaborators.includes(collaboratorId)) return;
-  await deps.profiles.setCollaborators(
+  await ports.profiles.setCollaborators(
     postId,
     post.collaborators.filter((p) => p !== collaboratorId),
   );
@@ -165,7 +202,7 @@ export async function dropFromCollaborators(
  * is left to its accept. Blocking again changes nothing.
  */
 export async function blockAuthor(
-  deps: ServiceDeps,
+  ports: InvitePorts,
   profileId: bigint,
   authorId: bigint,
 ): Promise<{ readonly dropped: number }> {
@@ -174,25 +211,25 @@ export async function blockAuthor(
       field: 'profile_id',
     });
   }
-  await deps.inviteGuards.block(profileId, authorId, new Date());
+  await ports.inviteGuards.block(profileId, authorId, new Date());
   // Listed after the block is written: an invitation written later reads the block itself.
-  const theirs = (await deps.invites.list(profileId, INBOX_READ_LIMIT)).filter(
+  const theirs = (await ports.invites.list(profileId, INBOX_READ_LIMIT)).filter(
     (i) => i.authorId === authorId,
   );
   let dropped = 0;
   for (const i of theirs) {
-    if ((await deps.invites.withdrawPending(profileId, i.postId, authorId)) !== 'withdrawn')
+    if ((await ports.invites.withdrawPending(profileId, i.postId, authorId)) !== 'withdrawn')
       continue;
-    await dropFromCollaborators(deps, i.postId, profileId);
+    await dropFromCollaborators(ports, i.postId, profileId);
     dropped += 1;
   }
   return { dropped };
 }
 
 export async function unblockAuthor(
-  deps: ServiceDeps,
+  ports: Pick<InvitePorts, 'inviteGuards'>,
   profileId: bigint,
   authorId: bigint,
 ): Promise<void> {
-  await deps.inviteGuards.unblock(profileId, authorId);
+  await ports.inviteGuards.unblock(profileId, authorId);
 }

@@ -6,13 +6,17 @@
  * Unpinning puts a post back at its effective key; if another row took that key meanwhile
  * (relabels skip pinned rows), it gets a fresh key next to that row (restore-key.ts).
  */
-import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
 import { compareDisplay, effectiveEntry } from '../../domain/merge.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
-import type { WriteOptions } from '../write/grid-writer.js';
-import { restoreKey } from '../write/restore-key.js';
+import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
+import { trackOp } from '../write/write-op.js';
+import { restoreKey, type RestorePorts } from './restore-key.js';
+
+export interface PinPorts extends RestorePorts {
+  readonly writer: Pick<GridWriter, 'writeGrid'>;
+}
 
 export const MAX_PINS = 3;
 
@@ -33,17 +37,28 @@ export function assertPinsRequest(postIds: readonly bigint[]): void {
   }
 }
 
-export async function setPins(
-  deps: ServiceDeps,
+export function setPins(
+  ports: PinPorts,
   profileId: bigint,
   postIds: readonly bigint[],
   options: WriteOptions = {},
 ) {
-  assertPinsRequest(postIds);
-  return deps.writer.writeGrid<PinsResult>(
+  return trackOp('pins', async () => {
+    assertPinsRequest(postIds);
+    return writePins(ports, profileId, postIds, options);
+  });
+}
+
+function writePins(
+  ports: PinPorts,
+  profileId: bigint,
+  postIds: readonly bigint[],
+  options: WriteOptions,
+) {
+  return ports.writer.writeGrid<PinsResult>(
     profileId,
     async ({ snapshot }) => {
-      const onGrid = await Promise.all(postIds.map((id) => deps.store.hasGridRow(profileId, id)));
+      const onGrid = await Promise.all(postIds.map((id) => ports.store.hasGridRow(profileId, id)));
       const missing = postIds.find((_, i) => !onGrid[i]);
       if (missing !== undefined) {
         throw new DomainError('post_not_on_grid', 'a post to pin is not on this grid', {
@@ -54,7 +69,7 @@ export async function setPins(
       if (old.length === postIds.length && old.every((p, i) => p === postIds[i])) {
         return { kind: 'skip', result: { pins: old, rowsWritten: 0 } };
       }
-      const upserts = await unpinWrites(deps, profileId, snapshot, postIds);
+      const upserts = await unpinWrites(ports, profileId, snapshot, postIds);
       return {
         kind: 'write',
         mutation: { upserts, statics: { pins: [...postIds] } },
@@ -67,7 +82,7 @@ export async function setPins(
 
 /** Keys for the posts leaving the pins, one after the other (each sees the previous writes). */
 async function unpinWrites(
-  deps: ServiceDeps,
+  ports: PinPorts,
   profileId: bigint,
   snapshot: OverridesSnapshot,
   newPins: readonly bigint[],
@@ -76,7 +91,7 @@ async function unpinWrites(
   const written = new Map<bigint, OverrideWrite>();
   let view = snapshot;
   for (const postId of leaving) {
-    const writes = await restoreKey(deps, {
+    const writes = await restoreKey(ports, {
       profileId,
       snapshot: view,
       postId,

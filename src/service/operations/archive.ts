@@ -14,14 +14,22 @@
  * holds it now, else a fresh key next to the holder; "chronological" = its own ID. moved_version
  * is set either way (the post changed position; cursors must not re-look it up).
  */
-import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
 import { idToDate } from '../../domain/ids.js';
 import type { MembershipOp } from '../../domain/membership.js';
-import type { PostRecord } from '../../store/posts-store.js';
-import type { WriteOptions } from '../write/grid-writer.js';
-import { outOfOrder } from '../write/post-removal.js';
-import { restoreKey } from '../write/restore-key.js';
+import type { ArchiveStore } from '../../store/archive-store.js';
+import type { CassandraGridReader } from '../../store/grid-reader.js';
+import type { PostRecord, PostsStore } from '../../store/posts-store.js';
+import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
+import { trackOp } from '../write/write-op.js';
+import { outOfOrder } from './post-removal.js';
+import { restoreKey, type RestorePorts } from './restore-key.js';
+
+export interface ArchivePorts extends RestorePorts {
+  readonly writer: Pick<GridWriter, 'writeGrid'>;
+  readonly archive: ArchiveStore;
+  readonly posts: Pick<PostsStore, 'getPost' | 'getPosts'>;
+}
 
 export type UnarchivePosition = 'previous' | 'chronological';
 
@@ -36,23 +44,32 @@ const notOnGrid = (postId: bigint) =>
   });
 
 export function archivePost(
-  deps: ServiceDeps,
+  ports: ArchivePorts,
   profileId: bigint,
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  return deps.writer.writeGrid<ArchiveChange>(
+  return trackOp('archive', () => writeArchive(ports, profileId, postId, options));
+}
+
+function writeArchive(
+  ports: ArchivePorts,
+  profileId: bigint,
+  postId: bigint,
+  options: WriteOptions,
+) {
+  return ports.writer.writeGrid<ArchiveChange>(
     profileId,
     async ({ snapshot }) => {
       const [onGrid, record] = await Promise.all([
-        deps.store.hasGridRow(profileId, postId),
-        deps.archive.get(profileId, postId),
+        ports.store.hasGridRow(profileId, postId),
+        ports.archive.get(profileId, postId),
       ]);
       if (!onGrid) {
         if (record) return { kind: 'skip', result: { changed: false } };
         throw notOnGrid(postId);
       }
-      const post = await deps.posts.getPost(postId);
+      const post = await ports.posts.getPost(postId);
       const own = snapshot.overrides.find((o) => o.postId === postId);
       const effects: MembershipOp[] = [
         { op: 'grid_drop', postId },
@@ -61,7 +78,7 @@ export function archivePost(
           postId,
           authorId: post?.authorId ?? profileId,
           sortKey: own?.key,
-          seq: deps.nextId(),
+          seq: ports.nextId(),
         },
       ];
       return {
@@ -75,18 +92,28 @@ export function archivePost(
 }
 
 export function unarchivePost(
-  deps: ServiceDeps,
+  ports: ArchivePorts,
   profileId: bigint,
   postId: bigint,
   position: UnarchivePosition,
   options: WriteOptions = {},
 ) {
-  return deps.writer.writeGrid<ArchiveChange & { rowsWritten: number }>(
+  return trackOp('unarchive', () => writeUnarchive(ports, profileId, postId, position, options));
+}
+
+function writeUnarchive(
+  ports: ArchivePorts,
+  profileId: bigint,
+  postId: bigint,
+  position: UnarchivePosition,
+  options: WriteOptions,
+) {
+  return ports.writer.writeGrid<ArchiveChange & { rowsWritten: number }>(
     profileId,
     async ({ snapshot, nextVersion }) => {
       const [record, onGrid] = await Promise.all([
-        deps.archive.get(profileId, postId),
-        deps.store.hasGridRow(profileId, postId),
+        ports.archive.get(profileId, postId),
+        ports.store.hasGridRow(profileId, postId),
       ]);
       if (!record) {
         if (onGrid) return { kind: 'skip', result: { changed: false, rowsWritten: 0 } };
@@ -95,12 +122,12 @@ export function unarchivePost(
         });
       }
       // Read after the snapshot: a deletion fences the body before it takes the post off grids.
-      const post = await deps.posts.getPost(postId);
+      const post = await ports.posts.getPost(postId);
       if (!post || post.removedAt) {
         throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
       }
       const wanted = position === 'previous' ? (record.sortKey ?? postId) : postId;
-      const upserts = await restoreKey(deps, {
+      const upserts = await restoreKey(ports, {
         profileId,
         snapshot,
         postId,
@@ -130,15 +157,17 @@ export interface ArchivePage {
 
 /** The owner's archive, newest archived first (Instagram's Archive view). */
 export async function listArchive(
-  deps: ServiceDeps,
+  ports: Pick<ArchivePorts, 'archive' | 'posts'> & {
+    readonly reader: Pick<CassandraGridReader, 'readHead'>;
+  },
   profileId: bigint,
   limit: number,
   before?: bigint,
 ): Promise<ArchivePage> {
-  await deps.reader.readHead(profileId); // rolls the grid forward
-  const rows = await deps.archive.list(profileId, limit + 1, before);
+  await ports.reader.readHead(profileId); // rolls the grid forward
+  const rows = await ports.archive.list(profileId, limit + 1, before);
   const page = rows.slice(0, limit);
-  const bodies = await deps.posts.getPosts(page.map((r) => r.postId));
+  const bodies = await ports.posts.getPosts(page.map((r) => r.postId));
   const byId = new Map(bodies.map((b) => [b.postId, b]));
   const items = page.flatMap((r) => {
     const post = byId.get(r.postId);

@@ -6,13 +6,18 @@
  * right below that row (a key between the neighbours it would have had), through the key engine,
  * exactly like a move; otherwise it keeps the key it remembers.
  *
- * Works on a snapshot inside a writeGrid planner, so the check and the write are covered by the
- * same compare-and-set.
+ * Shared by the unpin (pin.ts) and the unarchive (archive.ts). Works on a snapshot inside a
+ * writeGrid planner, so the check and the write are covered by the same compare-and-set.
  */
 import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
-import type { OverridesSnapshot } from '../../store/grid-store.js';
-import { placeAfter, type MoveDeps } from '../ops/move-planner.js';
+import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
+import { placeAfter, type PlacePorts } from './move-plan.js';
+
+/** The move's placement, and whether a post is on the grid (a key held by an un-overridden post). */
+export interface RestorePorts extends PlacePorts {
+  readonly store: Pick<GridStore, 'hasGridRow'>;
+}
 
 export interface RestoreRequest {
   readonly profileId: bigint;
@@ -27,10 +32,13 @@ export interface RestoreRequest {
 }
 
 /** The override writes that put `postId` back at `wanted`, or next to its holder if taken. */
-export async function restoreKey(deps: MoveDeps, req: RestoreRequest): Promise<OverrideWrite[]> {
+export async function restoreKey(
+  ports: RestorePorts,
+  req: RestoreRequest,
+): Promise<OverrideWrite[]> {
   const { snapshot, postId, wanted, profileId } = req;
   const pins = new Set([...req.pins, ...snapshot.head.pins]);
-  const holder = await keyHolder(deps, req, pins);
+  const holder = await keyHolder(ports, req, pins);
   if (!holder) {
     // Free. Nothing to write when the post already sits there and no moved_version is wanted.
     const sitsThere = effectiveEntry(snapshot.overrides, postId).key === wanted;
@@ -39,7 +47,7 @@ export async function restoreKey(deps: MoveDeps, req: RestoreRequest): Promise<O
   }
   // Taken: place it right below the row that holds the key now (exclusions: every pin, old and new).
   const view: OverridesSnapshot = { ...snapshot, head: { ...snapshot.head, pins: [...pins] } };
-  const placed = await placeAfter(deps, view, profileId, postId, holder);
+  const placed = await placeAfter(ports, view, profileId, postId, holder);
   return placed.writes.map(
     (w) =>
       w.postId === postId
@@ -50,7 +58,7 @@ export async function restoreKey(deps: MoveDeps, req: RestoreRequest): Promise<O
 
 /** The unpinned post on the grid (other than `postId`) whose effective key is `wanted`, if any. */
 async function keyHolder(
-  deps: MoveDeps,
+  ports: RestorePorts,
   req: RestoreRequest,
   pins: ReadonlySet<bigint>,
 ): Promise<GridEntry | undefined> {
@@ -62,7 +70,7 @@ async function keyHolder(
   // A post without an override has its own ID as key: is post `wanted` on the grid, un-overridden?
   if (wanted === postId || pins.has(wanted)) return undefined;
   if (snapshot.overrides.some((o) => o.postId === wanted)) return undefined;
-  return (await deps.store.hasGridRow(profileId, wanted))
+  return (await ports.store.hasGridRow(profileId, wanted))
     ? { postId: wanted, key: wanted }
     : undefined;
 }

@@ -9,10 +9,18 @@
  * the body last. A crash midway leaves the fenced body, so running the takedown again finds the same grids and finishes; grids already clean are
  * skipped without a bump.
  */
-import type { ServiceDeps } from '../deps.js';
+import type { PostCache } from '../../cache/post-cache.js';
 import { DomainError } from '../../domain/errors.js';
-import { removeFromCollaborator } from './invitations.js';
-import { removalPlanner } from '../write/post-removal.js';
+import type { PostsStore } from '../../store/posts-store.js';
+import { trackOp } from '../write/write-op.js';
+import { removeFromCollaborator, type WithdrawPorts } from './invitations.js';
+import { removalPlanner } from './post-removal.js';
+
+export interface TakedownPorts extends WithdrawPorts {
+  readonly posts: Pick<PostsStore, 'getPost' | 'markRemoved' | 'deletePost'>;
+  /** Redis's copy of post bodies, when there is one: dropped after the body. */
+  readonly postCache?: Pick<PostCache, 'forget'> | undefined;
+}
 
 export interface TakedownResult {
   readonly postId: bigint;
@@ -20,18 +28,24 @@ export interface TakedownResult {
   readonly grids: ReadonlyArray<{ readonly profileId: bigint; readonly version: bigint }>;
 }
 
-export async function takedownPost(deps: ServiceDeps, postId: bigint): Promise<TakedownResult> {
-  const post = await deps.posts.getPost(postId);
+export async function takedownPost(ports: TakedownPorts, postId: bigint): Promise<TakedownResult> {
+  const out = await trackOp('takedown', () => takedown(ports, postId));
+  await ports.postCache?.forget([postId]);
+  return out;
+}
+
+async function takedown(ports: TakedownPorts, postId: bigint): Promise<TakedownResult> {
+  const post = await ports.posts.getPost(postId);
   if (!post)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
-  if (!post.removedAt) await deps.posts.markRemoved(postId);
+  if (!post.removedAt) await ports.posts.markRemoved(postId);
   const grids: Array<{ profileId: bigint; version: bigint }> = [];
-  const own = await deps.writer.writeGrid(post.authorId, removalPlanner(deps, postId));
+  const own = await ports.writer.writeGrid(post.authorId, removalPlanner(ports, postId));
   if (own.committed) grids.push({ profileId: post.authorId, version: own.version });
   for (const profileId of post.collaborators) {
-    const { out } = await removeFromCollaborator(deps, profileId, postId, post.authorId);
+    const { out } = await removeFromCollaborator(ports, profileId, postId, post.authorId);
     if (out.committed) grids.push({ profileId, version: out.version });
   }
-  await deps.posts.deletePost(postId, [], true);
+  await ports.posts.deletePost(postId, [], true);
   return { postId, grids };
 }

@@ -7,8 +7,8 @@
  * so it commits exactly when the move does: no write before the compare-and-set, and a move whose
  * response was lost in a crash (an Idempotency-Key replay hands out the same move_id) still has
  * it, exact restore included. It costs no read either: the previous key comes from the writer's
- * snapshot and the previous anchor from the slice the move planner read (only a post moved
- * farther than that slice reaches needs one chronological read to find it). A lost CAS re-plans
+ * snapshot and the previous anchor from the slice the move planner read (move-plan.ts; only a
+ * post moved farther than that slice reaches needs one chronological read to find it). A lost CAS re-plans
  * on a fresh snapshot and pushes the entry again, so the entry that commits is the one planned
  * for the attempt that won.
  *
@@ -24,61 +24,47 @@
  *   - otherwise: a move back after the previous anchor ("undo is a move back"), with the move's
  *     usual answers (409 if that anchor left the grid or the post is pinned now).
  */
-import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
-import { findUndo, pushUndo, type UndoEntry } from '../../domain/undo-ring.js';
-import { UNKNOWN_RELABELS, type MoveRecord } from '../../store/moves-store.js';
-import type { WriteOptions } from '../write/grid-writer.js';
-import { movePlanner, type MovePlanHook } from './move-planner.js';
-import { readEntryAbove } from '../write/slice-reader.js';
+import { findUndo, type UndoEntry } from '../../domain/undo-ring.js';
+import type { MoveRecord, MovesStore } from '../../store/moves-store.js';
+import type { Flags } from '../flags.js';
+import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
+import { trackOp } from '../write/write-op.js';
+import { movePlanner, undoBounds, type MovePlanPorts } from './move-plan.js';
 
-const bounds = (deps: ServiceDeps) => ({ now: Date.now(), ttlMs: deps.moves.ttlS * 1000 });
-
-/** Pushes each attempt's undo entry into the ring its batch writes (see the header). */
-export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string): MovePlanHook {
-  let prev: { prevKey: bigint | undefined; prevAfter: bigint | undefined } | undefined;
-  return async (ctx, plan) => {
-    const { profileId, snapshot } = ctx;
-    if (!prev || !ctx.outcomeUnknown) {
-      const above =
-        plan.previous.above !== undefined
-          ? plan.previous.above
-          : await readEntryAbove(deps.reader, profileId, snapshot, postId); // moved beyond the slice
-      prev = { prevKey: plan.previous.key, prevAfter: above?.postId };
-    }
-    const b = bounds(deps);
-    const entry: UndoEntry = {
-      moveId: moveId.toLowerCase(),
-      postId,
-      ...prev,
-      version: ctx.nextVersion,
-      relabelled: ctx.outcomeUnknown ? UNKNOWN_RELABELS : plan.relabelled,
-      at: b.now,
-    };
-    return { recentMoves: pushUndo(snapshot.head.recentMoves ?? [], entry, b) };
-  };
+export interface UndoPorts extends MovePlanPorts {
+  readonly writer: Pick<GridWriter, 'writeGrid'>;
+  readonly flags: Pick<Flags, 'require'>;
+  readonly moves: Pick<MovesStore, 'ttlS' | 'get'>;
 }
 
 type Rec = Pick<MoveRecord, 'postId' | 'prevKey' | 'prevAfter' | 'version' | 'relabelled'>;
 
-export async function undoMove(
-  deps: ServiceDeps,
+export function undoMove(
+  ports: UndoPorts,
   profileId: bigint,
   moveId: string,
   options: WriteOptions = {},
 ) {
+  return trackOp('undo', async () => {
+    await ports.flags.require('writes.reorder');
+    return undoIn(ports, profileId, moveId, options);
+  });
+}
+
+async function undoIn(ports: UndoPorts, profileId: bigint, moveId: string, options: WriteOptions) {
   let legacy: Promise<MoveRecord | undefined> | undefined;
   const recordIn = async (ring: readonly UndoEntry[] | undefined): Promise<Rec> => {
     const rec =
-      findUndo(ring ?? [], moveId, bounds(deps)) ??
-      (await (legacy ??= deps.moves.get(profileId, moveId)));
+      findUndo(ring ?? [], moveId, undoBounds(ports)) ??
+      (await (legacy ??= ports.moves.get(profileId, moveId)));
     if (!rec)
       throw new DomainError('post_not_found', 'no such move (or its undo expired)', {
         move_id: moveId,
       });
     return rec;
   };
-  return deps.writer.writeGrid<{ exact: boolean }>(
+  return ports.writer.writeGrid<{ exact: boolean }>(
     profileId,
     async (ctx) => {
       const { head } = ctx.snapshot;
@@ -89,7 +75,7 @@ export async function undoMove(
         ];
         return { kind: 'write', mutation: { upserts }, result: { exact: true } };
       }
-      const d = await movePlanner(deps, rec.postId, rec.prevAfter ?? null)(ctx);
+      const d = await movePlanner(ports, rec.postId, rec.prevAfter ?? null)(ctx);
       return { ...d, result: { exact: false } };
     },
     options,

@@ -1,0 +1,67 @@
+/**
+ * Deleting a post, by its author: fence the body (`removed_at`), take the post off every
+ * collaborator (its invitation withdrawn, its grid in a compare-and-set when it holds something of
+ * the post: invitations.ts), then off the author's grid (post-removal.ts), and drop the body
+ * last. A retry after a failure midway finds the fence and the remaining grids and finishes.
+ * The body's cache entry is dropped after it (the post cache of src/cache/).
+ */
+import type { PostCache } from '../../cache/post-cache.js';
+import { DomainError } from '../../domain/errors.js';
+import type { PostsStore } from '../../store/posts-store.js';
+import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
+import { trackOp } from '../write/write-op.js';
+import type { PostWriteResult } from './create.js';
+import { removeFromCollaborator, type WithdrawPorts } from './invitations.js';
+import { removalPlanner } from './post-removal.js';
+
+export interface DeletePorts extends WithdrawPorts {
+  readonly writer: Pick<GridWriter, 'writeGrid'>;
+  readonly posts: Pick<PostsStore, 'getPost' | 'markRemoved' | 'deletePost'>;
+  /** Redis's copy of post bodies, when there is one. */
+  readonly postCache?: Pick<PostCache, 'forget'> | undefined;
+}
+
+export async function deletePost(
+  ports: DeletePorts,
+  profileId: bigint,
+  postId: bigint,
+  options: WriteOptions = {},
+): Promise<PostWriteResult<null>> {
+  const out = await trackOp('delete', () => removePost(ports, profileId, postId, options));
+  await ports.postCache?.forget([postId]);
+  return out;
+}
+
+/** The delete itself (also the unregister's, register.ts): the cache is the caller's. */
+export async function removePost(
+  ports: DeletePorts,
+  profileId: bigint,
+  postId: bigint,
+  options: WriteOptions = {},
+): Promise<PostWriteResult<null>> {
+  const post = await ports.posts.getPost(postId);
+  if (post && post.authorId !== profileId) {
+    throw new DomainError('forbidden', 'only the author can delete this post', {
+      post_id: postId.toString(),
+    });
+  }
+  if (post && !post.removedAt) await ports.posts.markRemoved(postId);
+  for (const collaborator of post?.collaborators ?? []) {
+    await removeFromCollaborator(ports, collaborator, postId, profileId); // the author's post
+  }
+  const remove = removalPlanner(ports, postId);
+  const out = await ports.writer.writeGrid(
+    profileId,
+    async (ctx) => {
+      const d = await remove(ctx);
+      // Nothing of it anywhere and no body: a 404, unless our own timed-out attempt did it.
+      if (d.kind === 'skip' && !post && !ctx.outcomeUnknown) {
+        throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+      }
+      return { ...d, result: null };
+    },
+    options,
+  );
+  if (post) await ports.posts.deletePost(postId, [], true);
+  return { value: null, version: out.version, generation: out.generation };
+}
