@@ -8,6 +8,8 @@
  * order resource, the listings.
  */
 import type { ServiceCaches } from '../cache/caches.js';
+import type { PostCache } from '../cache/post-cache.js';
+import type { MoveRateLimiter } from '../cache/rate-limit.js';
 import type { BatchOrderRequest } from '../domain/batch-order.js';
 import { DomainError } from '../domain/errors.js';
 import type { CassandraGridReader } from '../store/grid-reader.js';
@@ -24,7 +26,7 @@ import { deletePost } from './operations/delete.js';
 import * as invitations from './operations/invitations.js';
 import { movePost, type MoveOptions, type MoveOutcome } from './operations/move.js';
 import { setPins } from './operations/pin.js';
-import { PlatformPosts, type PlatformPorts } from './platform-posts.js';
+import { PlatformPosts } from './platform-posts.js';
 import { resetGrid } from './operations/reset.js';
 import { takedownPost } from './operations/takedown.js';
 import { undoMove } from './operations/undo.js';
@@ -41,6 +43,12 @@ import type { GridWriter, WriteOptions } from './write/grid-writer.js';
 export type { GridServiceOptions } from './wiring.js';
 export type { MoveOutcome } from './operations/move.js';
 export type { NotInvited } from './operations/invitations.js';
+
+type OperationPorts = ServiceDeps & {
+  readonly flags: Flags;
+  readonly moveRate: MoveRateLimiter | undefined;
+  readonly postCache: PostCache | undefined;
+};
 
 export class GridService {
   /** The stores and seams tests and benchmarks inspect; operations get them through `ports`. */
@@ -60,9 +68,8 @@ export class GridService {
   readonly platform: PlatformPosts;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   private readonly renderedRead: RenderedRead;
-  private readonly deps: ServiceDeps;
-  /** The stores with the flags and Redis's move rate limit and post cache: every operation's ports. */
-  private readonly ports: PlatformPorts;
+  /** Every operation's ports: the stores, the flags, Redis's move rate limit and post cache. */
+  private readonly ports: OperationPorts;
 
   constructor(opts: GridServiceOptions) {
     const w = wireService(opts, (q) => this.readPage(q));
@@ -77,7 +84,6 @@ export class GridService {
     this.copies = w.copies;
     this.pageReader = w.pageReader;
     this.renderedRead = w.renderedRead;
-    this.deps = w.deps;
     const { moveRate, posts } = w.caches ?? {};
     this.ports = { ...w.deps, flags: w.flags, moveRate, postCache: posts };
     this.platform = new PlatformPosts(this.ports);
@@ -214,7 +220,7 @@ export class GridService {
   }
 
   listMedia(q: MediaQuery) {
-    return listMedia(this.deps, q);
+    return listMedia(this.ports, q);
   }
 
   listArchive(profileId: bigint, limit: number, before?: bigint) {
@@ -226,10 +232,10 @@ export class GridService {
   }
 
   auditProfile(profileId: bigint) {
-    return auditProfile(this.deps, profileId);
+    return auditProfile(this.ports, profileId);
   }
 
   auditAll(only?: readonly bigint[]) {
-    return auditAll(this.deps, only);
+    return auditAll(this.ports, only);
   }
 }

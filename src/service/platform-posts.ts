@@ -4,22 +4,13 @@
  * the service routes), and import existing posts chunk by chunk (service/import/). Reached as
  * `GridService.platform`; the same ports, writer and caches as every operation.
  */
-import type { PostCache } from '../cache/post-cache.js';
-import type { MoveRateLimiter } from '../cache/rate-limit.js';
 import type { Post } from '../domain/post.js';
-import type { ServiceDeps } from './deps.js';
-import type { Flags } from './flags.js';
 import { importChunk } from './import/import-chunk.js';
-import { registerPost, unregisterPost } from './operations/register.js';
+import { registerPost, unregisterPost, type RegisterPorts } from './operations/register.js';
 import type { WriteOptions } from './write/grid-writer.js';
 import { trackOp } from './write/write-op.js';
 
-/** The stores with the flags and Redis's move rate limit and post cache (GridService builds it). */
-export type PlatformPorts = ServiceDeps & {
-  readonly flags: Flags;
-  readonly moveRate: MoveRateLimiter | undefined;
-  readonly postCache: PostCache | undefined;
-};
+type PlatformPorts = RegisterPorts & Parameters<typeof importChunk>[0];
 
 export class PlatformPosts {
   constructor(private readonly ports: PlatformPorts) {}
