@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Hono } from 'hono';
-import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger, type Logger } from '../src/obs/logger.js';
@@ -20,12 +20,13 @@ import { GridService } from '../src/service/grid-service.js';
 import { listen } from './read/http.js';
 import { HOT_PROFILE } from './read/seed.js';
 import { nullDeviceLogger, productionApp } from './read/wired.js';
+import { openLocalCassandra } from '../tools/infra/dev-stores.js';
 
 const { values: args } = parseArgs({
   options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '5' } },
 });
 const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench', REDIS_TIMEOUT_MS: 1000 };
-const session = await openCassandra(config, () => {});
+const session = await openLocalCassandra(config, () => {});
 const guard = createRedisGuard(config, {});
 if (!(await guard.waitReady(5000))) throw new Error('this benchmark needs Redis');
 const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {

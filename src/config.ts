@@ -89,7 +89,7 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^[0-9]+[MG]$/)
     .default('1G'),
-  /** Local nodes `npm run cassandra:up` starts: 1, or a ring on 127.0.0.1..N (src/tools/infra/ring.ts). */
+  /** Local nodes `npm run cassandra:up` starts: 1, or a ring on 127.0.0.1..N (tools/infra/ring.ts). */
   CASSANDRA_NODES: intFrom(1, 1, 9),
   /** Local node's commit log: `periodic` (fast) or `group` (no acknowledged write lost on a kill). */
   CASSANDRA_COMMITLOG_SYNC: z.enum(['periodic', 'group']).default('periodic'),
