@@ -3,7 +3,7 @@
  * request, which moves far less than requests/s when other work shares the machine. autocannon
  * runs in a child process (so none of its work is counted), against, in interleaved rounds: a
  * bare Hono route returning a first page's bytes, a route doing one Redis GET of them, the app
- * wired as src/main.ts wires it (deadlines, request log to the null device) answering the held
+ * wired as src/server.ts wires it (deadlines, request log to the null device) answering the held
  * first page and its 304, and the same app with the logger silent (what the log line costs).
  * Prints the median CPU µs per request and requests/s of each, with every round's figure.
  * Uses keyspace `regrid_bench`, the hot profile of `bench:read` (seeded by it).

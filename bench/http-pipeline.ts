@@ -3,7 +3,7 @@
  * goes over HTTP. One process serves, side by side and driven by autocannon in turn: a bare Hono
  * route returning the page's bytes, a route doing one Redis GET of them (the floor of any Redis
  * hit), the grid route alone (readRenderedPage + sendRendered, no middleware), the same behind
- * the observe middleware, and the whole app wired as src/main.ts wires it (deadlines, request
+ * the observe middleware, and the whole app wired as src/server.ts wires it (deadlines, request
  * log to the null device), whose held first page the front answers (http/page-front.ts), plus
  * its 304. Prints requests/s and each over the one-GET route.
  * Uses keyspace `regrid_bench`, profile 4200000001 (60 posts, created on the first run).

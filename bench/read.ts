@@ -4,7 +4,7 @@
  *
  * What the Redis read path buys, measured side by side in one run on loopback against the real
  * Cassandra (provisioned or reused like `npm start`, keyspace `regrid_bench`) and Redis. The app
- * is wired as src/main.ts wires it: per-request deadlines and the request log line (written, as
+ * is wired as src/server.ts wires it: per-request deadlines and the request log line (written, as
  * production writes stdout, by pino's asynchronous stream, here to the null device).
  * - first-page rps and p50/p99 through HTTP, every configuration once per round for `rounds`
  *   interleaved rounds, medians reported: a bare Hono route returning the same bytes (the
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     throw new Error(`lost worker lease ${w}: ${why}`);
   });
   const counted = counting(session.cql);
-  // As src/main.ts: the same level, fields and asynchronous stream; only the target differs.
+  // As src/server.ts: the same level, fields and asynchronous stream; only the target differs.
   const logger = nullDeviceLogger(config);
   const secret = randomBytes(24).toString('base64url');
   const make = (

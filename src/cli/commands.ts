@@ -4,13 +4,17 @@
  * runs. `find` says where Cassandra is: the configured contact points here; the development CLI
  * (tools/cli/dev-commands.ts) passes the local-ring-or-node finder and adds its own commands.
  */
-import { configuredCassandra, type FindCassandra } from '../bootstrap.js';
+import type { FindCassandra } from '../bootstrap.js';
 import type { Command, Commands, Run } from './cli-main.js';
 import type { OperatorCommand } from './regrid-commands.js';
 
+// Imported when a command connects, never for --help (bootstrap.ts loads the driver).
+const configured: FindCassandra = async (config, notes, progress) =>
+  (await import('../bootstrap.js')).configuredCassandra(config, notes, progress);
+
 const forever = () => new Promise<number>(() => undefined); // a server runs until it exits itself
 
-export function productCommands(find: FindCassandra = configuredCassandra): Commands {
+export function productCommands(find: FindCassandra = configured): Commands {
   const operator = (name: OperatorCommand): Command => ({
     load: async (): Promise<Run> => {
       const { runConnected } = await import('./cmd-operator.js');

@@ -7,13 +7,17 @@
 import { runCli, type Commands } from '../../src/cli/cli-main.js';
 import { productCommands } from '../../src/cli/commands.js';
 import type { Io } from '../../src/cli/regrid-commands.js';
-import { findLocalCassandra } from '../infra/dev-stores.js';
+import type { FindCassandra } from '../../src/bootstrap.js';
+
+// Imported when a command connects, never for --help (dev-stores.ts loads the driver).
+const findLocal: FindCassandra = async (config, notes, progress) =>
+  (await import('../infra/dev-stores.js')).findLocalCassandra(config, notes, progress);
 
 const forever = () => new Promise<number>(() => undefined); // a server runs until it exits itself
 
 export function devCommands(): Commands {
   return {
-    ...productCommands(findLocalCassandra),
+    ...productCommands(findLocal),
     serve: {
       load: async () => {
         const { devStart } = await import('../dev-server.js');

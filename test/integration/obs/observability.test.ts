@@ -256,7 +256,7 @@ describe('observability', () => {
     expect(n('regrid_cql_queued')).toBe(0);
     expect(n('regrid_redis_breaker_open')).toBe(0);
 
-    // As served in production: with the process and driver families (main.ts).
+    // As served in production: with the process and driver families (src/server.ts).
     collectProcessMetrics();
     watchDriver(w.client);
     const served = await (await w.app.request('/metrics')).text();
