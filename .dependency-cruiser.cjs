@@ -44,6 +44,13 @@ module.exports = {
       to: { path: '^(tools|bench|test|scripts|examples|web|client|bin)/' },
     },
     {
+      name: 'tools-without-tests',
+      severity: 'error',
+      comment: 'tools/ runs from a checkout for developers: it imports src/ and itself, not tests',
+      from: { path: '^tools/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
       name: 'src-without-dev-packages',
       severity: 'error',
       comment: 'a production install has no devDependencies: src/ must not need one',
