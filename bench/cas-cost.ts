@@ -3,7 +3,7 @@
  * how fast requests arrive: `npx tsx bench/cas-cost.ts [--batches 8000] [--rounds 2]`.
  *
  * 16 writers on distinct partitions send one-row batches back to back (the load tester's raw
- * ceiling, src/tools/loadtest/raw-ceiling.ts), in these shapes, interleaved round by round:
+ * ceiling, tools/loadtest/raw-ceiling.ts), in these shapes, interleaved round by round:
  *   - bare: `IF version = ?` + one override upsert (the ceiling's shape);
  *   - + a 2 KB static blob (a whole 32-entry undo ring, what every move wrote before the ring
  *     was bucketed) and + a 300 B blob (one bucket of it, domain/undo-ring.ts);
@@ -16,12 +16,13 @@
  */
 import { parseArgs } from 'node:util';
 import { types } from 'cassandra-driver';
-import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { openIdGenerator } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 import { buildCasStatements, type CqlStatement } from '../src/store/grid-mutation.js';
-import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
-import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
-import { processCpuMs } from '../src/tools/infra/process-cpu.js';
+import { nodeLayout } from '../tools/infra/cassandra-files.js';
+import { liveNodePid } from '../tools/infra/embedded-cassandra.js';
+import { processCpuMs } from '../tools/infra/process-cpu.js';
+import { openLocalCassandra } from '../tools/infra/dev-stores.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,7 +34,7 @@ const BATCHES = Number(args.batches);
 const ROUNDS = Number(args.rounds);
 const WRITERS = 16;
 const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench' };
-const session = await openCassandra(config, () => {});
+const session = await openLocalCassandra(config, () => {});
 const client = session.client;
 // A leased ID worker: the partitions are fresh profile IDs, never one a server issued.
 const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {

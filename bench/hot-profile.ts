@@ -7,7 +7,7 @@
  *   - queue: the queue alone, WRITE_GROUP_MAX_WRITES=1 (writes take turns, one batch each);
  *   - race: no queue, WRITE_QUEUE_MAX_WAIT_MS=0 (every writer races for the compare-and-set);
  * and, as the yardstick, the bare conditional-batch ceiling of ONE partition from ONE writer
- * (src/tools/loadtest/raw-ceiling.ts with concurrency 1: a one-row batch after the other, no
+ * (tools/loadtest/raw-ceiling.ts with concurrency 1: a one-row batch after the other, no
  * reads, no service). Prints moves/s, 503 contention answers, conditional batches per committed
  * move, and moves/s ÷ that ceiling. `npm run bench:hot -- [--writers 16 --moves 480 --rounds 2]`.
  * Bounded: every writer stops after its share of moves; one small warm-up run of each first.
@@ -18,7 +18,7 @@ import { IdGenerator } from '../src/domain/ids.js';
 import { GridService } from '../src/service/grid-service.js';
 import { createCassandraClient, cqlOf, type Cql } from '../src/store/cassandra.js';
 import { applyMigrations } from '../src/store/migrations.js';
-import { measureRawCeiling } from '../src/tools/loadtest/raw-ceiling.js';
+import { measureRawCeiling } from '../tools/loadtest/raw-ceiling.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/http-client.ts [--requests 20000] [--rounds 2]`: what one request costs the load
- * tester's own process, by HTTP client: the load tester's (`src/tools/loadtest/http-call.ts`: the
+ * tester's own process, by HTTP client: the load tester's (`tools/loadtest/http-call.ts`: the
  * lean keep-alive client of http-wire.ts) against undici pools and `node:http` with a keep-alive
  * Agent, 16 concurrent senders each waiting
  * for its answer, small JSON POSTs like a move, against a bare `node:http` server in a child
@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { closeHttpPools, httpCall, undiciCall } from '../src/tools/loadtest/http-call.js';
+import { closeHttpPools, httpCall, undiciCall } from '../tools/loadtest/http-call.js';
 
 if (process.argv[2] === 'serve') {
   const server = createServer((req, res) => {

@@ -3,7 +3,7 @@
  * request, which moves far less than requests/s when other work shares the machine. autocannon
  * runs in a child process (so none of its work is counted), against, in interleaved rounds: a
  * bare Hono route returning a first page's bytes, a route doing one Redis GET of them, the app
- * wired as src/main.ts wires it (deadlines, request log to the null device) answering the held
+ * wired as src/server.ts wires it (deadlines, request log to the null device) answering the held
  * first page and its 304, and the same app with the logger silent (what the log line costs).
  * Prints the median CPU µs per request and requests/s of each, with every round's figure.
  * Uses keyspace `regrid_bench`, the hot profile of `bench:read` (seeded by it).
@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Hono } from 'hono';
-import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger, type Logger } from '../src/obs/logger.js';
@@ -20,12 +20,13 @@ import { GridService } from '../src/service/grid-service.js';
 import { listen } from './read/http.js';
 import { HOT_PROFILE } from './read/seed.js';
 import { nullDeviceLogger, productionApp } from './read/wired.js';
+import { openLocalCassandra } from '../tools/infra/dev-stores.js';
 
 const { values: args } = parseArgs({
   options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '5' } },
 });
 const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench', REDIS_TIMEOUT_MS: 1000 };
-const session = await openCassandra(config, () => {});
+const session = await openLocalCassandra(config, () => {});
 const guard = createRedisGuard(config, {});
 if (!(await guard.waitReady(5000))) throw new Error('this benchmark needs Redis');
 const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {

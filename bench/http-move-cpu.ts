@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/http-move-cpu.ts [--moves 6000] [--rounds 2] [--writers 16] [--against DIR]`: what a move over
- * HTTP costs each process on this machine. Starts the server (`src/main.ts` of this checkout, a
+ * HTTP costs each process on this machine. Starts the server (`tools/dev-start.ts` of this checkout, a
  * child process on a free port, keyspace `regrid_bench`, move rate limit 10⁹, request log to the
  * null device), creates one grid of 48 posts per writer through the API, warms up with 2,000
  * moves, then times `--moves` moves by `--writers` writers (16), each on its own grid and waiting
@@ -15,15 +15,17 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openCassandra } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
-import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
-import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
-import { processCpuMs } from '../src/tools/infra/process-cpu.js';
-import { RegridHttpDesign } from '../src/tools/loadtest/regrid-http-design.js';
+import { nodeLayout } from '../tools/infra/cassandra-files.js';
+import { liveNodePid } from '../tools/infra/embedded-cassandra.js';
+import { processCpuMs } from '../tools/infra/process-cpu.js';
+import { RegridHttpDesign } from '../tools/loadtest/regrid-http-design.js';
 import { ownGridMoves } from './own-grid-moves.js';
+import { openLocalCassandra } from '../tools/infra/dev-stores.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,7 +41,7 @@ const WRITERS = Number(args.writers);
 const POSTS = 48;
 const SECRET = 'http-move-cpu-bench-secret-0123456789';
 const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench' };
-const session = await openCassandra(config, () => {});
+const session = await openLocalCassandra(config, () => {});
 const jvm = liveNodePid(nodeLayout(config));
 const redisPid = (() => {
   try {
@@ -70,7 +72,9 @@ async function startServer(
   extraEnv: Record<string, string>,
 ): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // The development entry (an older checkout given by --against started from src/main.ts).
+  const entry = existsSync(join(dir, 'tools/dev-start.ts')) ? 'tools/dev-start.ts' : 'src/main.ts';
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: dir,
     stdio: 'ignore',
     env: {

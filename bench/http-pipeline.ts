@@ -3,7 +3,7 @@
  * goes over HTTP. One process serves, side by side and driven by autocannon in turn: a bare Hono
  * route returning the page's bytes, a route doing one Redis GET of them (the floor of any Redis
  * hit), the grid route alone (readRenderedPage + sendRendered, no middleware), the same behind
- * the observe middleware, and the whole app wired as src/main.ts wires it (deadlines, request
+ * the observe middleware, and the whole app wired as src/server.ts wires it (deadlines, request
  * log to the null device), whose held first page the front answers (http/page-front.ts), plus
  * its 304. Prints requests/s and each over the one-GET route.
  * Uses keyspace `regrid_bench`, profile 4200000001 (60 posts, created on the first run).
@@ -11,7 +11,7 @@
 import { Hono } from 'hono';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
 import { sendRendered } from '../src/http/conditional.js';
@@ -22,12 +22,13 @@ import { silentLogger } from '../src/obs/logger.js';
 import { GridService } from '../src/service/grid-service.js';
 import { cannon, listen } from './read/http.js';
 import { nullDeviceLogger, productionApp } from './read/wired.js';
+import { openLocalCassandra } from '../tools/infra/dev-stores.js';
 
 const { values: args } = parseArgs({
   options: { seconds: { type: 'string', default: '2' }, rounds: { type: 'string', default: '2' } },
 });
 const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench', REDIS_TIMEOUT_MS: 1000 };
-const session = await openCassandra(config, () => {});
+const session = await openLocalCassandra(config, () => {});
 const guard = createRedisGuard(config, {});
 if (!(await guard.waitReady(5000))) throw new Error('this benchmark needs Redis');
 const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {

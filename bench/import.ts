@@ -22,7 +22,7 @@ import { runImport } from '../src/service/import/run-import.js';
 import { consistencyOf, createCassandraClient, cqlOf, type Cql } from '../src/store/cassandra.js';
 import { applyMigrations } from '../src/store/migrations.js';
 import { SourceTable } from '../src/store/source-table.js';
-import { tracePartition } from '../src/tools/loadtest/tombstones.js';
+import { tracePartition } from '../tools/loadtest/tombstones.js';
 import { createSource, type SourceFixture } from '../test/integration/import/source-fixture.js';
 
 const { values: args } = parseArgs({

@@ -15,14 +15,15 @@ import { createHook } from 'node:async_hooks';
 import { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
 import { GridService } from '../src/service/grid-service.js';
-import { nodeLayout } from '../src/tools/infra/cassandra-files.js';
-import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
-import { processCpuMs } from '../src/tools/infra/process-cpu.js';
+import { nodeLayout } from '../tools/infra/cassandra-files.js';
+import { liveNodePid } from '../tools/infra/embedded-cassandra.js';
+import { processCpuMs } from '../tools/infra/process-cpu.js';
 import { ownGridMoves } from './own-grid-moves.js';
+import { openLocalCassandra } from '../tools/infra/dev-stores.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,7 +41,7 @@ const config = {
   REDIS_TIMEOUT_MS: 1000,
   MOVE_RATE_LIMIT: 1_000_000_000,
 };
-const session = await openCassandra(config, () => {});
+const session = await openLocalCassandra(config, () => {});
 const guard = createRedisGuard(config, {});
 const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {
   throw new Error(`lost worker lease ${w}: ${why}`);

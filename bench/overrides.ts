@@ -15,17 +15,18 @@
 import { cursorKeyIdOf } from '../src/cache/keys.js';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { GridService } from '../src/service/grid-service.js';
 import type { Cql } from '../src/store/cassandra.js';
-import { ensureRedis } from '../src/tools/infra/redis-local.js';
+import { ensureRedis } from '../tools/infra/redis-local.js';
 import { listen } from './read/http.js';
 import type { Bench } from './read/measure.js';
 import { depth, type DepthReport } from './read/depth.js';
 import { overrideProfile, POSTS_PER_OVERRIDE_PROFILE, seedOverrideProfile } from './read/seed.js';
+import { openLocalCassandra } from '../tools/infra/dev-stores.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,7 +55,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main(): Promise<void> {
   const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench', REDIS_TIMEOUT_MS: 1000 };
-  const session = await openCassandra(config, log);
+  const session = await openLocalCassandra(config, log);
   log(`[redis] ${(await ensureRedis(config, log)).detail}`);
   const guard = createRedisGuard(config, { log });
   if (!(await guard.waitReady(5000))) throw new Error('the override bench needs Redis');

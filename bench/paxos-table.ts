@@ -3,7 +3,7 @@
  * means and of each round's adjacent pair (how far the ratio moves between rounds says how
  * noisy the machine was), and the printed table. Pure.
  */
-import type { PaxosVariant } from '../src/tools/infra/paxos-variant.js';
+import type { PaxosVariant } from '../tools/infra/paxos-variant.js';
 
 export interface Step {
   readonly variant: PaxosVariant;

@@ -5,7 +5,7 @@
  *
  * One node, switched at run time: it starts with `paxos_variant: v1` in its yaml
  * (CASSANDRA_PAXOS_VARIANT), then the variant is set over JMX before each step
- * (src/tools/infra/paxos-variant.ts), in the order v1 v2 | v2 v1 | … so that drift on a noisy
+ * (tools/infra/paxos-variant.ts), in the order v1 v2 | v2 v1 | … so that drift on a noisy
  * machine (JIT warm-up, compaction, other work) favours neither. Every step checks the variant
  * with the StorageProxy MBean and `system_views.settings` before and after it; the first also
  * checks the configuration the node logged at start-up. Any mismatch, or any checker violation,
@@ -17,25 +17,25 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { openCassandra } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
-import { LOCAL_DC, nodeLayout } from '../src/tools/infra/cassandra-files.js';
-import { stopCassandra } from '../src/tools/infra/cassandra-control.js';
-import { probeCql } from '../src/tools/infra/cql-probe.js';
-import { liveNodePid } from '../src/tools/infra/embedded-cassandra.js';
+import { LOCAL_DC, nodeLayout } from '../tools/infra/cassandra-files.js';
+import { stopCassandra } from '../tools/infra/cassandra-control.js';
+import { probeCql } from '../tools/infra/cql-probe.js';
+import { liveNodePid } from '../tools/infra/embedded-cassandra.js';
 import {
   loggedPaxosVariant,
   setJmxPaxosVariant,
   verifyPaxosVariant,
   type PaxosVariant,
-} from '../src/tools/infra/paxos-variant.js';
-import { commandLineOf } from '../src/tools/infra/process-utils.js';
-import type { LoadtestCluster } from '../src/tools/loadtest/cluster.js';
-import { parseOptions } from '../src/tools/loadtest/options.js';
-import { measureRawCeiling } from '../src/tools/loadtest/raw-ceiling.js';
-import { RegridDirectDesign } from '../src/tools/loadtest/regrid-direct-design.js';
-import { freshProfileIds, runDesign } from '../src/tools/loadtest/session.js';
+} from '../tools/infra/paxos-variant.js';
+import { commandLineOf } from '../tools/infra/process-utils.js';
+import type { LoadtestCluster } from '../tools/loadtest/cluster.js';
+import { parseOptions } from '../tools/loadtest/options.js';
+import { measureRawCeiling } from '../tools/loadtest/raw-ceiling.js';
+import { RegridDirectDesign } from '../tools/loadtest/regrid-direct-design.js';
+import { freshProfileIds, runDesign } from '../tools/loadtest/session.js';
 import { summarize, tableLines, type Step } from './paxos-table.js';
+import { openLocalCassandra } from '../tools/infra/dev-stores.js';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -99,7 +99,7 @@ async function main(): Promise<number> {
   // Left by an interrupted run: restart it so that its yaml says the first variant.
   await stopNode();
   const loadBefore = loadavg()[0]!;
-  const { client, target } = await openCassandra(config, log);
+  const { client, target } = await openLocalCassandra(config, log);
   try {
     log(
       `private node pid ${privatePid()} on 127.0.0.1:${config.CASSANDRA_PORT} (${target.origin})`,

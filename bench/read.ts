@@ -4,7 +4,7 @@
  *
  * What the Redis read path buys, measured side by side in one run on loopback against the real
  * Cassandra (provisioned or reused like `npm start`, keyspace `regrid_bench`) and Redis. The app
- * is wired as src/main.ts wires it: per-request deadlines and the request log line (written, as
+ * is wired as src/server.ts wires it: per-request deadlines and the request log line (written, as
  * production writes stdout, by pino's asynchronous stream, here to the null device).
  * - first-page rps and p50/p99 through HTTP, every configuration once per round for `rounds`
  *   interleaved rounds, medians reported: a bare Hono route returning the same bytes (the
@@ -23,11 +23,11 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { openCassandra, openIdGenerator } from '../src/bootstrap.js';
+import { openIdGenerator } from '../src/bootstrap.js';
 import { cursorKeyIdOf } from '../src/cache/keys.js';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { ensureRedis } from '../src/tools/infra/redis-local.js';
+import { ensureRedis } from '../tools/infra/redis-local.js';
 import { GridService } from '../src/service/grid-service.js';
 import type { Cql } from '../src/store/cassandra.js';
 import { listen } from './read/http.js';
@@ -37,6 +37,7 @@ import { ratio, table, worstDepthRatio } from './read/table.js';
 import type { Bench } from './read/measure.js';
 import { HOT_PROFILE, OVERRIDE_COUNTS, overrideProfile, seedBench } from './read/seed.js';
 import { nullDeviceLogger, productionApp } from './read/wired.js';
+import { openLocalCassandra } from '../tools/infra/dev-stores.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
     CASSANDRA_KEYSPACE: 'regrid_bench',
     REDIS_TIMEOUT_MS: Number(args['redis-timeout-ms']),
   };
-  const session = await openCassandra(config, log);
+  const session = await openLocalCassandra(config, log);
   const redisTarget = await ensureRedis(config, log);
   log(`[redis] ${redisTarget.detail}`);
   const guard = createRedisGuard(config, { log });
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     throw new Error(`lost worker lease ${w}: ${why}`);
   });
   const counted = counting(session.cql);
-  // As src/main.ts: the same level, fields and asynchronous stream; only the target differs.
+  // As src/server.ts: the same level, fields and asynchronous stream; only the target differs.
   const logger = nullDeviceLogger(config);
   const secret = randomBytes(24).toString('base64url');
   const make = (

@@ -2,8 +2,9 @@
 # The CLI offline (issue 24's Done-when): `regrid --help` and `--version` with every store
 # unreachable answer at once, exit 0, list every command and print package.json's version, and
 # nothing is provisioned. Runs the build (dist/cli.js, or the cli.js given: scripts/ci-production.sh
-# passes its production install's) when it exists, else the source through tsx (and says so). In
-# an install without devDependencies it also checks that the development commands say so.
+# passes its production install's) when it exists, else the development CLI (tools/cli.ts) through
+# tsx (and says so). In an install without devDependencies it also checks that the development
+# commands say so.
 # Usage: scripts/ci-cli-offline.sh [path/to/dist/cli.js]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -15,8 +16,8 @@ if [[ -f "$CLI" ]]; then
   RUN=(node "$CLI")
 else
   PKG=package.json
-  echo "ci-cli-offline: $CLI is absent (no build yet): running src/cli.ts through tsx instead"
-  RUN=(node --import tsx src/cli.ts)
+  echo "ci-cli-offline: $CLI is absent (no build yet): running tools/cli.ts through tsx instead"
+  RUN=(node --import tsx tools/cli.ts)
 fi
 # Unreachable stores; a private, empty REGRID_HOME so any provisioning attempt would show there.
 HOME_DIR="$(mktemp -d)"

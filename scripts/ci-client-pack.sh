@@ -3,7 +3,7 @@
 # client/dist afresh), the tarball checked for its .d.ts files, installed offline into an empty
 # project (the package has no dependencies), its types compiled against a consumer
 # (scripts/client-pack/types.ts) and a plain Node ESM script (scripts/client-pack/check.mjs) run
-# against a regrid service this script starts: `tsx src/main.ts` in development (no
+# against a regrid service this script starts: `tsx tools/dev-start.ts` (what `npm start` runs) in development (no
 # AUTH_JWT_SECRET: /dev/token hands out a token) on a free port, over a fresh keyspace
 # (CLIENT_PACK_KEYSPACE, default regrid_ci_client) on the configured Cassandra node. The service
 # is stopped by its PID; the throwaway folder under /tmp is removed (REGRID_CI_KEEP_PACK=1 keeps it).
@@ -93,7 +93,7 @@ PORT="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", 
 # shared Redis still holds the last run's pages of the demo profile under those same versions
 # (a run once read them back); this check is about the client, not the cache.
 env -u AUTH_JWT_SECRET -u NODE_ENV PORT="$PORT" HOST=127.0.0.1 CASSANDRA_KEYSPACE="$KEYSPACE" \
-  REDIS_URL=none node --import tsx src/main.ts >"$WORK/server.log" 2>&1 &
+  REDIS_URL=none node --import tsx tools/dev-start.ts >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 URL="http://127.0.0.1:$PORT"
 for i in $(seq 600); do

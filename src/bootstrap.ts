@@ -1,22 +1,44 @@
 /**
- * Start-up steps shared by `src/main.ts` and the CLIs: get a Cassandra (the configured contact
- * points; in development only, the local node provisioned or reused), migrate or verify the
- * keyspace, connect a client bound to it, connect Redis, lease an ID worker, settle the secrets.
+ * Start-up steps shared by `src/server.ts` and the CLIs: migrate or verify the keyspace, connect
+ * a client bound to it, connect Redis, lease an ID worker, settle the secrets.
  *
- * Production never provisions: the local tooling (src/tools/infra/) is loaded by dynamic import
- * in development only, so a production process neither runs it nor loads it.
+ * Nothing here provisions: the Cassandra comes from the configured contact points, or is handed
+ * in as a `CassandraTarget` the caller found. Only the development tooling finds or starts local
+ * stores (tools/infra/dev-stores.ts, run by tools/dev-start.ts and tools/cli.ts before this).
  */
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'cassandra-driver';
 import { createRedisGuard, type RedisGuard } from './cache/redis.js';
 import { missingForProduction, NO_REDIS, type Config } from './config.js';
 import { IdGenerator } from './domain/ids.js';
-import type { CassandraTarget } from './tools/infra/embedded-cassandra.js';
 import { createCassandraClient, cqlOf, type Cql } from './store/cassandra.js';
 import { cqlLimitsOf } from './store/cql-budget.js';
 import { applyMigrations } from './store/migrations.js';
 import { assertMigrated } from './store/migration-status.js';
 import { resolveWorker, type WorkerLease } from './store/worker-lease.js';
+
+/** Where a Cassandra answers, and how this process came to it. */
+export interface CassandraTarget {
+  readonly contactPoints: readonly string[];
+  readonly localDataCenter: string;
+  readonly port: number;
+  /** 'external' = configured contact points; 'reused' = already answering; 'started' = we launched it. */
+  readonly origin: 'external' | 'reused' | 'started';
+  readonly releaseVersion?: string;
+  readonly pid?: number;
+}
+
+/**
+ * Where a command's Cassandra is: the configuration (with a local ring's settings when the
+ * development tooling found one) and the target. The product CLI takes the configured contact
+ * points (`configuredCassandra`); the development CLI passes tools/infra/dev-stores.ts's.
+ * `notes` hears what was chosen, `progress` (default: nobody) a local node's provisioning.
+ */
+export type FindCassandra = (
+  config: Config,
+  notes: (line: string) => void,
+  progress?: (line: string) => void,
+) => Promise<{ config: Config; target: CassandraTarget }>;
 
 export interface CassandraSession {
   readonly target: CassandraTarget;
@@ -46,13 +68,40 @@ export function checkProductionSettings(config: Config, env?: Record<string, str
   );
 }
 
-/** Finds (development: provisions or reuses), migrates or verifies, connects. Throws why not. */
+/**
+ * The configured contact points as a target. Throws without them: this process provisions
+ * nothing (in development `npm start` and `npm run regrid` find or start a local node first).
+ */
+export function configuredTarget(config: Config): CassandraTarget {
+  if (config.CASSANDRA_CONTACT_POINTS.length === 0) {
+    throw new Error(
+      config.NODE_ENV === 'production'
+        ? 'CASSANDRA_CONTACT_POINTS is not set (production never provisions a node)'
+        : 'CASSANDRA_CONTACT_POINTS is not set (a development checkout provisions a local node ' +
+            'through `npm start` or `npm run regrid`)',
+    );
+  }
+  return {
+    contactPoints: config.CASSANDRA_CONTACT_POINTS,
+    localDataCenter: config.CASSANDRA_LOCAL_DC,
+    port: config.CASSANDRA_PORT,
+    origin: 'external',
+  };
+}
+
+/** The product's `FindCassandra`: the configuration as it is. */
+export const configuredCassandra: FindCassandra = async (config) => ({
+  config,
+  target: configuredTarget(config),
+});
+
+/** Migrates or verifies the keyspace at `target`, then connects to it. Throws why not. */
 export async function openCassandra(
   config: Config,
   log: (line: string) => void = (l) => console.log(l),
   schema: SchemaStep = 'apply',
+  target: CassandraTarget = configuredTarget(config),
 ): Promise<CassandraSession> {
-  const target = await cassandraTarget(config, log);
   const where = {
     contactPoints: target.contactPoints,
     localDataCenter: target.localDataCenter,
@@ -74,26 +123,9 @@ export async function openCassandra(
   return { target, client, cql: cqlOf(client, cqlLimitsOf(config)) };
 }
 
-async function cassandraTarget(config: Config, log: (line: string) => void) {
-  if (config.CASSANDRA_CONTACT_POINTS.length > 0) {
-    const target: CassandraTarget = {
-      contactPoints: config.CASSANDRA_CONTACT_POINTS,
-      localDataCenter: config.CASSANDRA_LOCAL_DC,
-      port: config.CASSANDRA_PORT,
-      origin: 'external',
-    };
-    return target;
-  }
-  if (config.NODE_ENV === 'production') {
-    throw new Error('CASSANDRA_CONTACT_POINTS is not set (production never provisions a node)');
-  }
-  const { ensureCassandra } = await import('./tools/infra/embedded-cassandra.js');
-  return ensureCassandra(config, { log: (l) => log(`[cassandra] ${l}`) });
-}
-
 /**
- * The Redis guard, or undefined with REDIS_URL=none. In development a local redis-server is
- * started first when nothing answers (src/tools/infra/redis-local.ts); production only connects.
+ * The Redis guard, or undefined with REDIS_URL=none. Only connects: in development
+ * tools/dev-start.ts starts a local redis-server first when nothing answers.
  */
 export async function openRedis(
   config: Config,
@@ -102,10 +134,6 @@ export async function openRedis(
   if (config.REDIS_URL === NO_REDIS) {
     log(`[redis] off (REDIS_URL=${NO_REDIS}): no cache, no move rate limit`);
     return undefined;
-  }
-  if (config.NODE_ENV !== 'production') {
-    const { ensureRedis } = await import('./tools/infra/redis-local.js');
-    log(`[redis] ${(await ensureRedis(config, (l) => log(`[redis] ${l}`))).detail}`);
   }
   const redis = createRedisGuard(config, { log: (m) => log(`[redis] ${m}`) });
   await redis.waitReady(2000);

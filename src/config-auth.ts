@@ -11,16 +11,24 @@ const seconds = (def: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(def);
 
 export const AuthConfig = {
-  /** HS256 secret of user tokens (`sub` = the profile ID). */
-  AUTH_JWT_SECRET: secret(),
-  /** Bearer token of /v1/admin/*; unset = the admin API is off. */
-  ADMIN_TOKEN: secret(),
-  /** HS256 secret of service tokens; unset = the service routes are off. Never AUTH_JWT_SECRET. */
-  AUTH_SERVICE_JWT_SECRET: secret(),
-  /** HMAC key of page cursors; set it explicitly when several processes serve one API. */
-  CURSOR_SECRET: secret(),
-  /** Longest accepted token lifetime (`exp - iat`); tokens must carry both claims. */
-  AUTH_MAX_TOKEN_LIFETIME_S: seconds(24 * 3600, 60, Number.MAX_SAFE_INTEGER),
-  /** Leeway for clocks that differ between the token issuer and this process (iat, exp, nbf). */
-  AUTH_CLOCK_SKEW_S: seconds(30, 0, 600),
+  AUTH_JWT_SECRET: secret().meta({
+    description: 'HS256 secret of user tokens (`sub` = the profile ID); required in production',
+    unset: 'generated in development',
+  }),
+  ADMIN_TOKEN: secret().describe('bearer token of `/v1/admin/*`; unset = the admin API is off'),
+  AUTH_SERVICE_JWT_SECRET: secret().describe(
+    'HS256 secret of service tokens (docs/integration.md); unset = the service routes are off; ' +
+      'must differ from `AUTH_JWT_SECRET`',
+  ),
+  CURSOR_SECRET: secret().meta({
+    description: 'HMAC key of page cursors; set it explicitly when several processes serve one API',
+    unset: 'generated (development), `AUTH_JWT_SECRET` (production)',
+  }),
+  AUTH_MAX_TOKEN_LIFETIME_S: seconds(24 * 3600, 60, Number.MAX_SAFE_INTEGER).describe(
+    'longest accepted user token: `exp - iat` above this is a 401 (tokens must carry `exp` and `iat`)',
+  ),
+  AUTH_CLOCK_SKEW_S: seconds(30, 0, 600).describe(
+    'leeway for clocks that differ between the token issuer and this process: `iat` in the ' +
+      'future, `exp` just past and `nbf`',
+  ),
 };

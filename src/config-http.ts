@@ -9,16 +9,22 @@ import { z } from 'zod';
 const ms = (def: number, min: number) => z.coerce.number().int().min(min).default(def);
 
 export const HttpServerConfig = {
-  /** A request body not complete this long after its headers: 408, and the connection closed. */
-  BODY_TIMEOUT_MS: ms(5_000, 10),
-  /** Headers not complete this long after the first byte: Node's 408, connection closed. */
-  HTTP_HEADERS_TIMEOUT_MS: ms(10_000, 10),
-  /** The whole request (headers and body) received within this; raised to the headers' if lower. */
-  HTTP_REQUEST_TIMEOUT_MS: ms(30_000, 10),
-  /**
-   * An idle keep-alive connection is closed after this. Above a fronting proxy's idle timeout
-   * (60 s for most), so the proxy, not the server, closes first and never reuses a connection
-   * the server is closing.
-   */
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: ms(65_000, 0),
+  BODY_TIMEOUT_MS: ms(5_000, 10).describe(
+    'a body not complete this long after its headers gets 408 `request_timeout` problem+json ' +
+      'with `Connection: close` (never a 503: the request deadline starts once the body is in)',
+  ),
+  HTTP_HEADERS_TIMEOUT_MS: ms(10_000, 10).describe(
+    "headers not complete this long after the first byte get Node's plain 408 and the " +
+      'connection closed; checked every quarter of this, at most every second ' +
+      '(src/http/server-options.ts)',
+  ),
+  HTTP_REQUEST_TIMEOUT_MS: ms(30_000, 10).describe(
+    "the whole request (headers and body) not received by then gets Node's plain 408 and the " +
+      'connection closed (raised to the headers timeout if lower)',
+  ),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: ms(65_000, 0).describe(
+    'an idle keep-alive connection is closed after this (Node adds 1 s of grace); above a ' +
+      "fronting proxy's idle timeout (60 s for most), so the proxy closes first and never " +
+      'reuses a connection the server is closing',
+  ),
 };

@@ -1,7 +1,7 @@
 /**
  * regrid inside another program (docs/embedding.md): the service and its Hono app over a
  * cassandra-driver Client and an ioredis connection that the host owns, to mount with
- * `host.route('/prefix', app)`. The same wiring as src/main.ts minus what belongs to a process:
+ * `host.route('/prefix', app)`. The same wiring as src/server.ts minus what belongs to a process:
  * no provisioning, no HTTP server, no signal handlers, no web editor, no development sign-in.
  * `close()` releases what regrid holds (its ID worker lease, its audit rounds) and leaves the
  * host's connections open.

@@ -13,7 +13,7 @@
  *                    gaps, top, bottom; each with a random post), the one the policy answers with
  *                    most rows, ties to the smaller gap.
  */
-import { createRng } from '../../src/tools/loadtest/rng.js';
+import { createRng } from '../../tools/loadtest/rng.js';
 import type { CappedGrid } from './capped-grid.js';
 
 export const ADVERSARIES = [

@@ -16,7 +16,7 @@ import {
   potential,
   type RelabelPolicy,
 } from '../../src/domain/keys.js';
-import { createRng } from '../../src/tools/loadtest/rng.js';
+import { createRng } from '../../tools/loadtest/rng.js';
 import { adversary, ADVERSARIES, type AdversaryName } from './adversaries.js';
 import { CappedGrid } from './capped-grid.js';
 

@@ -13,7 +13,7 @@
  * 1 s per move; a move's ceiling is the ID issued at that instant.
  */
 import { composeId } from '../../src/domain/ids.js';
-import { createRng } from '../../src/tools/loadtest/rng.js';
+import { createRng } from '../../tools/loadtest/rng.js';
 import { WORKER } from './schemes.js';
 import type { GridSim, Seed } from './types.js';
 

@@ -9,7 +9,7 @@
  * override keys (a random post's ID plus a small offset) never collide with a post ID.
  */
 import { composeId } from '../../src/domain/ids.js';
-import { createRng } from '../../src/tools/loadtest/rng.js';
+import { createRng } from '../../tools/loadtest/rng.js';
 import type { GridService } from '../../src/service/grid-service.js';
 
 export const HOT_PROFILE = 7_100_000_001n;

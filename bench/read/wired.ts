@@ -1,5 +1,5 @@
 /**
- * The app as src/main.ts wires it, for the HTTP benchmarks: per-request deadlines and the
+ * The app as src/server.ts wires it, for the HTTP benchmarks: per-request deadlines and the
  * request log at the configured level through pino's asynchronous stream, pointed at the null
  * device (only the target differs from production), so a benchmark never leaves out what a
  * production request pays for.

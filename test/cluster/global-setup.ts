@@ -1,5 +1,5 @@
 /**
- * Vitest global setup of the `cluster` project: a PRIVATE 3-node ring (src/tools/infra/ring.ts,
+ * Vitest global setup of the `cluster` project: a PRIVATE 3-node ring (tools/infra/ring.ts,
  * REGRID_HOME=/tmp/regrid-cluster, 127.0.0.1–3, CQL 19342, storage 17400, JMX 17500+) with the
  * keyspace `regrid_cluster` at replication factor 3 (NetworkTopologyStrategy, datacenter1), and a
  * PRIVATE redis-server on 16479. Jars come from ~/.m2 (resolved into the private home).
@@ -10,10 +10,9 @@
  * never a process to signal.
  */
 import type { TestProject } from 'vitest/node';
-import { openCassandra } from '../../src/bootstrap.js';
-import { nodeLayout } from '../../src/tools/infra/cassandra-files.js';
-import { probeCql } from '../../src/tools/infra/cql-probe.js';
-import { startRing, stopRing } from '../../src/tools/infra/ring.js';
+import { nodeLayout } from '../../tools/infra/cassandra-files.js';
+import { probeCql } from '../../tools/infra/cql-probe.js';
+import { startRing, stopRing } from '../../tools/infra/ring.js';
 import { startPrivateRedis, stopPrivateRedis } from '../faults/support/redis-process.js';
 import {
   CLUSTER_KEYSPACE,
@@ -24,6 +23,7 @@ import {
   RING_SIZE,
   signalRingNode,
 } from './support/ring-stores.js';
+import { openLocalCassandra } from '../../tools/infra/dev-stores.js';
 
 export interface ClusterContext {
   readonly redisPid: number;
@@ -74,7 +74,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await startRing(config, RING_SIZE, (l) => log(l));
     ringUpS = reused ? 0 : (Date.now() - r0) / 1000;
     log(reused ? 'reused the ring already up' : `ring up in ${ringUpS.toFixed(1)}s`);
-    const session = await openCassandra(config, (l) => log(l));
+    const session = await openLocalCassandra(config, (l) => log(l));
     await session.client.shutdown();
   } catch (err) {
     await stopPrivateRedis(redisPid);

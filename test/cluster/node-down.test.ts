@@ -12,7 +12,7 @@
  * every acknowledged move, both the ones it saw before the crash and the ones it missed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../../src/tools/infra/process-utils.js';
+import { sleep } from '../../tools/infra/process-utils.js';
 import {
   freshProfile,
   openInstance,

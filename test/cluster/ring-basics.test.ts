@@ -4,7 +4,7 @@
  * replica, with a control that shows the replica count does see one written on purpose.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replay } from '../../src/tools/loadtest/history.js';
+import { replay } from '../../tools/loadtest/history.js';
 import {
   call,
   freshProfile,

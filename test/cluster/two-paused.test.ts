@@ -16,7 +16,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { casOutcomeUnknown } from '../../src/obs/metrics.js';
 import { cqlErrors } from '../../src/obs/metrics-platform.js';
-import { sleep } from '../../src/tools/infra/process-utils.js';
+import { sleep } from '../../tools/infra/process-utils.js';
 import {
   call,
   freshProfile,

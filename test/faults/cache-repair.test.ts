@@ -14,7 +14,7 @@ import { createGridCache } from '../../src/cache/grid-cache.js';
 import { cacheKeys } from '../../src/cache/keys.js';
 import { createRedisGuard } from '../../src/cache/redis.js';
 import type { GridSource } from '../../src/domain/grid-source.js';
-import { sleep } from '../../src/tools/infra/process-utils.js';
+import { sleep } from '../../tools/infra/process-utils.js';
 import { GridWriter, writerSettingsOf } from '../../src/service/write/grid-writer.js';
 import { faultsConfig, signalRedis } from './support/private-stores.js';
 import { freshProfile, openInstance, seedGrid, type Instance } from './support/instance.js';

@@ -14,7 +14,7 @@
  * last 2–3 versions of a grid that way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../../src/tools/infra/process-utils.js';
+import { sleep } from '../../tools/infra/process-utils.js';
 import { faultsConfig, restartNode, signalNode, waitGone } from './support/private-stores.js';
 import {
   freshProfile,

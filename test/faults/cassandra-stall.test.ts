@@ -12,9 +12,9 @@
  * outcomes are unknown by design).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../../src/tools/infra/process-utils.js';
+import { sleep } from '../../tools/infra/process-utils.js';
 import { faultsConfig, signalNode } from './support/private-stores.js';
-import { checkGrid } from '../../src/tools/loadtest/checker.js';
+import { checkGrid } from '../../tools/loadtest/checker.js';
 import {
   call,
   freshProfile,

@@ -9,10 +9,9 @@
  * never a process to signal.
  */
 import type { TestProject } from 'vitest/node';
-import { openCassandra } from '../../src/bootstrap.js';
-import { LOCAL_DC, nodeLayout } from '../../src/tools/infra/cassandra-files.js';
-import { probeCql } from '../../src/tools/infra/cql-probe.js';
-import { stopCassandra } from '../../src/tools/infra/cassandra-control.js';
+import { LOCAL_DC, nodeLayout } from '../../tools/infra/cassandra-files.js';
+import { probeCql } from '../../tools/infra/cql-probe.js';
+import { stopCassandra } from '../../tools/infra/cassandra-control.js';
 import {
   FAULTS_KEYSPACE,
   FAULTS_REDIS_PORT,
@@ -20,6 +19,7 @@ import {
   privateNodePid,
 } from './support/private-stores.js';
 import { startPrivateRedis, stopPrivateRedis } from './support/redis-process.js';
+import { openLocalCassandra } from '../../tools/infra/dev-stores.js';
 
 export interface FaultsContext {
   readonly redisPid: number;
@@ -54,7 +54,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const redisPid = await startPrivateRedis(FAULTS_REDIS_PORT, layout.home);
   log(`redis-server pid ${redisPid} on 127.0.0.1:${FAULTS_REDIS_PORT}`);
   try {
-    const session = await openCassandra(config, (l) => log(l));
+    const session = await openLocalCassandra(config, (l) => log(l));
     await session.client.shutdown();
   } catch (err) {
     await stopPrivateRedis(redisPid);

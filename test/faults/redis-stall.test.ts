@@ -19,7 +19,7 @@
  * - every acknowledged move is in Cassandra, in the order the model implies.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { sleep } from '../../src/tools/infra/process-utils.js';
+import { sleep } from '../../tools/infra/process-utils.js';
 import { faultsConfig, signalRedis } from './support/private-stores.js';
 import {
   freshProfile,

@@ -3,7 +3,7 @@
  * --status changes nothing and exits 1 while migrations are pending, a plain run applies them.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/tools/cli/cli-main.js';
+import { runDevCli as runCli } from '../../tools/cli/dev-commands.js';
 import { createCassandraClient } from '../../src/store/cassandra.js';
 import { TEST_KEYSPACE, testConfig } from './support/stores.js';
 

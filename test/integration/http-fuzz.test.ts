@@ -1,5 +1,5 @@
 /**
- * Bounded HTTP fuzz of the whole app, wired as src/main.ts wires it (grid service with the Redis
+ * Bounded HTTP fuzz of the whole app, wired as src/server.ts wires it (grid service with the Redis
  * cache and rate limit, features, idempotency, admin API) on the real Cassandra and Redis, called
  * in-process. A few thousand generated requests (test/integration/support/fuzz-requests.ts) with
  * mangled IDs, odd query strings, broken bodies and headers, and refused credentials. Invariants:

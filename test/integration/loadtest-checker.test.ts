@@ -6,13 +6,13 @@
 import type { Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { DesignName, GridDesign } from '../../src/tools/loadtest/design.js';
-import { NaiveDesign } from '../../src/tools/loadtest/naive-design.js';
+import type { DesignName, GridDesign } from '../../tools/loadtest/design.js';
+import { NaiveDesign } from '../../tools/loadtest/naive-design.js';
 import { testCluster } from './support/loadtest.js';
-import { parseOptions } from '../../src/tools/loadtest/options.js';
-import { RegridDirectDesign } from '../../src/tools/loadtest/regrid-direct-design.js';
-import { runDesign, type DesignRun, type SessionDeps } from '../../src/tools/loadtest/session.js';
-import { verifyRun } from '../../src/tools/loadtest/verify.js';
+import { parseOptions } from '../../tools/loadtest/options.js';
+import { RegridDirectDesign } from '../../tools/loadtest/regrid-direct-design.js';
+import { runDesign, type DesignRun, type SessionDeps } from '../../tools/loadtest/session.js';
+import { verifyRun } from '../../tools/loadtest/verify.js';
 import { createCassandraClient } from '../../src/store/cassandra.js';
 
 const ctx = inject('integration');

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCluster } from './support/loadtest.js';
-import { parseOptions } from '../../src/tools/loadtest/options.js';
-import { RegridHttpDesign } from '../../src/tools/loadtest/regrid-http-design.js';
-import { runSession } from '../../src/tools/loadtest/session.js';
+import { parseOptions } from '../../tools/loadtest/options.js';
+import { RegridHttpDesign } from '../../tools/loadtest/regrid-http-design.js';
+import { runSession } from '../../tools/loadtest/session.js';
 import { JWT_SECRET, openCore, type Core } from './core/harness.js';
 
 const json = join(tmpdir(), `regrid-loadtest-http-${process.pid}.json`);

@@ -10,12 +10,12 @@ import type { Client } from 'cassandra-driver';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { checkGrid } from '../../src/tools/loadtest/checker.js';
-import type { GridDesign } from '../../src/tools/loadtest/design.js';
-import { parseOptions } from '../../src/tools/loadtest/options.js';
-import { PostgresDesign } from '../../src/tools/loadtest/postgres-design.js';
-import { freshProfileIds, runDesign, type DesignRun } from '../../src/tools/loadtest/session.js';
-import { verifyRun } from '../../src/tools/loadtest/verify.js';
+import { checkGrid } from '../../tools/loadtest/checker.js';
+import type { GridDesign } from '../../tools/loadtest/design.js';
+import { parseOptions } from '../../tools/loadtest/options.js';
+import { PostgresDesign } from '../../tools/loadtest/postgres-design.js';
+import { freshProfileIds, runDesign, type DesignRun } from '../../tools/loadtest/session.js';
+import { verifyRun } from '../../tools/loadtest/verify.js';
 import { createCassandraClient } from '../../src/store/cassandra.js';
 import { postgresDown } from './support/loadtest.js';
 

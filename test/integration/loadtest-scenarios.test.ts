@@ -12,12 +12,12 @@ import type { Client } from 'cassandra-driver';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { DesignName, GridDesign } from '../../src/tools/loadtest/design.js';
+import type { DesignName, GridDesign } from '../../tools/loadtest/design.js';
 import { postgresDown, testCluster } from './support/loadtest.js';
-import { parseOptions } from '../../src/tools/loadtest/options.js';
-import { PostgresDesign } from '../../src/tools/loadtest/postgres-design.js';
-import { RegridDirectDesign } from '../../src/tools/loadtest/regrid-direct-design.js';
-import { runSession, type SessionDeps } from '../../src/tools/loadtest/session.js';
+import { parseOptions } from '../../tools/loadtest/options.js';
+import { PostgresDesign } from '../../tools/loadtest/postgres-design.js';
+import { RegridDirectDesign } from '../../tools/loadtest/regrid-direct-design.js';
+import { runSession, type SessionDeps } from '../../tools/loadtest/session.js';
 import { createCassandraClient } from '../../src/store/cassandra.js';
 
 const ctx = inject('integration');

@@ -12,7 +12,7 @@ import {
   tallyTraceEvents,
   type ReadTally,
 } from '../../../src/store/trace.js';
-import { sleep } from '../../../src/tools/infra/process-utils.js';
+import { sleep } from '../../../tools/infra/process-utils.js';
 
 /** Trace events of remote replicas arrive asynchronously: poll until `replicas` reads are in. */
 async function tallyOf(client: Client, traceId: types.Uuid, replicas: number): Promise<ReadTally> {

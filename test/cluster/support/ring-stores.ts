@@ -1,6 +1,6 @@
 /**
  * The cluster suite's private stores: a 3-node Cassandra ring started by this project's own
- * tooling (src/tools/infra/ring.ts) under /tmp/regrid-cluster on 127.0.0.1–3 with ports of its
+ * tooling (tools/infra/ring.ts) under /tmp/regrid-cluster on 127.0.0.1–3 with ports of its
  * own (CQL 19342, storage 17400, JMX 17500/17600/17700), and a redis-server on 16479. Neither
  * clashes with the shared node (9042/7000/7199) or the fault suite (19142/17100/17299, 16379).
  *
@@ -8,15 +8,15 @@
  * first, so a test can never stop anything but the ring's own JVMs.
  */
 import { loadConfig, type Config } from '../../../src/config.js';
-import { liveNodePid } from '../../../src/tools/infra/embedded-cassandra.js';
-import { commandLineOf, isAlive, sleep } from '../../../src/tools/infra/process-utils.js';
+import { liveNodePid } from '../../../tools/infra/embedded-cassandra.js';
+import { commandLineOf, isAlive, sleep } from '../../../tools/infra/process-utils.js';
 import {
   gossipView,
   ringNodes,
   startNode,
   type NodeStateName,
   type RingNode,
-} from '../../../src/tools/infra/ring.js';
+} from '../../../tools/infra/ring.js';
 
 export const CLUSTER_KEYSPACE = 'regrid_cluster';
 export const CLUSTER_REDIS_PORT = 16479;

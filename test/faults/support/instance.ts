@@ -1,5 +1,5 @@
 /**
- * One service instance on the private stores, wired as src/main.ts wires it (grid service with
+ * One service instance on the private stores, wired as src/server.ts wires it (grid service with
  * the Redis cache, features, idempotency, readiness), minus the HTTP listener: requests go
  * through `app.request()`. Two instances in one test stand for two servers: each has its own
  * Cassandra client and its own Redis connection, guard and caches.

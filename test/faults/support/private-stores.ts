@@ -6,9 +6,9 @@
  * (or to the redis-server the global setup spawned) first.
  */
 import { loadConfig, type Config } from '../../../src/config.js';
-import { nodeLayout } from '../../../src/tools/infra/cassandra-files.js';
-import { ensureCassandra, liveNodePid } from '../../../src/tools/infra/embedded-cassandra.js';
-import { commandLineOf, isAlive, sleep } from '../../../src/tools/infra/process-utils.js';
+import { nodeLayout } from '../../../tools/infra/cassandra-files.js';
+import { ensureCassandra, liveNodePid } from '../../../tools/infra/embedded-cassandra.js';
+import { commandLineOf, isAlive, sleep } from '../../../tools/infra/process-utils.js';
 
 export const FAULTS_KEYSPACE = 'regrid_faults';
 export const FAULTS_REDIS_PORT = 16379;

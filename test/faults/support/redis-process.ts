@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, sleep, tcpOpen } from '../../../src/tools/infra/process-utils.js';
-import { redisAnswers } from '../../../src/tools/infra/redis-local.js';
+import { isAlive, sleep, tcpOpen } from '../../../tools/infra/process-utils.js';
+import { redisAnswers } from '../../../tools/infra/redis-local.js';
 
 export async function startPrivateRedis(port: number, home: string): Promise<number> {
   if (await tcpOpen('127.0.0.1', port, 300)) {

@@ -10,10 +10,10 @@
  * with its version or still unresolved (which fails the order check, as it should).
  */
 import type { Served } from '../../../src/cache/grid-cache.js';
-import { checkGrid, type GridCheck } from '../../../src/tools/loadtest/checker.js';
-import type { AckedMove } from '../../../src/tools/loadtest/history.js';
-import { createRng, type Rng } from '../../../src/tools/loadtest/rng.js';
-import { sleep } from '../../../src/tools/infra/process-utils.js';
+import { checkGrid, type GridCheck } from '../../../tools/loadtest/checker.js';
+import type { AckedMove } from '../../../tools/loadtest/history.js';
+import { createRng, type Rng } from '../../../tools/loadtest/rng.js';
+import { sleep } from '../../../tools/infra/process-utils.js';
 import { call, readVersion, type Instance } from './instance.js';
 
 export interface Grid {

@@ -1,6 +1,6 @@
 /**
  * A client's own stall is the client's, on real sockets against the app on a real Node server
- * built as src/main.ts builds it (`serve` with the server options of src/http/server-options.ts):
+ * built as src/server.ts builds it (`serve` with the server options of src/http/server-options.ts):
  *   - a body that does not arrive within BODY_TIMEOUT_MS is 408 problem+json with
  *     `Connection: close`, and the connection is closed (on /v1 writes and elsewhere), never a
  *     503 that blames the store; a slow body that does arrive in time is not cut by the write

@@ -1,5 +1,5 @@
 /**
- * The core harness (real service on the shared Cassandra + Redis) behind the app as main.ts
+ * The core harness (real service on the shared Cassandra + Redis) behind the app as src/server.ts
  * wires it: with Idempotency-Key support and an ADMIN_TOKEN. `serve()` puts it on an
  * ephemeral loopback port for the typed client.
  */

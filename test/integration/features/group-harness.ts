@@ -2,7 +2,7 @@
  * Group-commit test helpers over the feature harness: a GridService of its own whose conditional
  * batches are counted and whose commit events are kept (one per batch), a way to hold a
  * profile's write line so that writes queue up behind it (they then go in one group), and the
- * move model (replay of acknowledged moves in version order, src/tools/loadtest/history.ts).
+ * move model (replay of acknowledged moves in version order, tools/loadtest/history.ts).
  */
 import { errors, types } from 'cassandra-driver';
 import type { Config } from '../../../src/config.js';
@@ -11,7 +11,7 @@ import { IdGenerator } from '../../../src/domain/ids.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import type { CommitEvent, WriterHooks } from '../../../src/service/write/grid-writer.js';
 import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
-import { linearize, replay, type AckedMove } from '../../../src/tools/loadtest/history.js';
+import { linearize, replay, type AckedMove } from '../../../tools/loadtest/history.js';
 import type { Features } from './harness.js';
 
 export interface GroupService {

@@ -4,7 +4,7 @@
  * with the CLI's exit codes.
  */
 import { describe, expect, it } from 'vitest';
-import { runRegrid } from '../../../src/tools/cli/regrid-commands.js';
+import { runRegrid } from '../../../src/cli/regrid-commands.js';
 import { SimulatedCrash, fingerprintRequest } from '../../../src/service/write/idempotency.js';
 import type { GridService } from '../../../src/service/grid-service.js';
 import { freshProfile, httpApi, openFeatures, type Call, type Features } from './harness.js';

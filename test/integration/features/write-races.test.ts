@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../src/domain/errors.js';
 import { composeId, decomposeId } from '../../../src/domain/ids.js';
 import type { GridService } from '../../../src/service/grid-service.js';
-import { createRng, type Rng } from '../../../src/tools/loadtest/rng.js';
+import { createRng, type Rng } from '../../../tools/loadtest/rng.js';
 import { freshProfile, httpApi, openFeatures, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 

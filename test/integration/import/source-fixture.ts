@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Client } from 'cassandra-driver';
 import { composeId } from '../../../src/domain/ids.js';
-import { createRng } from '../../../src/tools/loadtest/rng.js';
+import { createRng } from '../../../tools/loadtest/rng.js';
 
 export interface SourceFixture {
   readonly keyspace: string;

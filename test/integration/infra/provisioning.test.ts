@@ -6,8 +6,8 @@
 import cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { flushTable, sstableTombstones, tableStats } from '../../../src/tools/infra/nodetool.js';
-import { redisAnswers } from '../../../src/tools/infra/redis-local.js';
+import { flushTable, sstableTombstones, tableStats } from '../../../tools/infra/nodetool.js';
+import { redisAnswers } from '../../../tools/infra/redis-local.js';
 
 const ctx = inject('integration');
 const KS = ctx.keyspace;

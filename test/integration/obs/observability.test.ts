@@ -22,7 +22,7 @@ import { watchDriver } from '../../../src/obs/metrics-platform.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
-import { runRegrid } from '../../../src/tools/cli/regrid-commands.js';
+import { runRegrid } from '../../../src/cli/regrid-commands.js';
 import { randomProfile } from '../core/harness.js';
 import { requestJson } from '../support/http.js';
 import { openPerFile } from '../support/per-file.js';
@@ -256,7 +256,7 @@ describe('observability', () => {
     expect(n('regrid_cql_queued')).toBe(0);
     expect(n('regrid_redis_breaker_open')).toBe(0);
 
-    // As served in production: with the process and driver families (main.ts).
+    // As served in production: with the process and driver families (src/server.ts).
     collectProcessMetrics();
     watchDriver(w.client);
     const served = await (await w.app.request('/metrics')).text();

@@ -5,7 +5,7 @@
 import type { Client } from 'cassandra-driver';
 import pg from 'pg';
 import { inject } from 'vitest';
-import type { LoadtestCluster } from '../../../src/tools/loadtest/cluster.js';
+import type { LoadtestCluster } from '../../../tools/loadtest/cluster.js';
 
 /** The global setup's Cassandra, as the load tester's session sees a node it did not start. */
 export function testCluster(client: Client): LoadtestCluster {

@@ -14,11 +14,11 @@ import {
   startCassandraContainer,
   startRedisContainer,
   type StartedStore,
-} from '../../../src/tools/infra/container-runtime.js';
-import { LOCAL_DC, nodeLayout } from '../../../src/tools/infra/cassandra-files.js';
-import { probeCql } from '../../../src/tools/infra/cql-probe.js';
-import { ensureCassandra, liveNodePid } from '../../../src/tools/infra/embedded-cassandra.js';
-import { ensureRedis, redisAnswers } from '../../../src/tools/infra/redis-local.js';
+} from '../../../tools/infra/container-runtime.js';
+import { LOCAL_DC, nodeLayout } from '../../../tools/infra/cassandra-files.js';
+import { probeCql } from '../../../tools/infra/cql-probe.js';
+import { ensureCassandra, liveNodePid } from '../../../tools/infra/embedded-cassandra.js';
+import { ensureRedis, redisAnswers } from '../../../tools/infra/redis-local.js';
 
 export interface TestStores {
   readonly cassandra: {

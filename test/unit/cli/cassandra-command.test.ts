@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { runCli } from '../../../src/tools/cli/cli-main.js';
-import { withLocalRing } from '../../../src/tools/infra/ring-target.js';
-import { isAlive, sleep, tcpOpen } from '../../../src/tools/infra/process-utils.js';
+import { runDevCli as runCli } from '../../../tools/cli/dev-commands.js';
+import { withLocalRing } from '../../../tools/infra/ring-target.js';
+import { isAlive, sleep, tcpOpen } from '../../../tools/infra/process-utils.js';
 
 const PORTS = {
   CASSANDRA_PORT: '19742',

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import cassandra from 'cassandra-driver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/tools/cli/cli-main.js';
-import { parseCommandArgs, SPECS, specOf } from '../../../src/tools/cli/command-specs.js';
-import { devCheckout } from '../../../src/tools/cli/dev-tooling.js';
-import { domainExit, EXIT, unreachableLine } from '../../../src/tools/cli/exit-codes.js';
+import { runDevCli as runCli } from '../../../tools/cli/dev-commands.js';
+import { parseCommandArgs, SPECS, specOf } from '../../../src/cli/command-specs.js';
+import { devCheckout } from '../../../src/cli/dev-tooling.js';
+import { domainExit, EXIT, unreachableLine } from '../../../src/cli/exit-codes.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
 

@@ -3,7 +3,7 @@
  * registry: at run time, the committed file equals a fresh rendering (else `npm run gen:client`);
  * at compile time (`npm run typecheck`), every operation's params, query, body and result types
  * are mutually assignable with the zod-derived ones, and the problem codes are the server's. A
- * wrong conversion in src/tools/client-api/json-schema-ts.ts fails the typecheck naming the
+ * wrong conversion in tools/client-api/json-schema-ts.ts fails the typecheck naming the
  * operation.
  */
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type * as Server from '../../../src/http/api/operations.js';
 import type { ProblemCode as ServerProblemCode } from '../../../src/http/api/operation.js';
-import { CLIENT_API_FILE, renderClientApi } from '../../../src/tools/client-api/generate.js';
+import { CLIENT_API_FILE, renderClientApi } from '../../../tools/client-api/generate.js';
 import {
   ROUTES,
   type Operations,

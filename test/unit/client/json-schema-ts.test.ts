@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toTs, type JsonSchema } from '../../../src/tools/client-api/json-schema-ts.js';
+import { toTs, type JsonSchema } from '../../../tools/client-api/json-schema-ts.js';
 
 const print = (s: z.ZodType, io: 'input' | 'output' = 'output') =>
   toTs(z.toJSONSchema(s, { io }) as JsonSchema, { refName: (r) => `Ref<${r}>` })

@@ -1,6 +1,6 @@
 /**
  * The editor's two server pieces: the static files at `/` and `/assets/*`, and the development
- * sign-in, which exists only when the app is given it (src/main.ts does so only when the JWT
+ * sign-in, which exists only when the app is given it (src/server.ts does so only when the JWT
  * secret was generated, i.e. no AUTH_JWT_SECRET is configured).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

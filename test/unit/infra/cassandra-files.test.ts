@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { cassandraYaml, nodeLayout } from '../../../src/tools/infra/cassandra-files.js';
+import { cassandraYaml, nodeLayout } from '../../../tools/infra/cassandra-files.js';
 
 const yamlOf = (env: Record<string, string>) =>
   cassandraYaml(nodeLayout(loadConfig({ REGRID_HOME: '/tmp/regrid-unit', ...env })));

@@ -7,9 +7,9 @@ import {
   singleState,
   statusExit,
   type LocalNodeStatus,
-} from '../../../src/tools/infra/local-nodes.js';
-import { ringNodes } from '../../../src/tools/infra/ring.js';
-import { decideRing, ringConfig, withLocalRing } from '../../../src/tools/infra/ring-target.js';
+} from '../../../tools/infra/local-nodes.js';
+import { ringNodes } from '../../../tools/infra/ring.js';
+import { decideRing, ringConfig, withLocalRing } from '../../../tools/infra/ring-target.js';
 
 const node = (name: string, state: LocalNodeStatus['state']): LocalNodeStatus => ({
   node: name,

@@ -1,6 +1,6 @@
 /** Parsers for nodetool tablestats and sstablemetadata output (shapes copied from Cassandra 5.0.8). */
 import { describe, expect, it } from 'vitest';
-import { parseSSTableMetadata, parseTableStats } from '../../../src/tools/infra/nodetool.js';
+import { parseSSTableMetadata, parseTableStats } from '../../../tools/infra/nodetool.js';
 
 const TABLESTATS = `Total number of tables: 2
 ----------------

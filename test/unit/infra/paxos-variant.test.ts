@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { variantMismatch } from '../../../src/tools/infra/paxos-variant.js';
+import { variantMismatch } from '../../../tools/infra/paxos-variant.js';
 
 describe('paxos variant check (bench:paxos)', () => {
   it('passes only when the MBean and the settings table both say the variant asked for', () => {

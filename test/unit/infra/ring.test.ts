@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { cassandraYaml } from '../../../src/tools/infra/cassandra-files.js';
-import { ringNodes, ringToken } from '../../../src/tools/infra/ring.js';
+import { cassandraYaml } from '../../../tools/infra/cassandra-files.js';
+import { ringNodes, ringToken } from '../../../tools/infra/ring.js';
 
 describe('local ring layout', () => {
   it('spaces one token per node evenly over the Murmur3 range', () => {

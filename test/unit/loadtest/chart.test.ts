@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { niceMax, renderChart } from '../../../src/tools/loadtest/chart.js';
+import { niceMax, renderChart } from '../../../tools/loadtest/chart.js';
 
 describe('SVG chart', () => {
   it('rounds axis maxima up to a round multiple of a power of ten', () => {

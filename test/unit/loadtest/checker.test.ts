@@ -6,8 +6,8 @@ import {
   countByKind,
   misplacedPosts,
   type ExpectedGrid,
-} from '../../../src/tools/loadtest/checker.js';
-import { replay, type AckedMove } from '../../../src/tools/loadtest/history.js';
+} from '../../../tools/loadtest/checker.js';
+import { replay, type AckedMove } from '../../../tools/loadtest/history.js';
 import { mv } from './fixtures.js';
 
 const SEED = 20260505;

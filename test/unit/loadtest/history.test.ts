@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { lastWrites, linearize, replay, ReplayError } from '../../../src/tools/loadtest/history.js';
+import { lastWrites, linearize, replay, ReplayError } from '../../../tools/loadtest/history.js';
 import { mv } from './fixtures.js';
 
 const SEED = 20260506;

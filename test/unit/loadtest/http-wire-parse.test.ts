@@ -4,7 +4,7 @@ import {
   parseResponseHead,
   responseBodyEnd,
   type ResponseHead,
-} from '../../../src/tools/loadtest/http-wire-parse.js';
+} from '../../../tools/loadtest/http-wire-parse.js';
 
 const head = (lines: string[]) => Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 

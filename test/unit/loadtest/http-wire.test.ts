@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WirePool } from '../../../src/tools/loadtest/http-wire.js';
+import { WirePool } from '../../../tools/loadtest/http-wire.js';
 
 let server: Server | undefined;
 let pool: WirePool | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argvToObject, parseOptions } from '../../../src/tools/loadtest/options.js';
+import { argvToObject, parseOptions } from '../../../tools/loadtest/options.js';
 
 describe('load-test options', () => {
   it('turns flags into camelCase fields, with --flag=value and negated booleans', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PauseGate } from '../../../src/tools/loadtest/pause-gate.js';
+import { PauseGate } from '../../../tools/loadtest/pause-gate.js';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 

@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkTombstones } from '../../../src/tools/loadtest/checker.js';
-import {
-  buildDesignReport,
-  compare,
-  type ReportInputs,
-} from '../../../src/tools/loadtest/report.js';
-import { summarizeComparison, summarizeDesign } from '../../../src/tools/loadtest/report-text.js';
-import type { WorkloadResult } from '../../../src/tools/loadtest/runner.js';
-import { LatencyRecorder } from '../../../src/tools/loadtest/stats.js';
+import { checkTombstones } from '../../../tools/loadtest/checker.js';
+import { buildDesignReport, compare, type ReportInputs } from '../../../tools/loadtest/report.js';
+import { summarizeComparison, summarizeDesign } from '../../../tools/loadtest/report-text.js';
+import type { WorkloadResult } from '../../../tools/loadtest/runner.js';
+import { LatencyRecorder } from '../../../tools/loadtest/stats.js';
 
 function work(over: Partial<WorkloadResult> = {}): WorkloadResult {
   const moveLatency = new LatencyRecorder();

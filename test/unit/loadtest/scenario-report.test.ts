@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { moveAttemptsOf } from '../../../src/tools/loadtest/regrid-http-design.js';
-import { buildDesignReport, type ReportInputs } from '../../../src/tools/loadtest/report.js';
-import { summarizeDesign } from '../../../src/tools/loadtest/report-text.js';
+import { moveAttemptsOf } from '../../../tools/loadtest/regrid-http-design.js';
+import { buildDesignReport, type ReportInputs } from '../../../tools/loadtest/report.js';
+import { summarizeDesign } from '../../../tools/loadtest/report-text.js';
 import {
   casAttemptsPerMove,
   ceilingsOf,
   withCeilings,
-} from '../../../src/tools/loadtest/scenario-report.js';
-import { sideBySide } from '../../../src/tools/loadtest/side-by-side.js';
-import { LatencyRecorder } from '../../../src/tools/loadtest/stats.js';
+} from '../../../tools/loadtest/scenario-report.js';
+import { sideBySide } from '../../../tools/loadtest/side-by-side.js';
+import { LatencyRecorder } from '../../../tools/loadtest/stats.js';
 
 const floor = (perSecond: number) => ({
   batches: 100,

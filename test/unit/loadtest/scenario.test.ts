@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseOptions } from '../../../src/tools/loadtest/options.js';
-import { createRng } from '../../../src/tools/loadtest/rng.js';
-import { moveSource, resolveShape } from '../../../src/tools/loadtest/scenario.js';
-import { nextMove } from '../../../src/tools/loadtest/workload.js';
+import { parseOptions } from '../../../tools/loadtest/options.js';
+import { createRng } from '../../../tools/loadtest/rng.js';
+import { moveSource, resolveShape } from '../../../tools/loadtest/scenario.js';
+import { nextMove } from '../../../tools/loadtest/workload.js';
 
 const shapeOf = (argv: string[]) => {
   const o = parseOptions(argv);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildDesignReport, type ReportInputs } from '../../../src/tools/loadtest/report.js';
-import { sideBySide, summarizeSideBySide } from '../../../src/tools/loadtest/side-by-side.js';
-import { LatencyRecorder } from '../../../src/tools/loadtest/stats.js';
+import { buildDesignReport, type ReportInputs } from '../../../tools/loadtest/report.js';
+import { sideBySide, summarizeSideBySide } from '../../../tools/loadtest/side-by-side.js';
+import { LatencyRecorder } from '../../../tools/loadtest/stats.js';
 
 const report = (design: ReportInputs['design'], acked: number, firstPageMs: number) =>
   buildDesignReport({

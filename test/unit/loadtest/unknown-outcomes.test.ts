@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AckedMove } from '../../../src/tools/loadtest/history.js';
-import { resolveUnknown } from '../../../src/tools/loadtest/unknown-outcomes.js';
+import type { AckedMove } from '../../../tools/loadtest/history.js';
+import { resolveUnknown } from '../../../tools/loadtest/unknown-outcomes.js';
 
 const ack = (postId: number, after: number | null, version: number, seq: number): AckedMove => ({
   postId: BigInt(postId),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../../../src/tools/loadtest/rng.js';
-import { nextMove } from '../../../src/tools/loadtest/workload.js';
+import { createRng } from '../../../tools/loadtest/rng.js';
+import { nextMove } from '../../../tools/loadtest/workload.js';
 
 const shape = { profiles: 5, posts: 10, hot: 0.3, hotPosts: 2, topShare: 0.25 };
 

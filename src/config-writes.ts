@@ -1,0 +1,80 @@
+/**
+ * Grid writes (config.ts; src/service/write/, docs/write-paths.md): post IDs, the
+ * compare-and-set, the write line's queue, memory and group commit, relabelling, the move rate
+ * limit and idempotency keys.
+ */
+import { z } from 'zod';
+import { intFrom } from './config-kinds.js';
+
+export const WritesConfig = {
+  WORKER_ID: z.coerce.number().int().min(0).max(8191).optional().meta({
+    description: '13-bit ID worker number; unset = leased from Cassandra (LWT + TTL)',
+    unset: 'leased',
+  }),
+  CAS_MAX_ATTEMPTS: intFrom(8, 1, 100).describe(
+    'compare-and-set attempts before 503 + `Retry-After`',
+  ),
+  WRITE_QUEUE_MAX_WAIT_MS: intFrom(2000, 0, 60_000).describe(
+    'writes to one grid from one process take turns instead of racing for the compare-and-set; ' +
+      'a write that waits longer answers 503 `contention` (0 = no queue)',
+  ),
+  SNAPSHOT_MEMO_ROWS: intFrom(200_000, 0, 10_000_000).describe(
+    "override rows of this process's last committed grid states kept in memory: the next " +
+      "write's snapshot of such a grid reads one static row instead of every override (0 = off)",
+  ),
+  WRITE_CARRY_IDLE_MS: intFrom(30_000, 0, 3_600_000).describe(
+    'a grid this process wrote last starts its next write from the state it committed (no ' +
+      'read round, the compare-and-set checks the version) for this long after its write line ' +
+      'went idle; a stale guess costs one lost compare-and-set (0 = off)',
+  ),
+  WRITE_CARRY_MAX_ROWS: intFrom(200_000, 0, 10_000_000).describe(
+    'bound on the rows those carried states keep in memory (override rows + remembered post IDs)',
+  ),
+  WRITE_CARRY_MEMO_MS: intFrom(2_000, 0, 60_000).describe(
+    'how long the `grid_posts` rows a write line read answer its next planners and the cache ' +
+      'pre-fill without being read again; only rows written outside the compare-and-set ' +
+      '(seeding) can escape it for that long (0 = one round only)',
+  ),
+  WRITE_GROUP_MAX_WRITES: intFrom(32, 1, 256).describe(
+    'group commit: queued writes to one grid are planned one after another on one snapshot and ' +
+      'committed in one conditional batch, at most this many writes; `1` turns grouping off ' +
+      '([write-paths.md](write-paths.md#group-commit))',
+  ),
+  WRITE_GROUP_MAX_ROWS: intFrom(200, 1, 1000).describe(
+    'group commit: at most this many distinct upserted rows per batch (a first write over it ' +
+      'still commits, alone)',
+  ),
+  WRITE_GROUP_MAX_BYTES: intFrom(16 * 1024, 1024, 40 * 1024).describe(
+    "group commit: at most about this many bytes per batch (max 40 KiB, under Cassandra's " +
+      '50 KiB `batch_size_fail_threshold`)',
+  ),
+  RELABEL_POLICY: z
+    .enum(['bounded', 'adaptive', 'doubling'])
+    .default('bounded')
+    .describe(
+      "`bounded` (a proven amortized bound, docs/key-engine.md), `adaptive`, or the article's " +
+        '`doubling`',
+    ),
+  MOVE_ROW_CAP: intFrom(256, 2, 4096).describe(
+    "rows one move's write may carry; a larger relabel is paid off first, one capped " +
+      'compare-and-set at a time (docs/key-engine.md)',
+  ),
+  MOVE_RATE_LIMIT: intFrom(120, 1).describe('moves per profile per sliding window (429 above)'),
+  MOVE_RATE_WINDOW_S: intFrom(60, 1).describe('that sliding window'),
+  MOVE_RATE_CREDIT_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({
+      description:
+        'the most concurrent moves of one profile one rate-limit call carries (docs/cache.md, ' +
+        '"Move rate limit"); `1` = one call per move',
+      unset: '64, never more than the limit',
+    }),
+  IDEMPOTENCY_TTL_S: intFrom(24 * 3600, 60).describe('how long `Idempotency-Key`s are kept'),
+  IDEMPOTENCY_LEASE_MS: intFrom(30_000, 1).describe(
+    'how long an in-flight `Idempotency-Key` blocks duplicates (409) before a retry may take over',
+  ),
+};

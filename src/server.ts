@@ -1,0 +1,182 @@
+/**
+ * The service process: configuration checks → Cassandra and migrations → Redis → ID worker
+ * lease → service → HTTP server, with a graceful shutdown on SIGINT/SIGTERM. Provisions
+ * nothing: `src/main.ts` (production, `node dist/main.js`) starts it on the configured stores;
+ * `npm start` (tools/dev-start.ts) first finds or starts local ones and passes their target.
+ * Production (NODE_ENV=production) needs its settings (bootstrap.ts `checkProductionSettings`)
+ * and verifies the keyspace instead of migrating it unless MIGRATE_ON_START=true.
+ */
+import { fileURLToPath } from 'node:url';
+import { serve } from '@hono/node-server';
+import {
+  checkProductionSettings,
+  openCassandra,
+  type CassandraTarget,
+  openIdGenerator,
+  openRedis,
+  serverSchemaStep,
+  settleSecrets,
+} from './bootstrap.js';
+import type { Config } from './config.js';
+import { collectProcessMetrics } from './obs/registry.js';
+import { createLogger, logCallback } from './obs/logger.js';
+import { recordBuildInfo, watchDriver } from './obs/metrics-platform.js';
+import { releaseVersion, version } from './obs/build-info.js';
+import { scheduleAudits } from './service/read/audit-rounds.js';
+import { issueToken } from './http/auth.js';
+import { appSettingsOf, createApp } from './http/app.js';
+import { serverOptionsOf } from './http/server-options.js';
+import { deadlinesOf } from './http/deadline.js';
+import { DEMO_PROFILE_ID, seedDemoGrid } from './service/demo.js';
+import { GridService } from './service/grid-service.js';
+import { IdempotencyService } from './service/write/idempotency.js';
+import { IdempotencyStore } from './store/idempotency-store.js';
+import { makeReadiness } from './service/readiness.js';
+import { quorumCheck } from './service/quorum.js';
+import type { Logger } from './obs/logger.js';
+
+/** The process's log, as the server writes it (a development entry may log through it first). */
+export function serverLogger(config: Config): Logger {
+  return createLogger({
+    level: config.LOG_LEVEL,
+    nodeEnv: config.NODE_ENV,
+    bufferBytes: config.LOG_BUFFER_BYTES,
+    flushMs: config.LOG_FLUSH_MS,
+  });
+}
+
+export interface StartOptions {
+  /** Where Cassandra answers; default the configured contact points (configuredTarget). */
+  readonly cassandra?: CassandraTarget;
+  /** Default `serverLogger(config)`. */
+  readonly logger?: Logger;
+}
+
+/**
+ * Connects, serves, and shuts down on SIGINT/SIGTERM (the process exits then). Resolves once
+ * the listener is asked to open; throws (before listening) why it cannot start.
+ */
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<void> {
+  checkProductionSettings(config);
+  collectProcessMetrics();
+  const logger = opts.logger ?? serverLogger(config);
+  const log = (line: string) => logger.info(line);
+  const secrets = settleSecrets(config);
+
+  const cassandra = await openCassandra(config, log, serverSchemaStep(config), opts.cassandra);
+  const redis = await openRedis(config, log);
+
+  let shuttingDown = false;
+  const { ids, lease } = await openIdGenerator(cassandra.cql, config, (worker, reason) => {
+    // Two processes must never share a worker number: stop rather than risk duplicate IDs.
+    logger.fatal(`[ids] lost worker lease ${worker}: ${reason}; shutting down`);
+    void shutdown(1);
+  });
+  log(`[ids] worker ${lease.worker} (${lease.owner === 'config' ? 'configured' : 'leased'})`);
+
+  const service = new GridService({
+    cql: cassandra.cql,
+    config,
+    ids,
+    cursorSecret: secrets.cursorSecret,
+    hooks: { log: logCallback(logger.child({ component: 'grid' })) },
+    // Read cache, post-commit refill/invalidation and the move rate limit (src/cache/).
+    redis,
+  });
+  // Development: the demo profile the editor opens on gets posts the first time (never in a
+  // deployment with real secrets, so never in production; `npm run seed:demo` adds more).
+  if (secrets.generated && (await service.readHead(DEMO_PROFILE_ID)).version === 0n) {
+    const seeded = await seedDemoGrid(service, DEMO_PROFILE_ID, { posts: 60 });
+    log(`[demo] profile ${DEMO_PROFILE_ID}: ${seeded.created} posts seeded`);
+  }
+  const idempotency = new IdempotencyService(
+    new IdempotencyStore(cassandra.cql, config.IDEMPOTENCY_TTL_S),
+    {
+      heads: (p) => service.readRequestRing(p),
+      ttlS: config.IDEMPOTENCY_TTL_S,
+      leaseMs: config.IDEMPOTENCY_LEASE_MS,
+    },
+  );
+  const app = createApp({
+    service,
+    idempotency,
+    ...appSettingsOf(config),
+    jwtSecret: secrets.jwtSecret,
+    readiness: makeReadiness({
+      cql: cassandra.cql,
+      redis,
+      timeoutMs: config.READYZ_TIMEOUT_MS,
+      draining: () => shuttingDown,
+      quorum: quorumCheck(cassandra.client, config),
+    }),
+    deadlines: deadlinesOf(config),
+    log: logCallback(logger.child({ component: 'http' })),
+    logger,
+    editorRoot: fileURLToPath(new URL('../web/dist', import.meta.url)),
+    ...(secrets.generated
+      ? { devTokens: { profileId: DEMO_PROFILE_ID, ttlS: config.AUTH_MAX_TOKEN_LIFETIME_S } }
+      : {}),
+  });
+  watchDriver(cassandra.client);
+  recordBuildInfo({
+    version,
+    cassandraVersion: await releaseVersion(cassandra.client),
+    relabelPolicy: config.RELABEL_POLICY,
+  });
+  const auditLog = logCallback(logger.child({ component: 'audit' }), 'warn');
+  const audits =
+    config.AUDIT_EVERY_S > 0
+      ? scheduleAudits(() => service.auditAll(), {
+          everyMs: config.AUDIT_EVERY_S * 1000,
+          onError: (err) => auditLog('audit round failed', err),
+        })
+      : undefined;
+
+  const server = serve({ fetch: app.fetch, ...serverOptionsOf(config) }, (info) => {
+    const base = `http://${config.HOST}:${info.port}`;
+    log(`regrid listening on ${base} (${config.NODE_ENV}); web editor at ${base}/`);
+    if (secrets.generated) {
+      void printDevBanner(base, secrets.jwtSecret, config.AUTH_MAX_TOKEN_LIFETIME_S);
+    }
+  });
+
+  async function shutdown(code: number, drainMs = 0): Promise<void> {
+    if (shuttingDown) return;
+    shuttingDown = true; // /readyz answers 503 from now on
+    log(`shutting down…${drainMs > 0 ? ` (draining ${drainMs} ms first)` : ''}`);
+    const force = setTimeout(() => process.exit(code || 1), drainMs + 10_000);
+    force.unref();
+    await new Promise((resolve) => setTimeout(resolve, drainMs));
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await audits?.stop();
+    await lease.release();
+    await Promise.allSettled([cassandra.client.shutdown(), redis?.close()]);
+    process.exit(code);
+  }
+  process.once('SIGINT', () => void shutdown(0));
+  const drainMs = config.SHUTDOWN_DRAIN_MS ?? (config.NODE_ENV === 'production' ? 5000 : 0);
+  process.once('SIGTERM', () => void shutdown(0, drainMs));
+}
+
+async function printDevBanner(base: string, secret: string, ttlS: number): Promise<void> {
+  const token = await issueToken(secret, DEMO_PROFILE_ID, ttlS);
+  console.log(
+    [
+      '',
+      'Development mode: no AUTH_JWT_SECRET was configured, so one was generated for this run.',
+      `  AUTH_JWT_SECRET=${secret}`,
+      `  token for demo profile ${DEMO_PROFILE_ID} (valid ${ttlS} s):`,
+      `  TOKEN=${token}`,
+      '',
+      `Web editor: open ${base}/ (it signs in as profile ${DEMO_PROFILE_ID} by itself).`,
+      'Try:',
+      `  curl -s -X POST ${base}/v1/me/posts -H "Authorization: Bearer $TOKEN" \\`,
+      `       -H 'content-type: application/json' -d '{"caption":"hello"}'`,
+      `  curl -s "${base}/v1/profiles/${DEMO_PROFILE_ID}/grid?limit=5"`,
+      `  curl -s -X POST ${base}/v1/me/grid/moves -H "Authorization: Bearer $TOKEN" \\`,
+      `       -H 'content-type: application/json' -d '{"post_id":"<id>","after":null}'`,
+      '(the demo profile starts with 60 posts; npm run seed:demo adds a few hundred more.)',
+      '',
+    ].join('\n'),
+  );
+}
