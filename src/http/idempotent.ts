@@ -18,7 +18,7 @@ import {
   type IdempotencyService,
   type ResponseRenderer,
   type StoredResponse,
-} from '../service/write/idempotency.js';
+} from '../service/idempotency/idempotency.js';
 import { headerOf, type AppEnv } from './env.js';
 import { bodyTextOf } from './request.js';
 

@@ -10,7 +10,7 @@ import { cqlOf } from '../../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import type { WriterHooks } from '../../../src/service/write/grid-writer.js';
-import { IdempotencyService } from '../../../src/service/write/idempotency.js';
+import { IdempotencyService } from '../../../src/service/idempotency/idempotency.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
 import { issueServiceToken } from '../../../src/http/service-auth.js';
