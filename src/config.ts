@@ -118,21 +118,16 @@ export const ConfigSchema = z.object({
   /** Longest a write waits for this process's earlier writes to the same grid (0 = race). */
   WRITE_QUEUE_MAX_WAIT_MS: intFrom(2000, 0, 60_000),
   /**
-   * Override rows of this process's last committed grid states kept in memory, so a snapshot of
-   * such a grid reads only its static row (store/snapshot-memo.ts); 0 = always read every row.
-   */
-  SNAPSHOT_MEMO_ROWS: intFrom(200_000, 0, 10_000_000),
-  /**
-   * How long a grid's state this process committed last stays the start of its next write after
-   * its write line went idle (service/write/carried-states.ts): that write is then its one
-   * conditional batch, no read round; a stale guess costs one lost compare-and-set. 0 = off.
+   * How long a grid's LastCommitted record (service/write-line/last-committed.ts) stays trusted
+   * after its write queue emptied: the next write is then its one conditional batch, no read; a
+   * stale record costs one lost compare-and-set. 0 = off (the record is confirmed by a head read).
    */
   WRITE_CARRY_IDLE_MS: intFrom(30_000, 0, 3_600_000),
-  /** Bound on the rows (overrides + remembered grid_posts IDs) those carried states hold. */
+  /** The records' one bound: rows (overrides + known grid_posts IDs) over all grids; 0 = none kept. */
   WRITE_CARRY_MAX_ROWS: intFrom(200_000, 0, 10_000_000),
   /**
-   * How long the grid_posts rows a write line has read answer its later planners (and the cache
-   * pre-fill) without being read again (service/write/group-commit.ts); 0 = one round only.
+   * The records' expiry: how long the grid_posts rows a record knows answer planners without
+   * being read again (service/write-line/known-rows.ts); 0 = one batch only.
    */
   WRITE_CARRY_MEMO_MS: intFrom(2_000, 0, 60_000),
   /**

@@ -12,7 +12,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { WriteOptions } from '../service/write/grid-writer.js';
+import type { WriteOptions } from '../service/write-line/write-line.js';
 import {
   fingerprintRequest,
   type IdempotencyService,

@@ -36,8 +36,8 @@ import type { NotNow, RenderedRead, RenderPage } from './read/rendered-read.js';
 import type { CopyBuilder } from './read/copy-builder.js';
 import type { RenderedPage } from '../cache/rendered-pages.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
-import type { GridWriter, WriteOptions } from './write/grid-writer.js';
-import { trackOp } from './write/write-op.js';
+import type { GridWriter, WriteOptions } from './write-line/write-line.js';
+import { trackOp } from './write-line/write-op.js';
 
 export type { GridServiceOptions } from './wiring.js';
 export type { MoveOutcome } from './ops/move.js';

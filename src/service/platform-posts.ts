@@ -10,8 +10,8 @@ import type { ServiceDeps } from './deps.js';
 import { importChunk } from './import/import-chunk.js';
 import { inviteCollaborators } from './ops/collaborators.js';
 import * as register from './ops/register.js';
-import type { WriteOptions } from './write/grid-writer.js';
-import { trackOp } from './write/write-op.js';
+import type { WriteOptions } from './write-line/write-line.js';
+import { trackOp } from './write-line/write-op.js';
 
 export class PlatformPosts {
   constructor(

@@ -19,7 +19,7 @@ import { DomainError } from '../../domain/errors.js';
 import { idToDate } from '../../domain/ids.js';
 import type { MembershipOp } from '../../domain/membership.js';
 import type { PostRecord } from '../../store/posts-store.js';
-import type { WriteOptions } from '../write/grid-writer.js';
+import type { WriteOptions } from '../write-line/write-line.js';
 import { outOfOrder } from '../write/post-removal.js';
 import { restoreKey } from '../write/restore-key.js';
 

@@ -12,7 +12,7 @@ import { planBatchOrder, type BatchOrderRequest } from '../../domain/batch-order
 import { DomainError } from '../../domain/errors.js';
 import { formatEtag, ifMatchSatisfied } from '../../domain/etag.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
-import type { WriteOptions } from '../write/grid-writer.js';
+import type { WriteOptions } from '../write-line/write-line.js';
 
 export interface GridOrder {
   readonly postIds: readonly bigint[];

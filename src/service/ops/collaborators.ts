@@ -16,7 +16,7 @@ import { idToDate } from '../../domain/ids.js';
 import { INBOX_READ_LIMIT, MAX_COLLABORATORS } from '../../domain/invite-limits.js';
 import type { MembershipOp } from '../../domain/membership.js';
 import type { PostRecord } from '../../store/posts-store.js';
-import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
+import type { GridPlanner, WriteOptions } from '../write-line/write-line.js';
 import {
   admitCollaborators,
   deliverInvites,

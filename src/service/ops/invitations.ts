@@ -22,7 +22,7 @@ import {
 } from '../../domain/invite-limits.js';
 import type { Withdrawal } from '../../store/invites-store.js';
 import type { ServiceDeps } from '../deps.js';
-import type { WriteOptions } from '../write/grid-writer.js';
+import type { WriteOptions } from '../write-line/write-line.js';
 import { removalPlanner } from '../write/post-removal.js';
 
 export interface NotInvited {

@@ -21,7 +21,7 @@ import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
 import type { OverrideWrite, StaticWrites } from '../../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
-import type { GridPlanner, PlanContext } from '../write/grid-writer.js';
+import type { GridPlanner, PlanContext } from '../write-line/write-line.js';
 import { placeInGap } from '../write/slice-reader.js';
 
 export interface MoveResult {
@@ -89,8 +89,8 @@ export function movePlanner(
     // around the gap (both sides at once, slice-reader.ts). The slice is wasted only when the
     // move is refused.
     const [rows, writes] = await Promise.all([
-      deps.store.gridRowsAmong(profileId, after === null ? [postId] : [postId, after]),
-      placeAfter(deps, snapshot, profileId, postId, anchor, deps.rowCap),
+      ctx.rows.gridRowsAmong(profileId, after === null ? [postId] : [postId, after]),
+      placeAfter(deps, ctx.rows, snapshot, profileId, postId, anchor, deps.rowCap),
     ]);
     const onGrid = rows.has(postId);
     const anchorOnGrid = after === null || rows.has(after);
@@ -137,9 +137,9 @@ export function relabelStepPlanner(
   postId: bigint,
   after: bigint | null,
 ): GridPlanner<{ rows: number }> {
-  return async ({ profileId, snapshot }) => {
+  return async ({ profileId, snapshot, rows }) => {
     const anchor = anchorOf(snapshot, after);
-    const placed = await placeAfter(deps, snapshot, profileId, postId, anchor, deps.rowCap);
+    const placed = await placeAfter(deps, rows, snapshot, profileId, postId, anchor, deps.rowCap);
     if (placed.kind !== 'relabel_step') return { kind: 'skip', result: { rows: 0 } };
     const upserts = placed.writes.map((w) => ({ postId: w.postId, sortKey: w.key }));
     return { kind: 'write', mutation: { upserts }, result: { rows: upserts.length } };
@@ -153,9 +153,10 @@ function anchorOf(snapshot: OverridesSnapshot, after: bigint | null): GridEntry 
     : effectiveEntry(snapshot.overrides, after);
 }
 
-/** Places `postId` right after `anchor` (null = top) in the snapshot's order. */
+/** Places `postId` right after `anchor` (null = top) in the snapshot's order, read from `rows`. */
 export function placeAfter(
   deps: MoveDeps,
+  rows: Pick<PlanContext['rows'], 'entries' | 'chronologicalUp'>,
   snapshot: OverridesSnapshot,
   profileId: bigint,
   postId: bigint,
@@ -163,7 +164,7 @@ export function placeAfter(
   rowCap?: number,
 ) {
   return placeInGap(
-    deps.reader,
+    rows,
     {
       profileId,
       overrides: snapshot.overrides,

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MoveRateLimiter } from '../../cache/rate-limit.js';
 import type { ServiceDeps } from '../deps.js';
-import type { WriteOptions } from '../write/grid-writer.js';
+import type { WriteOptions } from '../write-line/write-line.js';
 import { DomainError } from '../../domain/errors.js';
 import { assertMoveRequest, movePlanner, relabelStepPlanner } from './move-planner.js';
 import { undoRecorder } from './undo.js';

@@ -11,7 +11,7 @@ import { DomainError } from '../../domain/errors.js';
 import { compareDisplay, effectiveEntry } from '../../domain/merge.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
-import type { WriteOptions } from '../write/grid-writer.js';
+import type { WriteOptions } from '../write-line/write-line.js';
 import { restoreKey } from '../write/restore-key.js';
 
 export const MAX_PINS = 3;

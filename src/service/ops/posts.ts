@@ -16,7 +16,7 @@ import { DomainError } from '../../domain/errors.js';
 import { idToDate } from '../../domain/ids.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
 import type { PostRecord } from '../../store/posts-store.js';
-import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
+import type { GridPlanner, WriteOptions } from '../write-line/write-line.js';
 import type { MoveDeps } from './move-planner.js';
 import { placeAfter } from './move-planner.js';
 import { removalPlanner } from '../write/post-removal.js';
@@ -102,7 +102,7 @@ export function newPostPlanner(
     if (top === undefined || top < postId) {
       return { kind: 'write', mutation: { effects }, result: { overridden: false } };
     }
-    const placed = await placeAfter(deps, snapshot, profileId, postId, null);
+    const placed = await placeAfter(deps, ctx.rows, snapshot, profileId, postId, null);
     const upserts = placed.writes.map((w) =>
       w.postId === postId
         ? { postId: w.postId, sortKey: w.key, movedVersion: nextVersion }

@@ -18,7 +18,7 @@ import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
 import type { MembershipOp } from '../../domain/membership.js';
 import type { PostRecord } from '../../store/posts-store.js';
-import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
+import type { GridPlanner, WriteOptions } from '../write-line/write-line.js';
 import { assertCollaborators } from './collaborators.js';
 import type { NotInvited } from './invitations.js';
 import { deletePost } from './posts.js';

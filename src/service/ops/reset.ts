@@ -9,7 +9,7 @@
  * A grid with no overrides is still bumped (the request is a write; it costs no tombstone then).
  */
 import type { ServiceDeps } from '../deps.js';
-import type { WriteOptions } from '../write/grid-writer.js';
+import type { WriteOptions } from '../write-line/write-line.js';
 
 export function resetGrid(deps: ServiceDeps, profileId: bigint, options: WriteOptions = {}) {
   return deps.writer.writeGrid(

@@ -28,7 +28,7 @@ import type { ServiceDeps } from '../deps.js';
 import { DomainError } from '../../domain/errors.js';
 import { findUndo, pushUndo, type UndoEntry } from '../../domain/undo-ring.js';
 import { UNKNOWN_RELABELS, type MoveRecord } from '../../store/moves-store.js';
-import type { WriteOptions } from '../write/grid-writer.js';
+import type { WriteOptions } from '../write-line/write-line.js';
 import { movePlanner, type MovePlanHook } from './move-planner.js';
 import { readEntryAbove } from '../write/slice-reader.js';
 
@@ -43,7 +43,7 @@ export function undoRecorder(deps: ServiceDeps, postId: bigint, moveId: string):
       const above =
         plan.previous.above !== undefined
           ? plan.previous.above
-          : await readEntryAbove(deps.reader, profileId, snapshot, postId); // moved beyond the slice
+          : await readEntryAbove(ctx.rows, profileId, snapshot, postId); // moved beyond the slice
       prev = { prevKey: plan.previous.key, prevAfter: above?.postId };
     }
     const b = bounds(deps);

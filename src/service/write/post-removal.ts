@@ -15,7 +15,7 @@ import type { ServiceDeps } from '../deps.js';
 import type { MembershipOp } from '../../domain/membership.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
-import type { GridPlanner } from './grid-writer.js';
+import type { GridPlanner } from '../write-line/write-line.js';
 
 export interface RemovalResult {
   /** Something of the post was on this grid and is gone now. */

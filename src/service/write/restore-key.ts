@@ -39,7 +39,7 @@ export async function restoreKey(deps: MoveDeps, req: RestoreRequest): Promise<O
   }
   // Taken: place it right below the row that holds the key now (exclusions: every pin, old and new).
   const view: OverridesSnapshot = { ...snapshot, head: { ...snapshot.head, pins: [...pins] } };
-  const placed = await placeAfter(deps, view, profileId, postId, holder);
+  const placed = await placeAfter(deps, deps.reader, view, profileId, postId, holder);
   return placed.writes.map(
     (w) =>
       w.postId === postId

@@ -9,7 +9,7 @@ import type { IdGenerator } from '../../../src/domain/ids.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';
 import { GridService } from '../../../src/service/grid-service.js';
-import type { WriterHooks } from '../../../src/service/write/grid-writer.js';
+import type { WriterHooks } from '../../../src/service/write-line/write-line.js';
 import { IdempotencyService } from '../../../src/service/idempotency/idempotency.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
