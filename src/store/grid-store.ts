@@ -1,7 +1,6 @@
 /**
  * Cassandra adapter for a profile's grid: the override partition (head + overrides, and the ONE
  * conditional batch every grid write goes through) and the time-ordered `grid_posts` partition.
- *
  * Reads never load a whole `grid_posts` partition: it is streamed page by page (fetchSize +
  * pageState) and the consumer stops pulling once it has what it needs. The override partition is
  * read whole (it holds only moved/relabelled posts) and sorted into display order in memory.
@@ -128,7 +127,8 @@ export class GridStore {
       if (o) overrides.push(o);
     }
     overrides.sort((a, b) => compareDisplay(b, a));
-    return { overrides, versions: [...versions], first };
+    // No row at all: the partition did not exist yet (its statics come with every row), version 0.
+    return { overrides, versions: first ? [...versions] : [0n], first };
   }
 
   /** Streams the time-ordered post IDs of a grid, one Cassandra page at a time. */
