@@ -19,7 +19,7 @@ import {
   IdempotencyService,
   fingerprintRequest,
   type IdempotentCall,
-} from '../src/service/write/idempotency.js';
+} from '../src/service/idempotency/idempotency.js';
 import { IdempotencyStore } from '../src/store/idempotency-store.js';
 
 const KEYSPACE = 'regrid_bench';

@@ -18,22 +18,19 @@ export const WritesConfig = {
     'writes to one grid from one process take turns instead of racing for the compare-and-set; ' +
       'a write that waits longer answers 503 `contention` (0 = no queue)',
   ),
-  SNAPSHOT_MEMO_ROWS: intFrom(200_000, 0, 10_000_000).describe(
-    "override rows of this process's last committed grid states kept in memory: the next " +
-      "write's snapshot of such a grid reads one static row instead of every override (0 = off)",
-  ),
   WRITE_CARRY_IDLE_MS: intFrom(30_000, 0, 3_600_000).describe(
-    'a grid this process wrote last starts its next write from the state it committed (no ' +
-      'read round, the compare-and-set checks the version) for this long after its write line ' +
-      'went idle; a stale guess costs one lost compare-and-set (0 = off)',
+    "how long a grid's LastCommitted record stays trusted after its write queue emptied: the " +
+      'next write is then its one conditional batch, no read; a stale record costs one lost ' +
+      'compare-and-set (0 = off: the record is confirmed by a head read)',
   ),
   WRITE_CARRY_MAX_ROWS: intFrom(200_000, 0, 10_000_000).describe(
-    'bound on the rows those carried states keep in memory (override rows + remembered post IDs)',
+    "the LastCommitted records' one bound: rows (override rows + known grid_posts IDs) over " +
+      'all grids (0 = none kept)',
   ),
   WRITE_CARRY_MEMO_MS: intFrom(2_000, 0, 60_000).describe(
-    'how long the `grid_posts` rows a write line read answer its next planners and the cache ' +
-      'pre-fill without being read again; only rows written outside the compare-and-set ' +
-      '(seeding) can escape it for that long (0 = one round only)',
+    "the LastCommitted records' expiry: how long the `grid_posts` rows a record knows answer " +
+      'planners without being read again; only rows written outside the compare-and-set ' +
+      '(seeding) can escape it for that long (0 = one batch only)',
   ),
   WRITE_GROUP_MAX_WRITES: intFrom(32, 1, 256).describe(
     'group commit: queued writes to one grid are planned one after another on one snapshot and ' +

@@ -20,7 +20,7 @@ import { recordBuildInfo } from './obs/metrics-platform.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
 import { GridService } from './service/grid-service.js';
 import { makeReadiness } from './service/readiness.js';
-import { IdempotencyService } from './service/write/idempotency.js';
+import { IdempotencyService } from './service/idempotency/idempotency.js';
 import { cqlOf } from './store/cassandra.js';
 import { cqlLimitsOf } from './store/cql-budget.js';
 import { IdempotencyStore } from './store/idempotency-store.js';

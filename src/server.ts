@@ -29,7 +29,7 @@ import { serverOptionsOf } from './http/server-options.js';
 import { deadlinesOf } from './http/deadline.js';
 import { DEMO_PROFILE_ID, seedDemoGrid } from './service/demo.js';
 import { GridService } from './service/grid-service.js';
-import { IdempotencyService } from './service/write/idempotency.js';
+import { IdempotencyService } from './service/idempotency/idempotency.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
 import { makeReadiness } from './service/readiness.js';
 import { quorumCheck } from './service/quorum.js';

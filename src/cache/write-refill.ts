@@ -2,8 +2,7 @@
  * The pre-fill of a committed state's order entry, off the response path. The writer's commit
  * event holds the snapshot its compare-and-set was conditioned on and the mutation it wrote, so
  * the new head and override list are known without reading them back (domain/override-list.ts);
- * only the time-ordered rows are streamed (through the committing round's memo of them where it
- * has them: `withRoundReads`), then the version is read again (the order-reader rule: rows filed
+ * only the time-ordered rows are streamed, then the version is read again (the order-reader rule: rows filed
  * under a version that moved meanwhile are not cached).
  *
  * Writes that change membership (their effects touch `grid_posts` and the side tables) refill the
@@ -62,9 +61,8 @@ export function createWriteRefill(deps: WriteRefillDeps) {
     }
     const head = headAfter(e);
     const rows = overridesOf(e);
-    const read = () =>
-      source.entries(profileId, rows, { limit: FIRST_ENTRIES + 1, exclude: head.pins });
-    const entries = await (e.withRoundReads ? e.withRoundReads(read) : read());
+    const query = { limit: FIRST_ENTRIES + 1, exclude: head.pins };
+    const entries = await source.entries(profileId, rows, query);
     const again = await source.readHead(profileId, 'quorum');
     await reader.storeOrder(profileId, firstOrder(head, entries), sameGridState(again, head));
   }

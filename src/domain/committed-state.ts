@@ -24,12 +24,6 @@ export interface CommittedState {
    * planned the next write of its group on them); absent, `overridesOf` computes them.
    */
   readonly after?: readonly OverrideRow[];
-  /**
-   * Runs a read of the time-ordered rows so that it is answered, where it can be, from what the
-   * committing round already read of them (the writer's memo, as sound for this state as for
-   * the batch that committed it); absent, reads go to Cassandra.
-   */
-  readonly withRoundReads?: <T>(read: () => Promise<T>) => Promise<T>;
 }
 
 /** The head of the committed state (statics the write left alone keep their snapshot value). */

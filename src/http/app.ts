@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono';
 import type { GridService } from '../service/grid-service.js';
-import type { IdempotencyService } from '../service/write/idempotency.js';
+import type { IdempotencyService } from '../service/idempotency/idempotency.js';
 import { requireProfile } from './auth.js';
 import { requireService } from './service-auth.js';
 import { bodyLimit } from './body-limit.js';

@@ -12,13 +12,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { WriteOptions } from '../service/write/grid-writer.js';
+import type { WriteOptions } from '../service/write-line/write-line.js';
 import {
   fingerprintRequest,
   type IdempotencyService,
   type ResponseRenderer,
   type StoredResponse,
-} from '../service/write/idempotency.js';
+} from '../service/idempotency/idempotency.js';
 import { headerOf, type AppEnv } from './env.js';
 import { bodyTextOf } from './request.js';
 

@@ -13,7 +13,7 @@ import type { MovesStore } from '../store/moves-store.js';
 import type { PostsStore } from '../store/posts-store.js';
 import type { ProfilesStore } from '../store/profiles-store.js';
 import type { CassandraGridReader } from '../store/grid-reader.js';
-import type { GridWriter } from './write/grid-writer.js';
+import type { GridWriter } from './write-line/write-line.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 
 export interface ServiceDeps {

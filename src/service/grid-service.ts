@@ -38,7 +38,7 @@ import type { NotNow, RenderedRead, RenderPage } from './read/rendered-read.js';
 import type { CopyBuilder } from './read/copy-builder.js';
 import type { RenderedPage } from '../cache/rendered-pages.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
-import type { GridWriter, WriteOptions } from './write/grid-writer.js';
+import type { GridWriter, WriteOptions } from './write-line/write-line.js';
 
 export type { GridServiceOptions } from './wiring.js';
 export type { MoveOutcome } from './operations/move.js';

@@ -7,8 +7,8 @@
 import type { Post } from '../domain/post.js';
 import { importChunk } from './import/import-chunk.js';
 import { registerPost, unregisterPost, type RegisterPorts } from './operations/register.js';
-import type { WriteOptions } from './write/grid-writer.js';
-import { trackOp } from './write/write-op.js';
+import type { WriteOptions } from './write-line/write-line.js';
+import { trackOp } from './write-line/write-op.js';
 
 type PlatformPorts = RegisterPorts & Parameters<typeof importChunk>[0];
 

@@ -15,7 +15,6 @@ import { ArchiveStore } from '../store/archive-store.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { CassandraGridReader } from '../store/grid-reader.js';
 import { GridStore } from '../store/grid-store.js';
-import { SnapshotMemo } from '../store/snapshot-memo.js';
 import { InviteGuardsStore } from '../store/invite-guards-store.js';
 import { InvitesStore } from '../store/invites-store.js';
 import { MembershipStore } from '../store/membership-store.js';
@@ -31,7 +30,7 @@ import { createRenderedRead, type RenderedRead } from './read/rendered-read.js';
 import { createSampleBudget } from './read/sample-budget.js';
 import { createCopyBuilder, type CopyBuilder } from './read/copy-builder.js';
 import { CopyHints, DisplayCopyStore } from '../store/display-copy-store.js';
-import { GridWriter, writerSettingsOf, type WriterHooks } from './write/grid-writer.js';
+import { GridWriter, writerSettingsOf, type WriterHooks } from './write-line/write-line.js';
 
 export interface IdSource {
   next(): bigint;
@@ -76,8 +75,7 @@ export function wireService(
 ): Wiring {
   const { cql, config } = opts;
   const consistency = consistencyOf(config);
-  const memo = new SnapshotMemo(config.SNAPSHOT_MEMO_ROWS);
-  const store = new GridStore(cql, consistency, memo);
+  const store = new GridStore(cql, consistency);
   const posts = new PostsStore(cql, consistency);
   const membership = new MembershipStore(cql, consistency);
   const reader = new CassandraGridReader(store, posts, membership, consistency);
@@ -103,8 +101,6 @@ export function wireService(
   const grid = caches?.grid;
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
-  // First: the next snapshot of this grid (any writer or reader of this process) knows its rows.
-  writer.afterEachCommit((e) => memo.remember(e));
   // After every commit (any write path): drop the summary, then pre-fill the new state's order
   // off the response path. This process's rendered pages of the grid are dropped at once.
   writer.afterEachCommit((e) =>

@@ -1,6 +1,6 @@
 /**
- * Named slots of ONE async context. The request's statement scope, the running operation's label
- * and a group round's grid_posts memo each used an AsyncLocalStorage of their own, and Node runs
+ * Named slots of ONE async context. The request's statement scope and the running operation's
+ * label each used an AsyncLocalStorage of their own, and Node runs
  * every enabled storage's propagation for every promise created: on a move that was a sixth of
  * its CPU. A slot has the same three calls (`run`, `getStore`, `exit`), so callers do not change;
  * all slots live in one storage holding a small frozen record, copied when a slot is set.

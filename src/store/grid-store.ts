@@ -1,7 +1,6 @@
 /**
  * Cassandra adapter for a profile's grid: the override partition (head + overrides, and the ONE
  * conditional batch every grid write goes through) and the time-ordered `grid_posts` partition.
- *
  * Reads never load a whole `grid_posts` partition: it is streamed page by page (fetchSize +
  * pageState) and the consumer stops pulling once it has what it needs. The override partition is
  * read whole (it holds only moved/relabelled posts) and sorted into display order in memory.
@@ -11,8 +10,7 @@ import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import { compareDisplay, pagedIds, type PagedIds } from '../domain/merge.js';
 import type { Consistency, Cql } from './cassandra.js';
 import { isCasTimeout } from './cql-errors.js';
-import type { GridMutation } from './grid-mutation.js';
-import { buildCasStatements } from './grid-mutation.js';
+import { buildCasStatements, type GridMutation } from './grid-mutation.js';
 import {
   COUNT_GRID_ROWS,
   EMPTY_HEAD,
@@ -27,8 +25,6 @@ import {
   SELECT_OVERRIDES,
   STREAM,
 } from './grid-rows.js';
-import type { SnapshotMemo } from './snapshot-memo.js';
-import { gridPostsMemo, memoizedStream, type IdPage } from './grid-posts-memo.js';
 
 export interface OverridesSnapshot {
   /** The statics as seen by the same query that read the overrides. */
@@ -45,24 +41,25 @@ export type CasResult =
 export type Direction = 'desc' | 'asc';
 
 export interface StreamOptions {
-  /** 'desc' (default): post_id <= from. 'asc': post_id >= from. */
-  readonly direction?: Direction;
+  readonly direction?: Direction; // 'desc' (default): post_id <= from; 'asc': post_id >= from
   readonly from?: bigint;
   readonly pageSize?: number;
-  /** Told the stamp of each page of rows read (grid-rows.ts `rowsPage`; not from a memo). */
+  /** Told the stamp of each page of rows read (grid-rows.ts `rowsPage`). */
   readonly onStamp?: (stamp: bigint | null) => void;
 }
 
-export type { GridHead, OverrideRow };
+/** One page of a `grid_posts` stream: its post IDs in stream order, and whether it was the last. */
+export interface IdPage {
+  readonly ids: readonly bigint[];
+  readonly last: boolean;
+}
 
-export { EMPTY_HEAD };
+export { EMPTY_HEAD, type GridHead, type OverrideRow };
 
 export class GridStore {
   constructor(
     private readonly db: Cql,
     private readonly consistency: Consistency,
-    /** This process's last committed states (snapshot-memo.ts); absent = always read the rows. */
-    private readonly memo?: SnapshotMemo,
   ) {}
 
   private readOpts(extra: QueryOptions = {}): QueryOptions {
@@ -111,21 +108,6 @@ export class GridStore {
   }
 
   /**
-   * The writer's snapshot: when this process committed the grid's current state last, its rows
-   * are known (snapshot-memo.ts) and only the static row is read; otherwise `readOverrides`.
-   * Only for writers: a compare-and-set on the head's version follows, and the audit and readers
-   * keep reading what Cassandra holds.
-   */
-  async readSnapshot(profileId: bigint): Promise<OverridesSnapshot> {
-    if (this.memo?.has(profileId)) {
-      const head = await this.readHead(profileId, {}, true);
-      const rows = this.memo.rowsOf(profileId, head);
-      if (rows) return { head, overrides: rows };
-    }
-    return this.readOverrides(profileId);
-  }
-
-  /**
    * The override rows (sorted), the static version every row was read with, and the first row
    * (whose statics a query selecting them all carries).
    */
@@ -145,76 +127,49 @@ export class GridStore {
       if (o) overrides.push(o);
     }
     overrides.sort((a, b) => compareDisplay(b, a));
-    return { overrides, versions: [...versions], first };
+    // No row at all: the partition did not exist yet (its statics come with every row), version 0.
+    return { overrides, versions: first ? [...versions] : [0n], first };
   }
 
-  /**
-   * Streams the time-ordered post IDs of a grid, one Cassandra page at a time (inside a group
-   * commit's planners, through the round's memo: grid-posts-memo.ts).
-   */
-  streamChronological(
-    profileId: bigint,
-    options: StreamOptions = {},
-  ): AsyncIterable<bigint> | Iterable<bigint> {
-    const direction = options.direction ?? 'desc';
-    const memo = gridPostsMemo.getStore();
-    if (!memo) return this.chronologicalRows(profileId, direction, options);
-    const query = STREAM[direction].from;
-    const size = options.pageSize ?? 200;
-    return memoizedStream(memo, profileId, direction, options.from, (from) =>
-      this.idPages(query, [profileId, from], size),
-    );
-  }
-
-  private chronologicalRows(
-    profileId: bigint,
-    direction: Direction,
-    options: StreamOptions,
-  ): PagedIds {
-    const q = STREAM[direction];
+  /** Streams the time-ordered post IDs of a grid, one Cassandra page at a time. */
+  streamChronological(profileId: bigint, options: StreamOptions = {}): PagedIds {
+    const q = STREAM[options.direction ?? 'desc'];
     const [query, params] =
       options.from === undefined ? [q.all, [profileId]] : [q.from, [profileId, options.from]];
     const size = options.pageSize ?? 200;
-    const idPages = () => this.idPages(query, params, size);
+    const pages = () => this.pagesOf(query, params, size);
     return pagedIds(async function* () {
-      for await (const page of idPages()) {
+      for await (const page of pages()) {
         if (page.stamp !== undefined) options.onStamp?.(page.stamp);
         yield page.ids;
       }
     });
   }
 
+  /** The post IDs of `grid_posts` from `from` (inclusive) in `direction`, page by page. */
+  idPages(
+    profileId: bigint,
+    direction: Direction,
+    from: bigint,
+    pageSize: number,
+  ): AsyncGenerator<IdPage, void, undefined> {
+    return this.pagesOf(STREAM[direction].from, [profileId, from], pageSize);
+  }
+
   /** Whether the post has a row in the profile's time-ordered grid. */
   async hasGridRow(profileId: bigint, postId: bigint): Promise<boolean> {
-    const memo = gridPostsMemo.getStore();
-    const known = memo?.has(profileId, postId);
-    if (known !== undefined) return known;
     const rs = await this.db.execute(SELECT_GRID_ROW, [profileId, postId], this.readOpts());
-    memo?.add(profileId, postId, postId, rs.rowLength > 0 ? [postId] : []);
     return rs.rowLength > 0;
   }
 
   /** Which of `postIds` have a row in the grid (one statement for a few posts, e.g. a move's two). */
   async gridRowsAmong(profileId: bigint, postIds: readonly bigint[]): Promise<Set<bigint>> {
-    const memo = gridPostsMemo.getStore();
-    const found = new Set<bigint>();
-    const unknown: bigint[] = [];
-    for (const id of postIds) {
-      const known = memo?.has(profileId, id);
-      if (known === undefined) unknown.push(id);
-      else if (known) found.add(id);
+    if (postIds.length === 0) return new Set();
+    if (postIds.length === 1) {
+      return (await this.hasGridRow(profileId, postIds[0]!)) ? new Set(postIds) : new Set();
     }
-    if (unknown.length === 1 && (await this.hasGridRow(profileId, unknown[0]!))) {
-      found.add(unknown[0]!);
-    } else if (unknown.length > 1) {
-      const rs = await this.db.execute(SELECT_GRID_ROWS, [profileId, unknown], this.readOpts());
-      const present = new Set(rs.rows.map((r) => r.get('post_id') as bigint));
-      for (const id of unknown) {
-        memo?.add(profileId, id, id, present.has(id) ? [id] : []);
-        if (present.has(id)) found.add(id);
-      }
-    }
-    return found;
+    const rs = await this.db.execute(SELECT_GRID_ROWS, [profileId, postIds], this.readOpts());
+    return new Set(rs.rows.map((r) => r.get('post_id') as bigint));
   }
 
   /**
@@ -256,7 +211,7 @@ export class GridStore {
   }
 
   /** The post IDs of a grid_posts query, page by page. */
-  private async *idPages(
+  private async *pagesOf(
     query: string,
     params: unknown[],
     pageSize: number,

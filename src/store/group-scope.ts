@@ -1,5 +1,5 @@
 /**
- * The statement scope of a group commit's conditional batch (service/write/group-commit.ts). One
+ * The statement scope of a group commit's conditional batch (service/write-line/commit.ts). One
  * batch writes for every request of the group, so, as seen by each request's deadline
  * (src/http/deadline.ts), it is a write that request sent:
  *   - sending it counts as a write in every request's scope, so a deadline that fires from then

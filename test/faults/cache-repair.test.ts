@@ -15,7 +15,7 @@ import { cacheKeys } from '../../src/cache/keys.js';
 import { createRedisGuard } from '../../src/cache/redis.js';
 import type { GridSource } from '../../src/domain/grid-source.js';
 import { sleep } from '../../tools/infra/process-utils.js';
-import { GridWriter, writerSettingsOf } from '../../src/service/write/grid-writer.js';
+import { GridWriter, writerSettingsOf } from '../../src/service/write-line/write-line.js';
 import { faultsConfig, signalRedis } from './support/private-stores.js';
 import { freshProfile, openInstance, seedGrid, type Instance } from './support/instance.js';
 

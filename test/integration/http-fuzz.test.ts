@@ -22,7 +22,7 @@ import { tokenPolicyOf } from '../../src/http/jwt.js';
 import { serverOptionsOf } from '../../src/http/server-options.js';
 import type { Config } from '../../src/config.js';
 import { GridService } from '../../src/service/grid-service.js';
-import { IdempotencyService } from '../../src/service/write/idempotency.js';
+import { IdempotencyService } from '../../src/service/idempotency/idempotency.js';
 import { makeReadiness } from '../../src/service/readiness.js';
 import { cqlOf } from '../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../src/store/idempotency-store.js';

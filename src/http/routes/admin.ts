@@ -9,7 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/errors.js';
 import type { GridService } from '../../service/grid-service.js';
-import type { IdempotencyService } from '../../service/write/idempotency.js';
+import type { IdempotencyService } from '../../service/idempotency/idempotency.js';
 import { headerOf, type AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
 import { parseIdParam } from '../schemas.js';

@@ -13,7 +13,7 @@ import { Hono } from 'hono';
 import { DomainError } from '../../domain/errors.js';
 import { formatEtag, ifNoneMatchMatches } from '../../domain/etag.js';
 import type { GridService } from '../../service/grid-service.js';
-import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
+import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
 import { headerOf, type AppEnv } from '../env.js';
 import { MoveIdParam, OrderPatchBody, PinsBody } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';

@@ -7,7 +7,7 @@
  */
 import { Hono } from 'hono';
 import type { GridService } from '../../service/grid-service.js';
-import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
+import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
 import { readBody, readQuery } from '../request.js';

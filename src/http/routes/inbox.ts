@@ -13,7 +13,7 @@
  */
 import { Hono } from 'hono';
 import type { GridService } from '../../service/grid-service.js';
-import type { IdempotencyService } from '../../service/write/idempotency.js';
+import type { IdempotencyService } from '../../service/idempotency/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { ArchiveQuery } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';

@@ -8,7 +8,7 @@
  */
 import { Hono } from 'hono';
 import type { GridService } from '../../service/grid-service.js';
-import type { IdempotencyService } from '../../service/write/idempotency.js';
+import type { IdempotencyService } from '../../service/idempotency/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { UnarchiveBody } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';

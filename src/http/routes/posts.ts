@@ -8,7 +8,7 @@
 import { Hono } from 'hono';
 import { idToDate } from '../../domain/ids.js';
 import type { GridService, NotInvited } from '../../service/grid-service.js';
-import type { IdempotencyService, StoredResponse } from '../../service/write/idempotency.js';
+import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';

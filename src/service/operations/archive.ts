@@ -20,8 +20,8 @@ import type { MembershipOp } from '../../domain/membership.js';
 import type { ArchiveStore } from '../../store/archive-store.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { PostRecord, PostsStore } from '../../store/posts-store.js';
-import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 import { outOfOrder } from './post-removal.js';
 import { restoreKey, type RestorePorts } from './restore-key.js';
 

@@ -14,8 +14,8 @@ import type { RelabelPolicy } from '../../domain/keys.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { Flags } from '../flags.js';
-import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 
 export interface OrderPorts {
   readonly reader: Pick<CassandraGridReader, 'readOverrides' | 'entries'>;

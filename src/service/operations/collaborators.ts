@@ -11,8 +11,8 @@ import { INBOX_READ_LIMIT } from '../../domain/invite-limits.js';
 import type { MembershipOp } from '../../domain/membership.js';
 import type { InvitesStore } from '../../store/invites-store.js';
 import type { PostRecord, PostsStore } from '../../store/posts-store.js';
-import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridPlanner, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 import {
   dropFromCollaborators,
   removeFromCollaborator,

@@ -16,8 +16,8 @@
 import { idToDate } from '../../domain/ids.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import type { PostRecord, PostsStore } from '../../store/posts-store.js';
-import type { GridPlanner, GridWriter, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridPlanner, GridWriter, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 import {
   admitCollaborators,
   assertCollaborators,
@@ -171,7 +171,7 @@ function newPostPlanner(
     if (top === undefined || top < postId) {
       return { kind: 'write', mutation: { effects }, result: { overridden: false } };
     }
-    const placed = await placeAfter(ports, snapshot, profileId, postId, null);
+    const placed = await placeAfter(ports, ctx.rows, snapshot, profileId, postId, null);
     const upserts = placed.writes.map((w) =>
       w.postId === postId
         ? { postId: w.postId, sortKey: w.key, movedVersion: nextVersion }

@@ -8,8 +8,8 @@
 import type { PostCache } from '../../cache/post-cache.js';
 import { DomainError } from '../../domain/errors.js';
 import type { PostsStore } from '../../store/posts-store.js';
-import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 import type { PostWriteResult } from './create.js';
 import { removeFromCollaborator, type WithdrawPorts } from './invitations.js';
 import { removalPlanner } from './post-removal.js';

@@ -26,7 +26,7 @@ import type { InviteGuardsStore } from '../../store/invite-guards-store.js';
 import type { InvitesStore, Withdrawal } from '../../store/invites-store.js';
 import type { PostsStore } from '../../store/posts-store.js';
 import type { ProfilesStore } from '../../store/profiles-store.js';
-import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
+import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
 import { removalPlanner, type RemovalPorts } from './post-removal.js';
 
 /** The inboxes, the limits' records, the post bodies and whether a grid holds a post. */

@@ -17,9 +17,9 @@ import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
 import { pushUndo, type UndoEntry } from '../../domain/undo-ring.js';
 import type { OverrideWrite, StaticWrites } from '../../store/grid-mutation.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
-import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
+import type { OverridesSnapshot } from '../../store/grid-store.js';
 import { UNKNOWN_RELABELS, type MovesStore } from '../../store/moves-store.js';
-import type { GridPlanner, PlanContext } from '../write/grid-writer.js';
+import type { GridPlanner, PlanContext } from '../write-line/write-line.js';
 import { placeInGap, readEntryAbove } from '../write/slice-reader.js';
 
 /** What placing a post needs (also the create's and the restore's placement: placeAfter). */
@@ -33,7 +33,6 @@ export interface PlacePorts {
 
 /** What the move plans with (also the undo's move back, undo.ts). */
 export interface MovePlanPorts extends PlacePorts {
-  readonly store: Pick<GridStore, 'gridRowsAmong'>;
   /** The undo's retention (as long as the move's Idempotency-Key would be remembered). */
   readonly moves: Pick<MovesStore, 'ttlS'>;
 }
@@ -70,8 +69,8 @@ export function movePlanner(
     // the slice around the gap (both sides at once). The slice is wasted only when the move is
     // refused.
     const [rows, writes] = await Promise.all([
-      ports.store.gridRowsAmong(profileId, after === null ? [postId] : [postId, after]),
-      placeAfter(ports, snapshot, profileId, postId, anchor, ports.rowCap),
+      ctx.rows.gridRowsAmong(profileId, after === null ? [postId] : [postId, after]),
+      placeAfter(ports, ctx.rows, snapshot, profileId, postId, anchor, ports.rowCap),
     ]);
     if (!rows.has(postId)) {
       throw new DomainError('post_not_on_grid', 'the post is not on this grid', {
@@ -137,7 +136,7 @@ export function undoRecorder(
       const above =
         plan.previous.above !== undefined
           ? plan.previous.above
-          : await readEntryAbove(ports.reader, profileId, snapshot, postId); // beyond the slice
+          : await readEntryAbove(ctx.rows, profileId, snapshot, postId); // beyond the slice
       prev = { prevKey: plan.previous.key, prevAfter: above?.postId };
     }
     const b = undoBounds(ports);
@@ -163,9 +162,9 @@ export function relabelStepPlanner(
   postId: bigint,
   after: bigint | null,
 ): GridPlanner<{ rows: number }> {
-  return async ({ profileId, snapshot }) => {
+  return async ({ profileId, snapshot, rows }) => {
     const anchor = anchorOf(snapshot, after);
-    const placed = await placeAfter(ports, snapshot, profileId, postId, anchor, ports.rowCap);
+    const placed = await placeAfter(ports, rows, snapshot, profileId, postId, anchor, ports.rowCap);
     if (placed.kind !== 'relabel_step') return { kind: 'skip', result: { rows: 0 } };
     const upserts = placed.writes.map((w) => ({ postId: w.postId, sortKey: w.key }));
     return { kind: 'write', mutation: { upserts }, result: { rows: upserts.length } };
@@ -179,9 +178,10 @@ function anchorOf(snapshot: OverridesSnapshot, after: bigint | null): GridEntry 
     : effectiveEntry(snapshot.overrides, after);
 }
 
-/** Places `postId` right after `anchor` (null = top) in the snapshot's order. */
+/** Places `postId` right after `anchor` (null = top) in the snapshot's order, read from `rows`. */
 export function placeAfter(
   ports: PlacePorts,
+  rows: Pick<PlanContext['rows'], 'entries' | 'chronologicalUp'>,
   snapshot: OverridesSnapshot,
   profileId: bigint,
   postId: bigint,
@@ -189,7 +189,7 @@ export function placeAfter(
   rowCap?: number,
 ) {
   return placeInGap(
-    ports.reader,
+    rows,
     {
       profileId,
       overrides: snapshot.overrides,

@@ -13,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import type { MoveRateLimiter } from '../../cache/rate-limit.js';
 import { DomainError } from '../../domain/errors.js';
 import type { Flags } from '../flags.js';
-import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 import { movePlanner, relabelStepPlanner, type MovePlanPorts } from './move-plan.js';
 
 /** Bound on the capped relabel steps of one move (a whole-grid relabel of 10^5 rows is 391). */

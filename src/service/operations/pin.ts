@@ -10,8 +10,8 @@ import { DomainError } from '../../domain/errors.js';
 import { compareDisplay, effectiveEntry } from '../../domain/merge.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
-import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 import { restoreKey, type RestorePorts } from './restore-key.js';
 
 export interface PinPorts extends RestorePorts {

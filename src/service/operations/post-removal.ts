@@ -15,7 +15,7 @@ import type { MembershipOp } from '../../domain/membership.js';
 import type { ArchiveStore } from '../../store/archive-store.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
-import type { GridPlanner } from '../write/grid-writer.js';
+import type { GridPlanner } from '../write-line/write-line.js';
 
 /** What the removal reads after the snapshot. */
 export interface RemovalPorts {

@@ -20,8 +20,8 @@ import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { MembershipOp } from '../../domain/membership.js';
 import type { InvitesStore } from '../../store/invites-store.js';
 import type { PostRecord, PostsStore } from '../../store/posts-store.js';
-import type { GridPlanner, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridPlanner, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 import { removePost, type DeletePorts } from './delete.js';
 import {
   assertCollaborators,

@@ -10,8 +10,8 @@
  * Refused while `writes.reorder` is off, like every reorder write.
  */
 import type { Flags } from '../flags.js';
-import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 
 export interface ResetPorts {
   readonly writer: Pick<GridWriter, 'writeGrid'>;

@@ -47,7 +47,7 @@ export async function restoreKey(
   }
   // Taken: place it right below the row that holds the key now (exclusions: every pin, old and new).
   const view: OverridesSnapshot = { ...snapshot, head: { ...snapshot.head, pins: [...pins] } };
-  const placed = await placeAfter(ports, view, profileId, postId, holder);
+  const placed = await placeAfter(ports, ports.reader, view, profileId, postId, holder);
   return placed.writes.map(
     (w) =>
       w.postId === postId

@@ -12,7 +12,7 @@
 import type { PostCache } from '../../cache/post-cache.js';
 import { DomainError } from '../../domain/errors.js';
 import type { PostsStore } from '../../store/posts-store.js';
-import { trackOp } from '../write/write-op.js';
+import { trackOp } from '../write-line/write-op.js';
 import { removeFromCollaborator, type WithdrawPorts } from './invitations.js';
 import { removalPlanner } from './post-removal.js';
 

@@ -28,8 +28,8 @@ import { DomainError } from '../../domain/errors.js';
 import { findUndo, type UndoEntry } from '../../domain/undo-ring.js';
 import type { MoveRecord, MovesStore } from '../../store/moves-store.js';
 import type { Flags } from '../flags.js';
-import type { GridWriter, WriteOptions } from '../write/grid-writer.js';
-import { trackOp } from '../write/write-op.js';
+import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
+import { trackOp } from '../write-line/write-op.js';
 import { movePlanner, undoBounds, type MovePlanPorts } from './move-plan.js';
 
 export interface UndoPorts extends MovePlanPorts {

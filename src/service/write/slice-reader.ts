@@ -28,7 +28,10 @@ import {
   type Slice,
 } from '../../domain/keys.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
-import type { CassandraGridReader } from '../../store/grid-reader.js';
+import type { GridRowsRead } from '../write-line/write-line.js';
+
+/** Where a placement reads the order from: the plan context's rows (PlanContext.rows). */
+type OrderRead = Pick<GridRowsRead, 'entries' | 'chronologicalUp'>;
 
 export interface GapRequest {
   readonly profileId: bigint;
@@ -43,11 +46,7 @@ export interface GapRequest {
 /** Entries read on each side of the gap the first time; multiplied by 4 on `need_more`. */
 export const INITIAL_SLICE_WIDTH = 32;
 
-export async function readSlice(
-  reader: CassandraGridReader,
-  req: GapRequest,
-  width: number,
-): Promise<Slice> {
+export async function readSlice(reader: OrderRead, req: GapRequest, width: number): Promise<Slice> {
   // Both sides at once: they are independent reads of the same snapshot's order.
   const [below, above] = await Promise.all([
     reader.entries(req.profileId, req.overrides, {
@@ -74,7 +73,7 @@ export type GapPlacement =
  * the caller commits it in a write of its own, then places again. Without one, always `placed`.
  */
 export async function placeInGap(
-  reader: CassandraGridReader,
+  reader: OrderRead,
   req: GapRequest,
   postIds: readonly bigint[],
   ceiling: bigint,
@@ -98,7 +97,7 @@ export async function placeInGap(
  * until the first entry above it.
  */
 export async function readEntryAbove(
-  reader: CassandraGridReader,
+  reader: OrderRead,
   profileId: bigint,
   snapshot: OverridesSnapshot,
   postId: bigint,
@@ -119,7 +118,7 @@ export async function readEntryAbove(
  * stops at the last entry's key, however many of the rows on the way are overridden.
  */
 function entriesUpFrom(
-  reader: CassandraGridReader,
+  reader: OrderRead,
   req: Omit<GapRequest, 'anchor'>,
   anchor: GridEntry,
   limit: number,

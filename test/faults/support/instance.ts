@@ -14,7 +14,7 @@ import { issueToken } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
 import { GridService } from '../../../src/service/grid-service.js';
-import { IdempotencyService } from '../../../src/service/write/idempotency.js';
+import { IdempotencyService } from '../../../src/service/idempotency/idempotency.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import { createCassandraClient, cqlOf, type Cql } from '../../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';

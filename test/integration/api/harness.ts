@@ -11,7 +11,7 @@ import { createApp } from '../../../src/http/app.js';
 import { issueServiceToken } from '../../../src/http/service-auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
-import { IdempotencyService } from '../../../src/service/write/idempotency.js';
+import { IdempotencyService } from '../../../src/service/idempotency/idempotency.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';
 import { requestJson, type JsonReply } from '../support/http.js';

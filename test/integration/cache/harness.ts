@@ -16,8 +16,8 @@ import { GridStore } from '../../../src/store/grid-store.js';
 import { MembershipStore } from '../../../src/store/membership-store.js';
 import { PostsStore } from '../../../src/store/posts-store.js';
 import { CassandraGridReader } from '../../../src/store/grid-reader.js';
-import { GridWriter, writerSettingsOf } from '../../../src/service/write/grid-writer.js';
-import type { WriterHooks } from '../../../src/service/write/grid-writer.js';
+import { GridWriter, writerSettingsOf } from '../../../src/service/write-line/write-line.js';
+import type { WriterHooks } from '../../../src/service/write-line/write-line.js';
 import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
 
 export interface Stores {

@@ -22,7 +22,7 @@ import type { MembershipOp } from '../../../src/domain/membership.js';
 import { createApp } from '../../../src/http/app.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { GridService } from '../../../src/service/grid-service.js';
-import type { CommitEvent } from '../../../src/service/write/grid-writer.js';
+import type { CommitEvent } from '../../../src/service/write-line/write-line.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import { pageRereads } from '../../../src/obs/metrics.js';
 import { cqlOf } from '../../../src/store/cassandra.js';

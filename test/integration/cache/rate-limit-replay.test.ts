@@ -8,7 +8,7 @@ import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
 import { GridService } from '../../../src/service/grid-service.js';
-import { IdempotencyService } from '../../../src/service/write/idempotency.js';
+import { IdempotencyService } from '../../../src/service/idempotency/idempotency.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';

@@ -18,7 +18,7 @@ import { issueToken } from '../../../src/http/auth.js';
 import { deadlinesOf } from '../../../src/http/deadline.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { GridService } from '../../../src/service/grid-service.js';
-import { IdempotencyService } from '../../../src/service/write/idempotency.js';
+import { IdempotencyService } from '../../../src/service/idempotency/idempotency.js';
 import { createCassandraClient, cqlOf, type Cql } from '../../../src/store/cassandra.js';
 import { cqlLimitsOf } from '../../../src/store/cql-budget.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';

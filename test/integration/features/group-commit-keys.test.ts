@@ -12,8 +12,8 @@ import {
   SimulatedCrash,
   type IdempotencyService,
   type StoredResponse,
-} from '../../../src/service/write/idempotency.js';
-import { IdempotencyService as Idempotency } from '../../../src/service/write/idempotency.js';
+} from '../../../src/service/idempotency/idempotency.js';
+import { IdempotencyService as Idempotency } from '../../../src/service/idempotency/idempotency.js';
 import { StatementScope, statementScope } from '../../../src/store/cql-budget.js';
 import { findUndo } from '../../../src/domain/undo-ring.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';

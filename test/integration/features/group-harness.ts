@@ -9,7 +9,7 @@ import type { Config } from '../../../src/config.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { IdGenerator } from '../../../src/domain/ids.js';
 import { GridService } from '../../../src/service/grid-service.js';
-import type { CommitEvent, WriterHooks } from '../../../src/service/write/grid-writer.js';
+import type { CommitEvent, WriterHooks } from '../../../src/service/write-line/write-line.js';
 import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
 import { linearize, replay, type AckedMove } from '../../../tools/loadtest/history.js';
 import type { Features } from './harness.js';

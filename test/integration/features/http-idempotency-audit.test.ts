@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runRegrid } from '../../../src/cli/regrid-commands.js';
-import { SimulatedCrash, fingerprintRequest } from '../../../src/service/write/idempotency.js';
+import {
+  SimulatedCrash,
+  fingerprintRequest,
+} from '../../../src/service/idempotency/idempotency.js';
 import type { GridService } from '../../../src/service/grid-service.js';
 import { freshProfile, httpApi, openFeatures, type Call, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';

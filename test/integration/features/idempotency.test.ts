@@ -11,7 +11,7 @@ import {
   SimulatedCrash,
   fingerprintRequest,
   type StoredResponse,
-} from '../../../src/service/write/idempotency.js';
+} from '../../../src/service/idempotency/idempotency.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 

@@ -8,8 +8,8 @@ import { decodeSummary } from '../../../src/cache/codec.js';
 import { createGridCache } from '../../../src/cache/grid-cache.js';
 import { cacheKeys } from '../../../src/cache/keys.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
-import type { CommitEvent } from '../../../src/service/write/grid-writer.js';
-import { SimulatedCrash } from '../../../src/service/write/idempotency.js';
+import type { CommitEvent } from '../../../src/service/write-line/write-line.js';
+import { SimulatedCrash } from '../../../src/service/idempotency/idempotency.js';
 import { freshProfile, httpApi, openFeatures, seed, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 

@@ -9,7 +9,7 @@
  * the test would fail if the cap were not applied.
  */
 import { describe, expect, it } from 'vitest';
-import type { CommitEvent } from '../../../src/service/write/grid-writer.js';
+import type { CommitEvent } from '../../../src/service/write-line/write-line.js';
 import { composeId } from '../../../src/domain/ids.js';
 import { freshProfile, openFeatures, order, type Features } from './harness.js';
 

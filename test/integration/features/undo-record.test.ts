@@ -5,7 +5,7 @@
  * that older releases wrote to `grid_moves` are still honoured.
  */
 import { describe, expect, it } from 'vitest';
-import { SimulatedCrash } from '../../../src/service/write/idempotency.js';
+import { SimulatedCrash } from '../../../src/service/idempotency/idempotency.js';
 import { consistencyOf, cqlOf } from '../../../src/store/cassandra.js';
 import { findUndo } from '../../../src/domain/undo-ring.js';
 import { MovesStore } from '../../../src/store/moves-store.js';

@@ -13,10 +13,10 @@ import { RING_SIZE, type RingEntry } from '../../../src/domain/request-ring.js';
 import {
   commitsAlone,
   estimateBytes,
-  GroupTally,
+  BatchLimits as GroupTally,
   mergeMutations,
   snapshotAfter,
-} from '../../../src/service/write/group-plan.js';
+} from '../../../src/service/write-line/batch.js';
 import { buildCasStatements, type GridMutation } from '../../../src/store/grid-mutation.js';
 import { EMPTY_HEAD, type OverridesSnapshot } from '../../../src/store/grid-store.js';
 

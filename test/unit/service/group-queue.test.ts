@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../src/domain/errors.js';
-import { GroupQueue } from '../../../src/service/write/group-queue.js';
+import { WriteQueue as GroupQueue } from '../../../src/service/write-line/write-line.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,14 +2,19 @@ import { errors } from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors.js';
 import { mapUnavailable, NotSent, unavailable } from '../../../src/store/cql-errors.js';
-import { GridPostsMemo } from '../../../src/store/grid-posts-memo.js';
 import { EMPTY_HEAD } from '../../../src/store/grid-rows.js';
-import { planRound, type GroupMember } from '../../../src/service/write/group-round.js';
-import type { GridPlanner } from '../../../src/service/write/write-types.js';
+import { planBatch as planRound } from '../../../src/service/write-line/commit.js';
+import type {
+  GridPlanner,
+  GridRowsRead,
+  QueuedWrite as GroupMember,
+} from '../../../src/service/write-line/types.js';
 
 const snapshot = { head: EMPTY_HEAD, overrides: [] };
 const bounds = { maxWrites: 32, maxRows: 200, maxBytes: 16 * 1024 };
 const store = { countGridRows: async () => 0n };
+/** The planners here read no rows. */
+const rows = {} as GridRowsRead;
 
 function member(planner: GridPlanner<unknown>): GroupMember & { planned: number } {
   const m = {
@@ -44,15 +49,7 @@ describe('a round of a group commit', () => {
       throw timedOut;
     });
     const after = member(pin);
-    const round = planRound(
-      store,
-      1n,
-      snapshot,
-      [first, stuck, after],
-      1,
-      bounds,
-      new GridPostsMemo(),
-    );
+    const round = planRound(store, 1n, snapshot, [first, stuck, after], 1, bounds, rows);
     await expect(round).rejects.toBe(timedOut);
     expect(timedOut).toBeInstanceOf(DomainError);
     expect(after.planned).toBe(0); // nobody else waited on the store after it
@@ -69,15 +66,7 @@ describe('a round of a group commit', () => {
         throw refusal;
       });
       const after = member(pin);
-      const plan = await planRound(
-        store,
-        1n,
-        snapshot,
-        [first, refused, after],
-        1,
-        bounds,
-        new GridPostsMemo(),
-      );
+      const plan = await planRound(store, 1n, snapshot, [first, refused, after], 1, bounds, rows);
       expect(plan.writes).toBe(2);
       expect(after.planned).toBe(1);
       expect(plan.batched.map((p) => p.kind)).toEqual(['write', 'refused', 'write']);

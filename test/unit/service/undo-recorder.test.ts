@@ -2,7 +2,7 @@
 import type { ServiceDeps } from '../../../src/service/deps.js';
 import { describe, expect, it } from 'vitest';
 import type { UndoEntry } from '../../../src/domain/undo-ring.js';
-import type { PlanContext } from '../../../src/service/write/grid-writer.js';
+import type { PlanContext } from '../../../src/service/write-line/write-line.js';
 import { undoRecorder } from '../../../src/service/operations/move-plan.js';
 import { EMPTY_HEAD } from '../../../src/store/grid-store.js';
 import { UNKNOWN_RELABELS } from '../../../src/store/moves-store.js';
@@ -24,6 +24,7 @@ const ctx = (
   nextVersion,
   attempt,
   outcomeUnknown,
+  rows: {} as PlanContext['rows'], // an in-slice move reads no rows
 });
 const plan = (key: bigint, above: bigint, relabelled: number) => ({
   relabelled,

@@ -6,7 +6,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GridPostsMemo, memoizedStream, type IdPage } from '../../../src/store/grid-posts-memo.js';
+import {
+  GridPostsMemo,
+  memoizedStream,
+  type IdPage,
+} from '../../../src/service/write-line/known-rows.js';
 
 type Read =
   | { readonly kind: 'has'; readonly id: bigint }

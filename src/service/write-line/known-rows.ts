@@ -1,21 +1,26 @@
 /**
- * What one round of a group commit has read of `grid_posts` (service/write/group-commit.ts), so
- * the planners of the round's later writes do not read it again. A group plans its writes one
- * after another; on a hot grid they read the same rows (is P on the grid, the slice around the
- * gap), and without this every write of the group would wait for its own round trips in turn.
+ * What a grid's LastCommitted record knows of its `grid_posts` rows (last-committed.ts), and the
+ * planner's read port built on it (`rowsReadThrough`, PlanContext.rows): the writes of one batch,
+ * and the next batches of a grid this process keeps writing, read the same rows (is P on the
+ * grid, the slice around the gap), and without this every write would wait for its own round
+ * trips in turn.
  *
- * Why it is sound: the memo lives for ONE round, i.e. one snapshot read and the one conditional
- * batch conditioned on it, and every read in it was made after that snapshot, as a planner's own
- * reads would be. Moves never change `grid_posts`; a write that does (create, delete, archive…)
- * bumps the version around its change, so the round's batch either loses to it (re-read, new
- * memo) or commits first, and that write re-plans after it, exactly as with uncached reads.
+ * Why it is sound: every row in it was read after the snapshot the record holds (or one before
+ * it that this process committed from). Moves never change `grid_posts`; a write that does
+ * (create, delete, archive…) bumps the version around its change, so a batch planned on the
+ * record either loses to it (re-read, the rows are dropped) or commits first. Only rows written
+ * outside the compare-and-set (seeding, a repair) escape this, hence the expiry (`since`).
  *
- * Kept per profile as disjoint closed ranges of post IDs whose rows are all known: a page read
- * from Cassandra covers everything between the row it started from and its last row (the whole
- * rest of the partition when it was the last page); a point read covers its one ID.
+ * Kept as disjoint closed ranges of post IDs whose rows are all known: a page read from Cassandra
+ * covers everything between the row it started from and its last row (the whole rest of the
+ * partition when it was the last page); a point read covers its one ID.
  */
-import { pagedIds, type PagedIds } from '../domain/merge.js';
-import { AsyncSlot } from './async-slot.js';
+import { mergeGridAsync, pagedIds, type GridEntry, type PagedIds } from '../../domain/merge.js';
+import type { EntriesQuery } from '../../domain/grid-source.js';
+import type { GridStore, IdPage } from '../../store/grid-store.js';
+import type { GridRowsRead } from './types.js';
+
+export type { IdPage };
 
 const MIN = -(1n << 63n);
 const MAX = (1n << 63n) - 1n;
@@ -86,15 +91,6 @@ export class GridPostsMemo {
   }
 }
 
-/** The memo of the round whose planner is running, if any (set by the group commit). */
-export const gridPostsMemo = new AsyncSlot<GridPostsMemo>('grid-posts-memo');
-
-/** One page of a `grid_posts` stream: its post IDs in stream order, and whether it was the last. */
-export interface IdPage {
-  readonly ids: readonly bigint[];
-  readonly last: boolean;
-}
-
 /**
  * A `grid_posts` stream from `from` (inclusive) answered from the memo where it knows the rows,
  * and from `read` (Cassandra pages, recorded as they come) where it does not. When the memo knows
@@ -141,4 +137,52 @@ async function* stream(
     }
     yield page.ids;
   }
+}
+
+/** Rows per Cassandra page for a merged read of `limit` entries (the reader's own rule). */
+const pageSizeFor = (limit: number) => Math.min(Math.max(limit + 1, 32), 1000);
+
+/**
+ * The planner's read port for `profileId` (PlanContext.rows): the store's and reader's calls,
+ * answered from `memo` where it knows the rows and recorded into it where it does not. Reads of
+ * another grid (a collaborator's) go straight to Cassandra: the record vouches for one grid.
+ */
+export function rowsReadThrough(
+  memo: GridPostsMemo,
+  profileId: bigint,
+  store: Pick<GridStore, 'hasGridRow' | 'gridRowsAmong' | 'idPages' | 'streamChronological'>,
+): GridRowsRead {
+  const stream = (p: bigint, direction: 'desc' | 'asc', from: bigint | undefined, size: number) =>
+    p !== profileId
+      ? store.streamChronological(p, {
+          direction,
+          ...(from === undefined ? {} : { from }),
+          pageSize: size,
+        })
+      : memoizedStream(memo, p, direction, from, (f) => store.idPages(p, direction, f, size));
+  const among = async (postIds: readonly bigint[]): Promise<Set<bigint>> => {
+    const found = new Set<bigint>();
+    const unknown = postIds.filter((id) => memo.has(profileId, id) === undefined);
+    for (const id of postIds) if (memo.has(profileId, id)) found.add(id);
+    if (unknown.length === 0) return found;
+    const present = await store.gridRowsAmong(profileId, unknown);
+    for (const id of unknown) {
+      memo.add(profileId, id, id, present.has(id) ? [id] : []);
+      if (present.has(id)) found.add(id);
+    }
+    return found;
+  };
+  return {
+    hasGridRow: async (p, postId) =>
+      p === profileId ? (await among([postId])).has(postId) : store.hasGridRow(p, postId),
+    gridRowsAmong: (p, postIds) =>
+      p === profileId ? among(postIds) : store.gridRowsAmong(p, postIds),
+    entries: (p: bigint, overrides: readonly GridEntry[], query: EntriesQuery) =>
+      mergeGridAsync(overrides, stream(p, 'desc', query.after?.key, pageSizeFor(query.limit)), {
+        pinned: query.exclude ?? [],
+        ...(query.after ? { after: query.after } : {}),
+        limit: query.limit,
+      }),
+    chronologicalUp: (p, from, pageSize = 64) => stream(p, 'asc', from, pageSize),
+  };
 }

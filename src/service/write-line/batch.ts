@@ -1,22 +1,24 @@
 /**
- * The pure parts of a group commit (docs/write-paths.md "Group commit"): several queued writes
- * to one grid planned one after another on one snapshot and committed in ONE conditional batch.
+ * What one conditional batch holds (write-line.ts): several writes to one grid planned one after
+ * another on one snapshot and committed together. The pure parts, plus the membership cells.
  *
- * - `snapshotAfter`: the virtual snapshot the next write of the group is planned on, i.e. the
- *   state the batch would leave if it held only the writes planned so far;
- * - `mergeMutations`: the group's mutations as one batch. A batch's statements share one
+ * - `snapshotAfter`: the state the next write of the batch is planned on, i.e. the state the
+ *   batch would leave if it held only the writes planned so far;
+ * - `mergeMutations`: the writes' mutations as one batch. A batch's statements share one
  *   timestamp, and cells of equal timestamp are resolved by value, not by statement order, so
  *   every row is written once (the last write of it wins) and every static once (last wins);
  * - `commitsAlone`: writes that never share a batch (a deletion beats a write of the same
  *   timestamp, so a reset followed by a move in one batch would lose the move; membership writes
  *   carry their own side-table record);
- * - `GroupTally`: the row, byte and keyed-write bounds of one group.
+ * - `BatchLimits`: the row, byte and keyed-write bounds of one batch;
+ * - `membershipStatics`: the record and post count a membership write adds to its batch.
  */
+import { countDelta, nextEffectsTs, type Effects } from '../../domain/membership.js';
 import { overridesAfter } from '../../domain/override-list.js';
 import { RING_SIZE } from '../../domain/request-ring.js';
 import { UNDO_RING_VERSIONS } from '../../domain/undo-ring.js';
 import type { GridMutation, OverrideWrite, StaticWrites } from '../../store/grid-mutation.js';
-import type { OverridesSnapshot } from '../../store/grid-store.js';
+import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 
 /** True for a mutation that must be the only write of its conditional batch. */
 export const commitsAlone = (m: GridMutation): boolean =>
@@ -65,7 +67,7 @@ export function mergeMutations(ms: readonly GridMutation[]): GridMutation {
     if (commitsAlone(m)) throw new Error('a deleting or membership write cannot share a batch');
     for (const u of m.upserts ?? []) {
       const earlier = rows.get(u.postId)?.movedVersion;
-      // A relabel leaves moved_version unset: it keeps the one an earlier write of the group set.
+      // A relabel leaves moved_version unset: it keeps the one an earlier write of the batch set.
       rows.set(
         u.postId,
         u.movedVersion === undefined && earlier !== undefined ? { ...u, movedVersion: earlier } : u,
@@ -80,7 +82,7 @@ export function mergeMutations(ms: readonly GridMutation[]): GridMutation {
   };
 }
 
-export interface GroupBounds {
+export interface BatchBounds {
   readonly maxWrites: number;
   /** Distinct override rows the batch upserts. */
   readonly maxRows: number;
@@ -110,19 +112,19 @@ export function estimateBytes(m: GridMutation): number {
 }
 
 /**
- * What a group holds so far. `fits` says whether one more write stays within the bounds; a
+ * What a batch holds so far. `fits` says whether one more write stays within the bounds; a
  * write that would make some keyed write's ring entry fall out of the batch's own ring (more
- * than RING_SIZE keyed writes) does not fit either, so every key of a group is still in the ring
- * the group commits (and a move comes within UNDO_RING_VERSIONS writes of the group's first, so
+ * than RING_SIZE keyed writes) does not fit either, so every key of a batch is still in the ring
+ * the batch commits (and a move comes within UNDO_RING_VERSIONS writes of the batch's first, so
  * no move's undo entry pushes out another's). `full`: nothing more fits (the bounds are reached, or a write alone).
  */
-export class GroupTally {
+export class BatchLimits {
   private rows = new Set<bigint>();
   private merged: GridMutation = {};
   private keyed = 0;
   private count = 0;
 
-  constructor(private readonly bounds: GroupBounds) {}
+  constructor(private readonly bounds: BatchBounds) {}
 
   get writes(): number {
     return this.count;
@@ -136,7 +138,7 @@ export class GroupTally {
     if (this.count === 0) return true; // a first write commits whatever its size (alone)
     if (this.full || commitsAlone(m)) return false;
     if (m.statics?.recentRequests !== undefined && this.keyed >= RING_SIZE) return false;
-    // Likewise the undo ring: every move of a group keeps its entry in the ring it commits.
+    // Likewise the undo ring: every move of a batch keeps its entry in the ring it commits.
     if (m.statics?.recentMoves !== undefined && this.count >= UNDO_RING_VERSIONS) return false;
     const rows = new Set(this.rows);
     for (const u of m.upserts ?? []) rows.add(u.postId);
@@ -150,4 +152,29 @@ export class GroupTally {
     this.count += 1;
     if (m.statics?.recentRequests !== undefined) this.keyed += 1;
   }
+}
+
+/**
+ * The static cells a membership write adds to its batch (domain/membership.ts): `effects`, the
+ * record of its side-table ops with a timestamp above the previous record's; `post_count`, the
+ * snapshot's count plus the change its ops make (a grid row is only added or dropped by a record
+ * whose planner saw it absent or present in this very snapshot, so the delta is exact; a grid
+ * that predates the column is counted once), left unset (never a null) when it does not change.
+ */
+export async function membershipStatics(
+  store: Pick<GridStore, 'countGridRows'>,
+  profileId: bigint,
+  snapshot: OverridesSnapshot,
+  mutation: GridMutation,
+  version: bigint,
+): Promise<{ effects: Effects | undefined; statics: StaticWrites }> {
+  const ops = mutation.effects ?? [];
+  if (ops.length === 0) return { effects: undefined, statics: {} };
+  const ts = nextEffectsTs(snapshot.head.effects, BigInt(Date.now()) * 1000n);
+  const effects: Effects = { version, ts, ops };
+  const delta = countDelta(ops);
+  if (delta === 0n) return { effects, statics: { effects } };
+  const base = snapshot.head.postCount ?? (await store.countGridRows(profileId));
+  const postCount = base + delta < 0n ? 0n : base + delta;
+  return { effects, statics: { effects, postCount } };
 }

@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../domain/errors.js';
 import { checkRing, type RingEntry } from '../../domain/request-ring.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../../store/idempotency-store.js';
-import type { WriteInterceptor } from './grid-writer.js';
+import type { WriteInterceptor } from '../write-line/write-line.js';
 import {
   IdempotentReplay,
   keyUnknownIfUnavailable,

@@ -1,0 +1,244 @@
+/**
+ * One grid's turn of the write line (write-line.ts): take the snapshot (from the grid's
+ * LastCommitted record, or read), plan the writes taken from its queue one after another on it,
+ * and commit those that write in ONE conditional batch `IF version = v … SET version = v + k`;
+ * then answer each write, or re-plan after a lost compare-and-set.
+ *
+ * Write i is planned on the snapshot with the writes before it applied (batch.ts
+ * `snapshotAfter`) at version v + i, and commits v + i + 1 if the batch applies; its interceptor
+ * (the idempotency ring) sees that state too. A refusal, or a skip with nothing written before
+ * it, is answered now; a write, and whatever was planned behind one, with the batch; a write that
+ * must commit alone (batch.ts `commitsAlone`) or over the bounds is put back (write-line.ts).
+ *
+ * Statements: the line's own reads run outside any request's statement scope (one request's
+ * deadline must not fail the others' snapshot); planners run in their own request's context; the
+ * batch runs in a GroupScope (store/group-scope.ts): a write of every request it carries, and
+ * refused if a request's deadline already answered "not applied".
+ */
+import { DomainError } from '../../domain/errors.js';
+import type { Effects } from '../../domain/membership.js';
+import { statementScope } from '../../store/cql-budget.js';
+import { storeDidNotAnswer } from '../../store/cql-errors.js';
+import type { GridMutation } from '../../store/grid-mutation.js';
+import type { CasResult, GridStore, OverridesSnapshot } from '../../store/grid-store.js';
+import { GroupScope } from '../../store/group-scope.js';
+import type { MembershipStore } from '../../store/membership-store.js';
+import { BatchLimits, membershipStatics, mergeMutations, snapshotAfter } from './batch.js';
+import type { BatchBounds } from './batch.js';
+import { rowsReadThrough } from './known-rows.js';
+import type { LastCommitted } from './last-committed.js';
+import * as out from './outcomes.js';
+import type { BatchPlan, CommitEvent, GridRowsRead, PlannedWrite } from './types.js';
+import type { QueuedWrite, WriterSettings } from './types.js';
+
+export interface CommitDeps {
+  readonly store: GridStore;
+  readonly membership: MembershipStore;
+  readonly settings: WriterSettings;
+  readonly records: LastCommitted;
+  /** Whether a queue runs the grid's turns (then its record may be trusted, last-committed.ts). */
+  readonly queued: boolean;
+  /** After the batch applied: the crash seam, the membership effects, the commit hooks. */
+  readonly committed: (event: CommitEvent, effects: Effects | undefined) => Promise<void>;
+}
+
+/**
+ * Commits `writes` (one grid's, oldest first) and answers each of them, except those put back
+ * (returned: they go to the front of the queue). Never rejects.
+ */
+export async function commitQueued(
+  deps: CommitDeps,
+  profileId: bigint,
+  writes: readonly QueuedWrite[],
+): Promise<QueuedWrite[]> {
+  const turn = { waiting: [...writes], back: [] as QueuedWrite[] };
+  try {
+    await statementScope.exit(() => attempts(deps, profileId, turn));
+  } catch (err) {
+    // A failed read or batch, or the crash seam: whatever still waits fails with it.
+    deps.records.distrust(profileId);
+    for (const w of turn.waiting) w.reject(out.asSeenBy(w, err));
+  }
+  return turn.back;
+}
+
+type Turn = { waiting: QueuedWrite[]; readonly back: QueuedWrite[] };
+const sealed = (w: QueuedWrite) => (w.scope?.sealed ? out.notSent() : undefined);
+
+async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promise<void> {
+  const { store, records, settings } = deps;
+  let mayTrust = deps.queued;
+  for (let attempt = 1; turn.waiting.length > 0 && attempt <= settings.maxAttempts;) {
+    const start = await records.start(profileId, store, mayTrust);
+    mayTrust = false;
+    const { snapshot } = start;
+    if (!start.trusted) await deps.membership.rollForward(profileId, snapshot.head);
+    const rows = rowsReadThrough(start.rows, profileId, store);
+    const plan = await planBatch(
+      store,
+      profileId,
+      snapshot,
+      turn.waiting,
+      attempt,
+      settings.batch,
+      rows,
+    );
+    // The records planners wrote must exist before the batch (and before a put-back write re-plans).
+    const failed = await plan.failedWork();
+    turn.back.push(...plan.back);
+    turn.waiting = plan.batched.map((p) => p.write);
+    for (const p of plan.now) out.answer(p, attempt, false);
+    if (plan.writes === 0) return records.distrust(profileId); // nothing to commit
+    if (out.drop(turn, (w) => failed.get(w))) continue; // not an attempt: nothing was sent
+    // Requests their deadline answered "not applied" meanwhile must stay so: re-plan without.
+    if (out.drop(turn, sealed)) continue;
+    const cas = await send(store, profileId, snapshot, plan, turn.waiting);
+    if (cas === 'refused' && out.drop(turn, sealed)) continue;
+    if (cas === 'refused') continue;
+    if (cas.applied) {
+      const event: CommitEvent = {
+        profileId,
+        version: snapshot.head.version + BigInt(plan.writes),
+        generation: snapshot.head.generation,
+        mutation: plan.mutation,
+        before: snapshot,
+        after: plan.after.overrides,
+      };
+      out.recordBatch(plan.writes);
+      await deps.committed(event, plan.effects);
+      // A membership write changed grid_posts and the side tables: its rows are not kept.
+      records.committed(profileId, plan.after, plan.effects ? undefined : start.rows, deps.queued);
+      turn.waiting = [];
+      for (const p of plan.batched) out.answer(p, attempt, true);
+      return;
+    }
+    records.distrust(profileId);
+    await plan.batched[0]!.write.run(async () => out.recordCasMiss(cas.reason));
+    if (cas.reason === 'timeout') {
+      for (const p of plan.batched) if (p.kind === 'write') p.write.outcomeUnknown = true;
+    }
+    if (start.afterIdle && cas.reason === 'version_changed') {
+      // Not contention: a record trusted across idle was out of date. Read now, no attempt spent.
+      records.stale(profileId);
+      continue;
+    }
+    if (attempt < settings.maxAttempts) await out.backoff(settings, attempt);
+    attempt += 1;
+  }
+  for (const w of turn.waiting.splice(0)) out.giveUp(w, settings);
+}
+
+/** Plans `writes` one after another on `read` (see the header). */
+export async function planBatch(
+  store: Pick<GridStore, 'countGridRows'>,
+  profileId: bigint,
+  read: OverridesSnapshot,
+  writes: readonly QueuedWrite[],
+  attempt: number,
+  bounds: BatchBounds,
+  rows: GridRowsRead,
+): Promise<BatchPlan> {
+  const now: PlannedWrite[] = [];
+  const batched: PlannedWrite[] = [];
+  const mutations: GridMutation[] = [];
+  const limits = new BatchLimits(bounds);
+  let back: QueuedWrite[] = [];
+  let effects: Effects | undefined;
+  const work: Array<Promise<[QueuedWrite, unknown] | undefined>> = [];
+  const base = { profileId, attempt, rows };
+  let s = read;
+  for (let i = 0; i < writes.length; i++) {
+    const write = writes[i]!;
+    const nextVersion = s.head.version + 1n;
+    const into = limits.writes === 0 ? now : batched;
+    const snapshot = s;
+    let planned;
+    try {
+      planned = await write.run(async () => {
+        const { interceptor } = write.options;
+        await interceptor?.onSnapshot?.(snapshot);
+        const beforeCommit = (w: Promise<unknown>) =>
+          void work.push(w.then(noFailure, (e: unknown) => [write, e]));
+        const { outcomeUnknown } = write;
+        const ctx = { ...base, snapshot, nextVersion, beforeCommit, outcomeUnknown };
+        const decision = await write.planner(ctx);
+        if (decision.kind === 'skip') return { decision, mutation: undefined };
+        const extra = interceptor?.extraStatics?.(snapshot, nextVersion, decision.result);
+        const statics = { ...decision.mutation.statics, ...extra };
+        return { decision, mutation: { ...decision.mutation, statics } as GridMutation };
+      });
+    } catch (error) {
+      // The store did not answer a planner's read: every later write would wait for its own
+      // reads and then the batch, one timeout after another. The turn fails at once instead,
+      // each of its writes with this error (commitQueued), as a write alone would.
+      if (storeDidNotAnswer(error)) throw error;
+      into.push({ kind: 'refused', write, error });
+      continue;
+    }
+    const { decision } = planned;
+    const { generation } = snapshot.head;
+    if (!planned.mutation) {
+      const { result } = decision;
+      into.push({ kind: 'skip', write, result, version: s.head.version, generation });
+      continue;
+    }
+    let mutation = planned.mutation;
+    if (!limits.fits(mutation)) {
+      back = writes.slice(i);
+      break;
+    }
+    if ((mutation.effects?.length ?? 0) > 0) {
+      // A membership write (first of its batch, so alone): its record and post count.
+      const m = await membershipStatics(store, profileId, snapshot, mutation, nextVersion);
+      effects = m.effects;
+      mutation = { ...mutation, statics: { ...mutation.statics, ...m.statics } };
+    }
+    limits.add(mutation);
+    mutations.push(mutation);
+    const { result } = decision;
+    batched.push({ kind: 'write', write, result, version: nextVersion, generation, mutation });
+    s = snapshotAfter(s, mutation, nextVersion);
+    if (limits.full) {
+      // A write that commits alone (or the last the bounds allow): the batch ends after it.
+      back = writes.slice(i + 1);
+      break;
+    }
+  }
+  return {
+    now,
+    batched,
+    back,
+    mutation: mutations.length > 0 ? mergeMutations(mutations) : {},
+    writes: limits.writes,
+    after: s,
+    effects,
+    failedWork: async () =>
+      work.length === 0 ? NONE : new Map((await Promise.all(work)).filter((f) => f !== undefined)),
+  };
+}
+
+const noFailure = (): undefined => undefined;
+const NONE: ReadonlyMap<QueuedWrite, unknown> = new Map();
+
+/** The batch, in a scope standing for every request it writes for (store/group-scope.ts). */
+async function send(
+  store: GridStore,
+  profileId: bigint,
+  snapshot: OverridesSnapshot,
+  plan: BatchPlan,
+  writes: readonly QueuedWrite[],
+): Promise<CasResult | 'refused'> {
+  const scopes = writes.flatMap((w) => (w.scope ? [w.scope] : []));
+  const { version } = snapshot.head;
+  try {
+    return await statementScope.run(new GroupScope(scopes), () =>
+      store.casGrid(profileId, version, version + BigInt(plan.writes), plan.mutation),
+    );
+  } catch (err) {
+    // Refused before it was sent because a request's deadline sealed it while it waited.
+    if (err instanceof DomainError && err.code === 'unavailable' && scopes.some((s) => s.sealed)) {
+      return 'refused';
+    }
+    throw err;
+  }
+}

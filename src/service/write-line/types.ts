@@ -1,0 +1,198 @@
+/**
+ * The contract of the write line (write-line.ts): what a planner sees and returns, the
+ * interceptor and hook seams, what a write resolves with, and the line's settings. Kept apart so
+ * the line's files (commit.ts, last-committed.ts) share it without importing the line.
+ */
+import type { Config } from '../../config.js';
+import type { CommittedState } from '../../domain/committed-state.js';
+import type { Effects } from '../../domain/membership.js';
+import type { StatementScope } from '../../store/cql-budget.js';
+import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
+import type { EntriesQuery } from '../../domain/grid-source.js';
+import type { GridEntry } from '../../domain/merge.js';
+import type { OverridesSnapshot } from '../../store/grid-store.js';
+
+/**
+ * The planner's read port for the grid's time-ordered rows (`grid_posts`) and the merged order
+ * built on them: the store's and reader's calls of the same names, answered from the grid's
+ * LastCommitted record where it knows the rows (known-rows.ts) and from Cassandra where not.
+ */
+export interface GridRowsRead {
+  hasGridRow(profileId: bigint, postId: bigint): Promise<boolean>;
+  gridRowsAmong(profileId: bigint, postIds: readonly bigint[]): Promise<Set<bigint>>;
+  entries(
+    profileId: bigint,
+    overrides: readonly GridEntry[],
+    query: EntriesQuery,
+  ): Promise<GridEntry[]>;
+  chronologicalUp(
+    profileId: bigint,
+    from: bigint,
+    pageSize?: number,
+  ): AsyncIterable<bigint> | Iterable<bigint>;
+}
+
+export interface PlanContext {
+  readonly profileId: bigint;
+  /**
+   * The state this write is planned on: the snapshot the compare-and-set is conditioned on, with
+   * the writes planned before it in the same batch applied (commit.ts).
+   */
+  readonly snapshot: OverridesSnapshot;
+  /** The version this write will commit if its compare-and-set wins. */
+  readonly nextVersion: bigint;
+  /** 1-based. */
+  readonly attempt: number;
+  /**
+   * An earlier attempt of this write timed out (outcome unknown): it may have committed, and the
+   * snapshot then shows its result (planners answer "already done" instead of "not found").
+   */
+  readonly outcomeUnknown: boolean;
+  /** Reads of `grid_posts` for this grid, through its LastCommitted record. */
+  readonly rows: GridRowsRead;
+  /**
+   * Hands the line work that must be done before this attempt's batch is sent (a record the
+   * write's response will point at), so the writes planned after this one need not wait for it:
+   * the line awaits it before the batch, and a failure fails this write alone. Absent outside
+   * the line (a planner then awaits the work itself).
+   */
+  readonly beforeCommit?: (work: Promise<unknown>) => void;
+}
+
+export type PlanDecision<R> =
+  | { readonly kind: 'write'; readonly mutation: GridMutation; readonly result: R }
+  | { readonly kind: 'skip'; readonly result: R };
+
+/** Decides what to write from a fresh snapshot. Called again after every lost CAS. */
+export type GridPlanner<R> = (ctx: PlanContext) => Promise<PlanDecision<R>>;
+
+export interface WriteInterceptor {
+  /** Sees every snapshot before the planner; may throw to stop the write (may be async). */
+  onSnapshot?(snapshot: OverridesSnapshot): void | Promise<void>;
+  /** Static cells to add to the batch that commits `nextVersion` with `result`. */
+  extraStatics?(snapshot: OverridesSnapshot, nextVersion: bigint, result: unknown): StaticWrites;
+}
+
+export interface WriteOptions {
+  readonly interceptor?: WriteInterceptor;
+}
+
+export interface WriteOutcome<R> {
+  readonly result: R;
+  /** The version of this write: the one it committed, or the one it was planned on if skipped. */
+  readonly version: bigint;
+  readonly generation: bigint;
+  readonly committed: boolean;
+  readonly attempts: number;
+}
+
+/**
+ * One conditional batch that applied (one write or several). The committed state the caches are
+ * refilled from (domain/committed-state.ts), with the store's own types.
+ */
+export interface CommitEvent extends CommittedState {
+  /** What the batch wrote (its writes' mutations merged, batch.ts). */
+  readonly mutation: GridMutation;
+  /** The snapshot the compare-and-set was conditioned on: with `mutation`, the new state. */
+  readonly before: OverridesSnapshot;
+}
+
+export interface WriterHooks {
+  onCommitted?: Array<(event: CommitEvent) => Promise<void> | void>;
+  /** Test seam: runs right after a successful compare-and-set, before hooks (crash injection). */
+  afterCas?: (event: CommitEvent) => Promise<void> | void;
+  log?: (msg: string, err?: unknown) => void;
+}
+
+/** The LastCommitted records' bound and timings (last-committed.ts). */
+export interface RecordSettings {
+  /** Bound on the rows all records hold (override rows + known grid_posts IDs). */
+  readonly maxRows: number;
+  /** How long after its line emptied a record is trusted without a read; 0 = never. */
+  readonly trustIdleMs: number;
+  /** How long a grid whose trusted record turned out stale is not trusted across idle. */
+  readonly sharedForMs: number;
+  /** The expiry: how long known grid_posts rows answer reads after the first was read. */
+  readonly rowsMaxAgeMs: number;
+}
+
+export interface WriterSettings {
+  readonly maxAttempts: number;
+  readonly baseBackoffMs: number;
+  readonly maxBackoffMs: number;
+  /** Seconds a client should wait after a 'contention' error. */
+  readonly retryAfterS: number;
+  /** Longest wait for this process's earlier writes to the same grid; 0 = no queue. */
+  readonly queueMaxWaitMs: number;
+  readonly records: RecordSettings;
+  /** Bounds of one batch (1 write = every write commits alone). */
+  readonly batch: {
+    readonly maxWrites: number;
+    readonly maxRows: number;
+    readonly maxBytes: number;
+  };
+}
+
+export const writerSettingsOf = (config: Config): WriterSettings => ({
+  maxAttempts: config.CAS_MAX_ATTEMPTS,
+  baseBackoffMs: 5,
+  maxBackoffMs: 200,
+  retryAfterS: 1,
+  queueMaxWaitMs: config.WRITE_QUEUE_MAX_WAIT_MS,
+  records: {
+    maxRows: config.WRITE_CARRY_MAX_ROWS,
+    trustIdleMs: config.WRITE_CARRY_IDLE_MS,
+    sharedForMs: 30_000,
+    rowsMaxAgeMs: config.WRITE_CARRY_MEMO_MS,
+  },
+  batch: {
+    maxWrites: config.WRITE_GROUP_MAX_WRITES,
+    maxRows: config.WRITE_GROUP_MAX_ROWS,
+    maxBytes: config.WRITE_GROUP_MAX_BYTES,
+  },
+});
+
+/** A write waiting in its grid's queue, or being planned and committed. */
+export interface QueuedWrite {
+  readonly planner: GridPlanner<unknown>;
+  readonly options: WriteOptions;
+  /** The statement scope (request deadline) the write was submitted under, if any. */
+  readonly scope: StatementScope | undefined;
+  /** Runs `f` in the async context the write was submitted from (its operation, its scope). */
+  run<T>(f: () => Promise<T>): Promise<T>;
+  /** A batch that carried this write timed out: it may have committed. */
+  outcomeUnknown: boolean;
+  resolve(outcome: WriteOutcome<unknown>): void;
+  reject(err: unknown): void;
+}
+
+/** What planning made of one write. */
+export type PlannedWrite =
+  | {
+      readonly kind: 'write' | 'skip';
+      readonly write: QueuedWrite;
+      readonly result: unknown;
+      /** The version committed (write) or planned on (skip). */
+      readonly version: bigint;
+      readonly generation: bigint;
+      /** Only for a write: what it adds to the batch (for metrics). */
+      readonly mutation?: GridMutation;
+    }
+  | { readonly kind: 'refused'; readonly write: QueuedWrite; readonly error: unknown };
+
+export interface BatchPlan {
+  /** Answered now, without the batch. */
+  readonly now: PlannedWrite[];
+  /** Answered with the batch. */
+  readonly batched: PlannedWrite[];
+  readonly back: QueuedWrite[];
+  /** The batch: the writes' mutations merged (empty when nothing writes). */
+  readonly mutation: GridMutation;
+  readonly writes: number;
+  /** The state the batch leaves if it applies. */
+  readonly after: OverridesSnapshot;
+  /** The membership record of a write that commits alone. */
+  readonly effects: Effects | undefined;
+  /** Waits for the work planners handed over (`beforeCommit`); the writes whose work failed. */
+  failedWork(): Promise<ReadonlyMap<QueuedWrite, unknown>>;
+}
