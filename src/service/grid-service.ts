@@ -32,9 +32,8 @@ import { auditAll, auditProfile } from './read/audit.js';
 import { listMedia, type MediaQuery } from './read/media.js';
 import type { ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
-import type { NotNow, RenderedRead, RenderPage } from './read/rendered-read.js';
+import type { RenderedRead } from './read/rendered-read.js';
 import type { CopyBuilder } from './read/copy-builder.js';
-import type { RenderedPage } from '../cache/rendered-pages.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
 import type { GridWriter, WriteOptions } from './write/grid-writer.js';
 import { trackOp } from './write/write-op.js';
@@ -59,8 +58,12 @@ export class GridService {
   readonly copies: CopyBuilder;
   /** A platform's own services: registered posts and imports (platform-posts.ts). */
   readonly platform: PlatformPosts;
+  /**
+   * Pages as the response sends them (read/rendered-read.ts): the HTTP layer's one read
+   * contract, the process-local tier for the page front and the rest for the route.
+   */
+  readonly pages: RenderedRead;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
-  private readonly renderedRead: RenderedRead;
   private readonly deps: ServiceDeps;
 
   constructor(opts: GridServiceOptions) {
@@ -75,7 +78,7 @@ export class GridService {
     this.checks = w.checks;
     this.copies = w.copies;
     this.pageReader = w.pageReader;
-    this.renderedRead = w.renderedRead;
+    this.pages = w.renderedRead;
     this.deps = w.deps;
     this.platform = new PlatformPosts(w.deps, w.caches);
   }
@@ -209,21 +212,9 @@ export class GridService {
     return postsOps.getPost(this.deps, postId);
   }
 
+  /** A page of the grid (through the caches when there are): items, cursor, state. */
   readPage(q: PageQuery): Promise<GridPage> {
     return this.pageReader(q);
-  }
-
-  /**
-   * A page as the response sends it (body + ETag): first pages from the rendered-page tiers when
-   * they hold the current state, else read and rendered with `render` (read/rendered-read.ts).
-   */
-  readRenderedPage(q: PageQuery, render: RenderPage, sampled?: boolean): Promise<RenderedPage> {
-    return this.renderedRead(q, render, sampled);
-  }
-
-  /** The same first page without waiting when the process-local tier holds it (`now` there). */
-  renderedPageNow(q: PageQuery): RenderedPage | NotNow {
-    return this.renderedRead.now(q);
   }
 
   /**
