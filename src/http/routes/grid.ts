@@ -18,6 +18,7 @@
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { ServerResponse } from 'node:http';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
 import type { Logger } from '../../obs/logger.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { RenderedRead } from '../../service/read/rendered-read.js';
@@ -60,10 +61,12 @@ export function gridPageFront(pages: RenderedRead, logger: Logger): MiddlewareHa
     const reply = renderedAnswer(got, requestId, headerOf(c, 'if-none-match'));
     const { status } = reply;
     const path = c.req.path;
+    // The pattern as matched: under a host's prefix when mounted (docs/embedding.md).
+    const route = routePath(c);
     recordRequest(logger, {
       requestId,
       method: 'GET',
-      route: GRID_PAGE_ROUTE,
+      route,
       path,
       status,
       started,
