@@ -26,7 +26,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RenderedPage, RenderedPages } from '../../cache/rendered-pages.js';
-import type { PageSource } from '../../domain/grid-source.js';
+import type { PageHead, PageSource } from '../../domain/grid-source.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { Flags } from '../flags.js';
 import type { ReadChecks } from './read-checks.js';
@@ -119,13 +119,13 @@ export function createPageReader(
   flags: Pick<Flags, 'isEnabled'>,
   checks: ReadChecks,
 ): (q: PageQuery) => Promise<GridPage> {
-  const merged = checks.sampleCacheHits(source);
   const plain = chronologicalView(reader, source);
+  const sample = (profileId: bigint, read: PageHead) => checks.sampleCacheHit(profileId, read);
   return async (q) => {
     if (!(await flags.isEnabled('reads.overrides'))) {
       return readGridPage(plain, cursorSecret, q, true);
     }
-    const page = await readGridPage(merged, cursorSecret, q);
+    const page = await readGridPage(source, cursorSecret, q, false, sample);
     if (!q.cursor) checks.afterFirstPage(q, page);
     return page;
   };
