@@ -9,7 +9,8 @@
  * field that changes without one. So `page:{p}:g{gen}:v{ver}:l{limit}` is written once and never
  * answers for another state, exactly like the order entry it sits beside.
  *
- * Tiers:
+ * Tiers, each read on its own (`local`, then `read` when it had nothing: the page front asks the
+ * first, the route the second, service/read/rendered-read.ts):
  * - Redis: one script call reads the summary and the rendering of the state it names. The summary
  *   is what the order cache already keeps fresh (deleted on every write), so this tier is as
  *   fresh as the order hit path, and a summary below the caller's min_version is never used.
