@@ -58,10 +58,7 @@ export class GridService {
   readonly copies: CopyBuilder;
   /** A platform's own services: registered posts and imports (platform-posts.ts). */
   readonly platform: PlatformPosts;
-  /**
-   * Pages as the response sends them (read/rendered-read.ts): the HTTP layer's one read
-   * contract, the process-local tier for the page front and the rest for the route.
-   */
+  /** Pages as the response sends them: the HTTP layer's one read contract (rendered-read.ts). */
   readonly pages: RenderedRead;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   private readonly deps: ServiceDeps;
@@ -206,21 +203,14 @@ export class GridService {
     return out;
   }
 
-  // --- reads -------------------------------------------------------------------------------
+  // --- reads (one-line delegations as properties: the operations live in read/ and ops/) ------
 
-  getPost(postId: bigint): Promise<PostRecord> {
-    return postsOps.getPost(this.deps, postId);
-  }
+  readonly getPost = (postId: bigint): Promise<PostRecord> => postsOps.getPost(this.deps, postId);
 
   /** A page of the grid (through the caches when there are): items, cursor, state. */
-  readPage(q: PageQuery): Promise<GridPage> {
-    return this.pageReader(q);
-  }
+  readonly readPage = (q: PageQuery): Promise<GridPage> => this.pageReader(q);
 
-  /**
-   * The first page's order straight from Cassandra, pins first, no bodies and no cache: what the
-   * load tester traces and checks a page read against.
-   */
+  /** The first page's order from Cassandra, pins first, no cache: what the load tester checks. */
   async firstPageOrder(profileId: bigint, limit: number): Promise<bigint[]> {
     const head = await this.reader.readHead(profileId);
     const entries = await this.reader.readFirstEntries(profileId, head, limit);
@@ -228,14 +218,11 @@ export class GridService {
   }
 
   /** The grid's head (version, generation, pins, count), rolled forward, from Cassandra. */
-  readHead(profileId: bigint): Promise<GridHead> {
-    return this.reader.readHead(profileId);
-  }
+  readonly readHead = (profileId: bigint): Promise<GridHead> => this.reader.readHead(profileId);
 
   /** The head with the idempotency request ring (the Idempotency-Key pre-check). */
-  readRequestRing(profileId: bigint): Promise<GridHead> {
-    return this.store.readHead(profileId, {}, true);
-  }
+  readonly readRequestRing = (profileId: bigint): Promise<GridHead> =>
+    this.store.readHead(profileId, {}, true);
 
   /** The editor's resource: hidden with the arrangement it edits (docs/ops/rollout.md). */
   async readOrder(profileId: bigint) {
@@ -243,23 +230,10 @@ export class GridService {
     return readOrder(this.deps, profileId);
   }
 
-  listMedia(q: MediaQuery) {
-    return listMedia(this.deps, q);
-  }
-
-  listArchive(profileId: bigint, limit: number, before?: bigint) {
-    return archive.listArchive(this.deps, profileId, limit, before);
-  }
-
-  listInvites(profileId: bigint) {
-    return collab.listInvites(this.deps, profileId);
-  }
-
-  auditProfile(profileId: bigint) {
-    return auditProfile(this.deps, profileId);
-  }
-
-  auditAll(only?: readonly bigint[]) {
-    return auditAll(this.deps, only);
-  }
+  readonly listMedia = (q: MediaQuery) => listMedia(this.deps, q);
+  readonly listArchive = (profileId: bigint, limit: number, before?: bigint) =>
+    archive.listArchive(this.deps, profileId, limit, before);
+  readonly listInvites = (profileId: bigint) => collab.listInvites(this.deps, profileId);
+  readonly auditProfile = (profileId: bigint) => auditProfile(this.deps, profileId);
+  readonly auditAll = (only?: readonly bigint[]) => auditAll(this.deps, only);
 }
