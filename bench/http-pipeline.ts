@@ -4,7 +4,7 @@
  * route returning the page's bytes, a route doing one Redis GET of them (the floor of any Redis
  * hit), the grid route alone (pages.read + sendRendered, no middleware), the same behind
  * the observe middleware, and the whole app wired as src/main.ts wires it (deadlines, request
- * log to the null device), whose held first page the front answers (http/page-front.ts), plus
+ * log to the null device), whose held first page the page front answers (http/routes/grid.ts), plus
  * its 304. Prints requests/s and each over the one-GET route.
  * Uses keyspace `regrid_bench`, profile 4200000001 (60 posts, created on the first run).
  */
