@@ -2,9 +2,9 @@
  * `npx tsx bench/http-pipeline.ts [--seconds 2] [--rounds 2]`: where a cached first page's time
  * goes over HTTP. One process serves, side by side and driven by autocannon in turn: a bare Hono
  * route returning the page's bytes, a route doing one Redis GET of them (the floor of any Redis
- * hit), the grid route alone (readRenderedPage + sendRendered, no middleware), the same behind
+ * hit), the grid route alone (pages.read + sendRendered, no middleware), the same behind
  * the observe middleware, and the whole app wired as src/server.ts wires it (deadlines, request
- * log to the null device), whose held first page the front answers (http/page-front.ts), plus
+ * log to the null device), whose held first page the page front answers (http/routes/grid.ts), plus
  * its 304. Prints requests/s and each over the one-GET route.
  * Uses keyspace `regrid_bench`, profile 4200000001 (60 posts, created on the first run).
  */
@@ -61,7 +61,7 @@ ceilings.get('/bare', (c) => c.body(body, 200, json()));
 ceilings.get('/floor', async (c) => c.body((await guard.client.get(floorKey)) ?? '', 200, json()));
 const route = (h: Hono<AppEnv>) =>
   h.get('/v1/profiles/:profile_id/grid', async (c) =>
-    sendRendered(c, await service.readRenderedPage({ profileId, limit: 24 }, renderGridPage)),
+    sendRendered(c, await service.pages.read({ profileId, limit: 24 }, renderGridPage)),
   );
 const alone = route(new Hono<AppEnv>());
 const observed = new Hono<AppEnv>();

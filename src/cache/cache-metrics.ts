@@ -22,8 +22,17 @@ const EXPORTED: Partial<Record<keyof GridCacheStats, Counter>> = {
   staleSetsRejected: cacheStaleSetsRejected,
 };
 
-/** `stats`, whose increments also go to the matching counter. */
-export function exportedStats(stats: GridCacheStats): GridCacheStats {
+/** Fresh counters (all zero), whose increments also go to the matching Prometheus counter. */
+export function exportedStats(): GridCacheStats {
+  const stats: GridCacheStats = {
+    hits: 0,
+    fills: 0,
+    directReads: 0,
+    leaseWaits: 0,
+    previousServed: 0,
+    staleSetsRejected: 0,
+    notCachedVersionMoved: 0,
+  };
   return new Proxy(stats, {
     set(target, field: keyof GridCacheStats, value: number) {
       const delta = value - target[field];

@@ -32,7 +32,6 @@ import type {
   FirstOrderRead,
   GridCache,
   GridCacheSettings,
-  GridCacheStats,
   ReadFirstOptions,
 } from './grid-cache-types.js';
 import { exportedStats } from './cache-metrics.js';
@@ -64,15 +63,7 @@ export function createGridCache(
   withCacheCommands(guard.client);
   const pollMs = settings.pollMs ?? 10;
   const hooks = settings.hooks ?? {};
-  const stats: GridCacheStats = exportedStats({
-    hits: 0,
-    fills: 0,
-    directReads: 0,
-    leaseWaits: 0,
-    previousServed: 0,
-    staleSetsRejected: 0,
-    notCachedVersionMoved: 0,
-  });
+  const stats = exportedStats();
   const reader = createOrderReader(guard, source, settings, stats, overrides);
   const { read, readHead, readOrder, summaryOf, cachedOrder, direct, readAtLeast } = reader;
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);

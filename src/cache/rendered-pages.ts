@@ -9,7 +9,8 @@
  * field that changes without one. So `page:{p}:g{gen}:v{ver}:l{limit}` is written once and never
  * answers for another state, exactly like the order entry it sits beside.
  *
- * Tiers:
+ * Tiers, each read on its own (`local`, then `read` when it had nothing: the page front asks the
+ * first, the route the second, service/read/rendered-read.ts):
  * - Redis: one script call reads the summary and the rendering of the state it names. The summary
  *   is what the order cache already keeps fresh (deleted on every write), so this tier is as
  *   fresh as the order hit path, and a summary below the caller's min_version is never used.
@@ -55,10 +56,13 @@ export interface RenderedPagesStats {
 }
 
 export interface RenderedPages {
-  /** The first page of the profile's current state (never below `min`), or undefined. */
+  /** The process-local tier: the rendering held here for (profile, limit) if still trusted. */
+  local(profileId: bigint, limit: number, min?: MinVersion): RenderedPage | undefined;
+  /**
+   * The Redis tier: the first page of the profile's current state (never below `min`), kept in
+   * the local tier too when found, or undefined.
+   */
   read(profileId: bigint, limit: number, min?: MinVersion): Promise<RenderedPage | undefined>;
-  /** The process-local tier alone, without waiting: what `read` would answer from it. */
-  peek(profileId: bigint, limit: number, min?: MinVersion): RenderedPage | undefined;
   /** Keeps a rendering of the state it was read at (both tiers; Redis not awaited). */
   remember(profileId: bigint, limit: number, page: RenderedPage): void;
   /**
@@ -114,19 +118,15 @@ export function createRenderedPages(
     };
   }
 
-  function peek(profileId: bigint, limit: number, min?: MinVersion): RenderedPage | undefined {
-    const entry = local.get(profileId, limit);
-    if (!entry || entry.until <= now() || !meetsMin(entry.page, min)) return undefined;
-    stats.localHits += 1;
-    return entry.page;
-  }
-
   return {
     stats,
-    peek,
+    local(profileId, limit, min) {
+      const entry = local.get(profileId, limit);
+      if (!entry || entry.until <= now() || !meetsMin(entry.page, min)) return undefined;
+      stats.localHits += 1;
+      return entry.page;
+    },
     async read(profileId, limit, min) {
-      const held = peek(profileId, limit, min);
-      if (held) return held;
       const page = await fromRedis(profileId, limit, min);
       if (!page) {
         stats.misses += 1;

@@ -1,8 +1,9 @@
 /**
  * Builds the Hono app: one sub-app per resource mounted with `app.route()`, auth on /v1/me/*,
  * a body size limit on every route that takes a body, and the single problem+json error mapping,
- * with the hot first grid page answered ahead of the router when it is held (page-front.ts). No
- * I/O happens here; the caller passes the wired service (src/main.ts, or a test).
+ * with the hot first grid page answered ahead of the middleware when it is held (the page front,
+ * routes/grid.ts). No I/O happens here; the caller passes the wired service (src/main.ts, or a
+ * test).
  */
 import { Hono } from 'hono';
 import type { GridService } from '../service/grid-service.js';
@@ -15,14 +16,13 @@ import { tokenPolicyOf, type TokenPolicy } from './jwt.js';
 import type { Config } from '../config.js';
 import { answeredByDeadline, deadline, type Deadlines } from './deadline.js';
 import { onError, problemResponse } from './problem.js';
-import { gridRoutes } from './routes/grid.js';
+import { GRID_PAGE_ROUTE, gridPageFront, gridRoutes } from './routes/grid.js';
 import type { Readiness } from '../service/readiness.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { registry } from '../obs/registry.js';
 import { requestLogger, silentLogger, type Logger } from '../obs/logger.js';
 import { observe } from './observe.js';
-import { withPageFront } from './page-front.js';
 import { postsRoutes } from './routes/posts.js';
 import { adminRoutes } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-edits.js';
@@ -73,7 +73,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(onError(deps.log, answeredByDeadline));
   const logger = requestLogger(deps.logger ?? silentLogger);
-  app.use('*', observe(logger)); // first: it sees every final answer
+  // Before everything: a held first page is answered with its own metrics and log line.
+  app.get(GRID_PAGE_ROUTE, gridPageFront(deps.service.pages, logger));
+  app.use('*', observe(logger)); // then: it sees every other final answer
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
   // The body first: the request deadline is the store's, so its clock starts once the body is in.
@@ -97,6 +99,5 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/v1', adminRoutes(service, deps.adminToken, idempotency));
   if (deps.editorRoot) app.route('/', editorRoutes(deps.editorRoot));
   if (deps.devTokens) app.route('/', devTokenRoutes(deps.jwtSecret, deps.devTokens));
-  withPageFront(app, service, logger);
   return app;
 }

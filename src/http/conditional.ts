@@ -32,7 +32,7 @@ export interface RenderedAnswer {
   readonly headers: Record<string, string>;
 }
 
-/** Decided once here for the route and the front (page-front.ts): the same headers either way. */
+/** Decided once here for the route and its page front (routes/grid.ts): the same headers either way. */
 export function renderedAnswer(
   page: { readonly etag: string },
   requestId: string | undefined,

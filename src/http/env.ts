@@ -13,6 +13,8 @@ export interface AppEnv {
     requestIdSent: boolean;
     /** The request body as text, when the body limit read it off the Node request itself. */
     bodyText: string;
+    /** The page front's sample draw for a first page it passed on (http/routes/grid.ts). */
+    pageDraw: boolean;
   };
 }
 
@@ -21,16 +23,12 @@ export interface AppEnv {
  * object is read, so a bodyless GET never builds a WHATWG `Headers` for its request (the grid
  * page's hot path reads two headers). Elsewhere (tests, other runtimes) it is `c.req.header()`.
  */
-export const headerOf = (c: Context, name: string): string | undefined =>
-  requestHeader(c.req.raw, c.env, name);
-
-/** `headerOf` before a Hono context exists (http/page-front.ts): the request and its env. */
-export function requestHeader(req: Request, env: unknown, name: string): string | undefined {
-  const incoming = (env as { incoming?: { headers?: Record<string, string | string[]> } })
+export function headerOf(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[]> } })
     ?.incoming;
   if (incoming?.headers) {
     const raw = incoming.headers[name];
     return Array.isArray(raw) ? raw.join(', ') : raw;
   }
-  return req.headers.get(name) ?? undefined;
+  return c.req.raw.headers.get(name) ?? undefined;
 }

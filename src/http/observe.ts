@@ -68,7 +68,7 @@ export interface RequestRecord {
   readonly err?: unknown;
 }
 
-/** The request's metrics and its log line (also for answers given before the router: page-front.ts). */
+/** The request's metrics and its log line (also for a held first page: the page front, routes/grid.ts). */
 export function recordRequest(logger: Logger, r: RequestRecord): void {
   const seconds = (performance.now() - r.started) / 1000;
   const method = METHODS.has(r.method) ? r.method : 'OTHER';

@@ -56,8 +56,4 @@ export function readQuery<S extends z.ZodType>(c: Context, schema: S): z.output<
   return parsed;
 }
 
-/** What `readQuery` returned for exactly this query string (`?…` or ''), if it parsed it before. */
-export const parsedQuery = <S extends z.ZodType>(schema: S, search: string) =>
-  parsedQueries.get(schema)?.get(search) as z.output<S> | undefined;
-
 const parsedQueries = new WeakMap<z.ZodType, Map<string, unknown>>();

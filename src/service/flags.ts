@@ -55,31 +55,31 @@ export class Flags {
     return 2 * this.refreshMs;
   }
 
-  async isEnabled(name: FlagName): Promise<boolean> {
-    await this.fresh();
-    return this.values.get(name) ?? true;
-  }
-
   /**
-   * The flag without waiting, when the values may be used as they are (the same rule as
-   * `isEnabled`, which waits only past 2 × `refreshMs`); undefined when the caller must wait.
+   * The flag: a value when the values may be used as they are (younger than `refreshMs`, or
+   * younger than 2 × `refreshMs` while one refresh runs in the background), else the promise of
+   * the refreshed value. One function either way: a caller that must not wait for Cassandra (the
+   * first page held in this process, service/read/rendered-read.ts) takes the value or leaves
+   * the decision to a caller that may wait; everyone else awaits it.
    */
-  enabledNow(name: FlagName): boolean | undefined {
+  isEnabled(name: FlagName): boolean | Promise<boolean> {
     const age = this.now() - this.loadedAt;
-    if (age >= 2 * this.refreshMs) return undefined;
+    if (age >= 2 * this.refreshMs) {
+      return this.refresh().then(() => this.values.get(name) ?? true);
+    }
     if (age >= this.refreshMs) void this.refresh();
     return this.values.get(name) ?? true;
   }
 
   /**
    * Throws feature_disabled (503, Retry-After) when `name` is off. Answers without a promise
-   * round when the values are fresh enough (`enabledNow`): it runs before every write.
+   * round when the values need no refresh (`isEnabled` gave a value): it runs before every write.
    */
   require(name: FlagName): Promise<void> | undefined {
-    const now = this.enabledNow(name);
-    if (now === true) return undefined;
-    if (now === false) return Promise.reject(disabled(name));
-    return this.isEnabled(name).then((on) => (on ? undefined : Promise.reject(disabled(name))));
+    const on = this.isEnabled(name);
+    if (on === true) return undefined;
+    if (on === false) return Promise.reject(disabled(name));
+    return on.then((yes) => (yes ? undefined : Promise.reject(disabled(name))));
   }
 
   /** Every known flag, read from Cassandra now (an operator wants the stored truth). */
@@ -99,14 +99,6 @@ export class Flags {
     // This process follows at once; the others within the bound above.
     this.values.set(flag, enabled);
     return { name: flag, enabled, stored: true };
-  }
-
-  private async fresh(): Promise<void> {
-    const age = this.now() - this.loadedAt;
-    if (age < this.refreshMs) return;
-    const running = this.refresh();
-    if (age < 2 * this.refreshMs) return; // used as they are while the refresh runs
-    await running;
   }
 
   /** One refresh at a time; never rejects (false = failed, the last values stay in use). */

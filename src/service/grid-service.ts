@@ -34,9 +34,8 @@ import { auditAll, auditProfile } from './read/audit.js';
 import { listMedia, type MediaQuery } from './read/media.js';
 import type { ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
-import type { NotNow, RenderedRead, RenderPage } from './read/rendered-read.js';
+import type { RenderedRead } from './read/rendered-read.js';
 import type { CopyBuilder } from './read/copy-builder.js';
-import type { RenderedPage } from '../cache/rendered-pages.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
 import type { GridWriter, WriteOptions } from './write-line/write-line.js';
 
@@ -66,8 +65,9 @@ export class GridService {
   readonly copies: CopyBuilder;
   /** A platform's own services: registered posts and imports (platform-posts.ts). */
   readonly platform: PlatformPosts;
+  /** Pages as the response sends them: the HTTP layer's one read contract (rendered-read.ts). */
+  readonly pages: RenderedRead;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
-  private readonly renderedRead: RenderedRead;
   /** Every operation's ports: the stores, the flags, Redis's move rate limit and post cache. */
   private readonly ports: OperationPorts;
 
@@ -83,7 +83,7 @@ export class GridService {
     this.checks = w.checks;
     this.copies = w.copies;
     this.pageReader = w.pageReader;
-    this.renderedRead = w.renderedRead;
+    this.pages = w.renderedRead;
     const { moveRate, posts } = w.caches ?? {};
     this.ports = { ...w.deps, flags: w.flags, moveRate, postCache: posts };
     this.platform = new PlatformPosts(this.ports);
@@ -168,7 +168,7 @@ export class GridService {
     return takedownPost(this.ports, postId);
   }
 
-  // --- reads -------------------------------------------------------------------------------
+  // --- reads (one-line delegations as properties: the operations live in read/ and ops/) ------
 
   async getPost(postId: bigint): Promise<PostRecord> {
     const post = await this.posts.getPost(postId);
@@ -177,27 +177,10 @@ export class GridService {
     return post;
   }
 
-  readPage(q: PageQuery): Promise<GridPage> {
-    return this.pageReader(q);
-  }
+  /** A page of the grid (through the caches when there are): items, cursor, state. */
+  readonly readPage = (q: PageQuery): Promise<GridPage> => this.pageReader(q);
 
-  /**
-   * A page as the response sends it (body + ETag): first pages from the rendered-page tiers when
-   * they hold the current state, else read and rendered with `render` (read/rendered-read.ts).
-   */
-  readRenderedPage(q: PageQuery, render: RenderPage, sampled?: boolean): Promise<RenderedPage> {
-    return this.renderedRead(q, render, sampled);
-  }
-
-  /** The same first page without waiting when the process-local tier holds it (`now` there). */
-  renderedPageNow(q: PageQuery): RenderedPage | NotNow {
-    return this.renderedRead.now(q);
-  }
-
-  /**
-   * The first page's order straight from Cassandra, pins first, no bodies and no cache: what the
-   * load tester traces and checks a page read against.
-   */
+  /** The first page's order from Cassandra, pins first, no cache: what the load tester checks. */
   async firstPageOrder(profileId: bigint, limit: number): Promise<bigint[]> {
     const head = await this.reader.readHead(profileId);
     const entries = await this.reader.readFirstEntries(profileId, head, limit);
@@ -205,37 +188,21 @@ export class GridService {
   }
 
   /** The grid's head (version, generation, pins, count), rolled forward, from Cassandra. */
-  readHead(profileId: bigint): Promise<GridHead> {
-    return this.reader.readHead(profileId);
-  }
+  readonly readHead = (profileId: bigint): Promise<GridHead> => this.reader.readHead(profileId);
 
   /** The head with the idempotency request ring (the Idempotency-Key pre-check). */
-  readRequestRing(profileId: bigint): Promise<GridHead> {
-    return this.store.readHead(profileId, {}, true);
-  }
+  readonly readRequestRing = (profileId: bigint): Promise<GridHead> =>
+    this.store.readHead(profileId, {}, true);
 
   /** The editor's resource: hidden with the arrangement it edits (docs/ops/rollout.md). */
   readOrder(profileId: bigint) {
     return readOrder(this.ports, profileId);
   }
 
-  listMedia(q: MediaQuery) {
-    return listMedia(this.ports, q);
-  }
-
-  listArchive(profileId: bigint, limit: number, before?: bigint) {
-    return archive.listArchive(this.ports, profileId, limit, before);
-  }
-
-  listInvites(profileId: bigint) {
-    return collab.listInvites(this.ports, profileId);
-  }
-
-  auditProfile(profileId: bigint) {
-    return auditProfile(this.ports, profileId);
-  }
-
-  auditAll(only?: readonly bigint[]) {
-    return auditAll(this.ports, only);
-  }
+  readonly listMedia = (q: MediaQuery) => listMedia(this.ports, q);
+  readonly listArchive = (profileId: bigint, limit: number, before?: bigint) =>
+    archive.listArchive(this.ports, profileId, limit, before);
+  readonly listInvites = (profileId: bigint) => collab.listInvites(this.ports, profileId);
+  readonly auditProfile = (profileId: bigint) => auditProfile(this.ports, profileId);
+  readonly auditAll = (only?: readonly bigint[]) => auditAll(this.ports, only);
 }

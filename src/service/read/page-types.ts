@@ -1,5 +1,5 @@
 /**
- * What a page read is asked and answers (read-page.ts reads it, page-attempt.ts makes one read).
+ * What a page read is asked and answers (read-page.ts).
  */
 import type { MinVersion } from '../../domain/grid-version.js';
 import type { GridEntry } from '../../domain/merge.js';

@@ -12,7 +12,7 @@
  * compared two different states and is dropped (neither match nor mismatch).
  */
 import { compareGridVersions, type GridVersion } from '../../domain/grid-version.js';
-import type { CachedOrder, PageSource } from '../../domain/grid-source.js';
+import type { CachedOrder, PageHead } from '../../domain/grid-source.js';
 import type { GridEntry } from '../../domain/merge.js';
 import { cacheSamples, shadowReads, type CheckResult } from '../../obs/signals.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
@@ -27,8 +27,8 @@ export interface ReadCheckSettings {
 }
 
 export interface ReadChecks {
-  /** Decorates the page source: samples the first-page cache hits it serves. */
-  sampleCacheHits(source: PageSource): PageSource;
+  /** After the page source served a head: maybe sample it, if it is a cache hit with an order. */
+  sampleCacheHit(profileId: bigint, read: PageHead): void;
   /** After a first page read with overrides: maybe shadow-read it. */
   afterFirstPage(q: PageQuery, page: GridPage): void;
   /** Resolves when every check started so far has finished (tests, shutdown). */
@@ -120,21 +120,12 @@ export function createReadChecks(
   }
 
   return {
-    sampleCacheHits: (source) => ({
-      overrides: (profileId, head) => source.overrides(profileId, head),
-      current: (profileId) => source.current(profileId),
-      entries: (profileId, overrides, query) => source.entries(profileId, overrides, query),
-      hydrate: (postIds, known) => source.hydrate(postIds, known),
-      copy: source.copy,
-      async head(profileId, minVersion, prefetch) {
-        const read = await source.head(profileId, minVersion, prefetch);
-        const { order } = read;
-        if (read.cached && order && random() < settings.cacheSample) {
-          start(cacheSamples, () => cacheSample(profileId, read.head.pins, order));
-        }
-        return read;
-      },
-    }),
+    sampleCacheHit(profileId, read) {
+      const { order } = read;
+      if (read.cached && order && random() < settings.cacheSample) {
+        start(cacheSamples, () => cacheSample(profileId, read.head.pins, order));
+      }
+    },
     afterFirstPage(q, page) {
       if (random() < settings.shadowSample) start(shadowReads, () => shadow(q, page));
     },

@@ -1,85 +1,132 @@
 /**
- * A grid page as the response sends it: the rendered body and its strong ETag. First pages go
- * through the rendered-page tiers (cache/rendered-pages.ts) before any page read; what a read
- * renders is kept there only when its entries came from the cache entry of exactly that state
- * (`fromStateCache`), so a rendering stored under (generation, version) can only be that state's.
+ * The service's page read and the HTTP layer's one read contract (`RenderedRead`): a grid page
+ * as the response sends it, the rendered body and its strong ETag.
  *
- * The kill switch (reads.overrides off) skips the tiers both ways: a chronological page is not
- * the grid's arrangement and must not be stored under its state. A sampled share of first pages
- * (CACHE_SAMPLE_RATE, at most CACHE_SAMPLE_MAX_PER_S a second: sample-budget.ts) also skips them,
- * so the order cache's sampled checks (read-checks.ts) keep seeing real traffic.
+ * First pages go through the rendered-page tiers (cache/rendered-pages.ts) before any page read,
+ * each tier once: `held` is the process-local tier, asked by the page front (http/routes/grid.ts)
+ * ahead of the app's middleware, because it answers without waiting for anything; `read` is the
+ * rest, run by the route under the request deadline: the Redis tier, then the page read
+ * (read-page.ts). What a read renders is kept in both tiers only when its entries came from the
+ * cache entry of exactly that state (`fromStateCache`), so a rendering stored under (generation,
+ * version) can only be that state's.
  *
- * `now` is the same first-page decision without waiting (http/page-front.ts answers with it): the
- * process-local tier only, and only when the flags need no refresh; its sample draw is handed to
- * the read when it cannot answer, so a request is drawn once whichever path serves it.
+ * The kill switch (reads.overrides off) skips the tiers both ways, and the page is read from a
+ * chronological view (`createPageReader`): a chronological page is not the grid's arrangement and
+ * must not be stored under its state. A sampled share of first pages (CACHE_SAMPLE_RATE, at most
+ * CACHE_SAMPLE_MAX_PER_S a second: sample-budget.ts) also skips them, so the order cache's
+ * sampled checks (read-checks.ts) keep seeing real traffic; `held` makes the draw and hands it to
+ * `read` when it cannot answer, so a request is drawn once.
+ *
+ * Chronological view (docs/ops/rollout.md): the head from Cassandra, no override rows (every post
+ * sits at its ID, pins still first), no cached order; post bodies still come through the post
+ * cache. It gets its own (empty) key space rather than a read-side generation bump: the cached
+ * orders hold one state's merged order and stay correct for it, so once the switch is back on
+ * every grid reads exactly its arrangement, from the cache when warm. Cursors say which order
+ * they belong to (domain/cursor.ts), so neither mode misreads the other's.
  */
 import { createHash } from 'node:crypto';
 import type { RenderedPage, RenderedPages } from '../../cache/rendered-pages.js';
+import type { PageHead, PageSource } from '../../domain/grid-source.js';
+import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { Flags } from '../flags.js';
-import type { GridPage, PageQuery } from './read-page.js';
+import type { ReadChecks } from './read-checks.js';
+import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
 import type { SampleBudget } from './sample-budget.js';
 
 /** The caller's view of a page (http/views.ts): the JSON text the response carries. */
 export type RenderPage = (page: GridPage) => string;
 
-/** Why `now` did not answer: whether it drew this request for the sampled checks. */
-export interface NotNow {
+/** Why `held` did not answer: whether it drew this request for the sampled checks. */
+export interface NotHeld {
   readonly sampled: boolean;
 }
 
 export interface RenderedRead {
-  /** `sampled`: the draw `now` made for this request (so a request is drawn once), else drawn here. */
-  (q: PageQuery, render: RenderPage, sampled?: boolean): Promise<RenderedPage>;
   /**
-   * A first page without waiting: the process-local rendering, when the flags need no refresh
-   * and the request is not drawn for a sample. It answers only what the read above would answer
-   * from the same tier (the same draw, kill switch and min_version rules).
+   * The first page held in the process-local tier, when the flags need no refresh and the
+   * request is not drawn for a sample; else whether it was drawn (pass it to `read`).
    */
-  now(q: PageQuery): RenderedPage | NotNow;
+  held(q: PageQuery): Promise<RenderedPage | NotHeld>;
+  /** Any page: the Redis tier for a first page, else read and rendered with `render`. */
+  read(q: PageQuery, render: RenderPage, sampled?: boolean): Promise<RenderedPage>;
 }
 
 /** Strong validator of a body: 128 bits of its SHA-256, quoted as HTTP wants it. */
 export const etagOf = (body: string): string =>
   `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
 
-const SAMPLED: NotNow = { sampled: true };
-const NOT_SAMPLED: NotNow = { sampled: false };
+const SAMPLED: NotHeld = { sampled: true };
+const NOT_SAMPLED: NotHeld = { sampled: false };
 
 export function createRenderedRead(
   readPage: (q: PageQuery) => Promise<GridPage>,
   pages: RenderedPages | undefined,
-  flags: Pick<Flags, 'isEnabled' | 'enabledNow'>,
+  flags: Pick<Flags, 'isEnabled'>,
   sampleShare: number,
   budget: SampleBudget,
   random: () => number = Math.random,
 ): RenderedRead {
   const draw = () => random() < sampleShare && budget.take();
-  const overridesOn = () =>
-    flags.enabledNow('reads.overrides') ?? flags.isEnabled('reads.overrides');
-  const read = async (q: PageQuery, render: RenderPage, sampled?: boolean) => {
-    const first = q.cursor === undefined;
-    if (pages && first && !(sampled ?? draw()) && (await overridesOn())) {
-      const hit = await pages.read(q.profileId, q.limit, q.minVersion);
-      if (hit) return hit;
-    }
-    const page = await readPage(q);
-    const body = render(page);
-    const rendered = {
-      generation: page.generation,
-      version: page.version,
-      body,
-      etag: etagOf(body),
-    };
-    if (pages && first && page.fromStateCache && !page.chronological) {
-      pages.remember(q.profileId, q.limit, rendered);
-    }
-    return rendered;
+  return {
+    async held(q) {
+      if (!pages || q.cursor !== undefined) return NOT_SAMPLED;
+      if (draw()) return SAMPLED;
+      // A value, not a promise: the flags need no refresh (else the route waits for it).
+      if (flags.isEnabled('reads.overrides') !== true) return NOT_SAMPLED;
+      return pages.local(q.profileId, q.limit, q.minVersion) ?? NOT_SAMPLED;
+    },
+    async read(q, render, sampled) {
+      const first = q.cursor === undefined;
+      if (pages && first && !(sampled ?? draw()) && (await flags.isEnabled('reads.overrides'))) {
+        const hit = await pages.read(q.profileId, q.limit, q.minVersion);
+        if (hit) return hit;
+      }
+      const page = await readPage(q);
+      const body = render(page);
+      const rendered = {
+        generation: page.generation,
+        version: page.version,
+        body,
+        etag: etagOf(body),
+      };
+      if (pages && first && page.fromStateCache && !page.chronological) {
+        pages.remember(q.profileId, q.limit, rendered);
+      }
+      return rendered;
+    },
   };
-  const now = (q: PageQuery): RenderedPage | NotNow => {
-    if (!pages || q.cursor !== undefined) return NOT_SAMPLED;
-    if (draw()) return SAMPLED;
-    if (flags.enabledNow('reads.overrides') !== true) return NOT_SAMPLED;
-    return pages.peek(q.profileId, q.limit, q.minVersion) ?? NOT_SAMPLED;
+}
+
+/** What a page reads when overrides are switched off; `bodies`: the (cached) body source. */
+function chronologicalView(reader: CassandraGridReader, bodies: PageSource): PageSource {
+  return {
+    head: (profileId, minVersion) => reader.head(profileId, minVersion),
+    overrides: async (profileId, head) => ({
+      head: head ?? (await reader.readHead(profileId)),
+      rows: [],
+    }),
+    current: (profileId) => reader.current(profileId),
+    entries: (profileId, _overrides, query) => reader.entries(profileId, [], query),
+    hydrate: (postIds, known) => bodies.hydrate(postIds, known),
   };
-  return Object.assign(read, { now });
+}
+
+/** The service's page read: which order (the kill switch), and the sampled checks beside it. */
+export function createPageReader(
+  source: PageSource,
+  reader: CassandraGridReader,
+  cursorSecret: string,
+  flags: Pick<Flags, 'isEnabled'>,
+  checks: ReadChecks,
+): (q: PageQuery) => Promise<GridPage> {
+  const plain = chronologicalView(reader, source);
+  const sample = (profileId: bigint, read: PageHead) => checks.sampleCacheHit(profileId, read);
+  return async (q) => {
+    if (!(await flags.isEnabled('reads.overrides'))) {
+      return readGridPage(plain, cursorSecret, q, true);
+    }
+    const page = await readGridPage(source, cursorSecret, q, false, sample);
+    if (!q.cursor) checks.afterFirstPage(q, page);
+    return page;
+  };
 }

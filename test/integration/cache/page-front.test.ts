@@ -1,5 +1,5 @@
 /**
- * The front (http/page-front.ts) over a real socket: the app served by @hono/node-server with
+ * The page front (http/routes/grid.ts) over a real socket: the app served by @hono/node-server with
  * production's deadlines and request log, the real Cassandra and Redis behind it. The same
  * request is sent twice, first with the process-local tier emptied (so the router and the route
  * answer it, from the Redis tier) and then with the page held (so the front answers it): status,
@@ -60,8 +60,8 @@ async function serveApp(env: Record<string, string | number> = {}) {
     redis: guard,
   });
   let routed = 0;
-  const read = service.readRenderedPage.bind(service);
-  service.readRenderedPage = (...args) => (routed++, read(...args));
+  const read = service.pages.read.bind(service.pages);
+  service.pages.read = (...args) => (routed++, read(...args));
   const lines: Array<Record<string, unknown>> = [];
   const logger = createLogger({
     level: 'info',

@@ -37,13 +37,13 @@ function setup(
   const pages: RenderedPages = {
     stats: { localHits: 0, redisHits: 0, misses: 0 },
     read: async () => (tierReads++, held),
-    peek: () => (peeks++, held),
+    local: () => (peeks++, held),
     remember: (_p, _l, r) => void kept.push(r),
     forget: () => {},
   };
   const flags = {
-    isEnabled: async () => overridesOn,
-    enabledNow: () => (flagsFresh ? overridesOn : undefined),
+    // A value when the flags need no refresh, else a promise (flags.ts `isEnabled`).
+    isEnabled: () => (flagsFresh ? overridesOn : Promise.resolve(overridesOn)),
   };
   const rendered = createRenderedRead(
     async () => (pageReads++, read),
@@ -68,13 +68,13 @@ describe('rendered reads', () => {
   it('serves a held rendering without reading or rendering a page', async () => {
     const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
     const t = setup(page(), held);
-    expect(await t.rendered(q, render)).toBe(held);
+    expect(await t.rendered.read(q, render)).toBe(held);
     expect(t.counts()).toEqual({ tierReads: 1, pageReads: 0 });
   });
 
   it('keeps a first page read from its state cache, with the ETag of its body', async () => {
     const t = setup(page());
-    const out = await t.rendered(q, render);
+    const out = await t.rendered.read(q, render);
     expect(out.body).toBe('{"v":"7"}');
     expect(out.etag).toBe(etagOf('{"v":"7"}'));
     expect(t.kept).toEqual([out]);
@@ -82,14 +82,14 @@ describe('rendered reads', () => {
 
   it('keeps nothing read around the state cache, chronologically, or past the first page', async () => {
     const unstable = setup(page({ fromStateCache: false }));
-    await unstable.rendered(q, render);
+    await unstable.rendered.read(q, render);
     expect(unstable.kept).toEqual([]);
     const chrono = setup(page({ chronological: true }), undefined, false);
-    await chrono.rendered(q, render);
+    await chrono.rendered.read(q, render);
     expect(chrono.kept).toEqual([]);
     expect(chrono.counts().tierReads).toBe(0); // kill switch: the tiers are not even read
     const later = setup(page());
-    await later.rendered({ ...q, cursor: 'c' }, render);
+    await later.rendered.read({ ...q, cursor: 'c' }, render);
     expect(later.kept).toEqual([]);
     expect(later.counts()).toEqual({ tierReads: 0, pageReads: 1 });
   });
@@ -99,42 +99,42 @@ describe('rendered reads', () => {
     let clock = 0;
     // Every request sampled by share; the budget lets 3 a second through.
     const t = setup(page(), held, true, { share: 1, perSecond: 3, now: () => clock });
-    for (let i = 0; i < 10; i++) await t.rendered(q, render);
+    for (let i = 0; i < 10; i++) await t.rendered.read(q, render);
     expect(t.counts()).toEqual({ tierReads: 7, pageReads: 3 });
     clock += 1000; // a second later the budget is back
-    for (let i = 0; i < 10; i++) await t.rendered(q, render);
+    for (let i = 0; i < 10; i++) await t.rendered.read(q, render);
     expect(t.counts()).toEqual({ tierReads: 14, pageReads: 6 });
   });
 
-  it('now: the held page without waiting, only for a first page with overrides and fresh flags', () => {
+  it('held: the locally held page, only for a first page with overrides and flags needing no refresh', async () => {
     const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
     const t = setup(page(), held);
-    expect(t.rendered.now(q)).toBe(held);
-    expect(t.rendered.now({ ...q, cursor: 'c' })).toEqual({ sampled: false });
-    expect(setup(page(), held, false).rendered.now(q)).toEqual({ sampled: false }); // kill switch
-    expect(setup(page(), undefined).rendered.now(q)).toEqual({ sampled: false }); // not held
+    expect(await t.rendered.held(q)).toBe(held);
+    expect(await t.rendered.held({ ...q, cursor: 'c' })).toEqual({ sampled: false });
+    expect(await setup(page(), held, false).rendered.held(q)).toEqual({ sampled: false }); // kill switch
+    expect(await setup(page(), undefined).rendered.held(q)).toEqual({ sampled: false }); // not held
     t.staleFlags(); // past 2 × refreshMs: only the read, which waits for the flags, may answer
-    expect(t.rendered.now(q)).toEqual({ sampled: false });
+    expect(await t.rendered.held(q)).toEqual({ sampled: false });
     expect(t.counts()).toEqual({ tierReads: 0, pageReads: 0 });
   });
 
-  it('now draws each request once: a request it drew is read past the tiers when passed on', async () => {
+  it('held draws each request once: a request it drew is read past the tiers when passed on', async () => {
     const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
     const clock = 0;
     const t = setup(page(), held, true, { share: 1, perSecond: 3, now: () => clock });
     const passedOn: boolean[] = [];
     for (let i = 0; i < 10; i++) {
-      const got = t.rendered.now(q);
+      const got = await t.rendered.held(q);
       if ('body' in got) continue;
       passedOn.push(got.sampled);
-      await t.rendered(q, render, got.sampled);
+      await t.rendered.read(q, render, got.sampled);
     }
     // The budget's 3 draws went to the first three requests; the read did not draw again.
     expect(passedOn).toEqual([true, true, true]);
     expect(t.counts()).toEqual({ tierReads: 0, pageReads: 3 });
     expect(t.peeks()).toBe(7);
     // Passed on undrawn (say, a local miss), the read does not draw either.
-    await t.rendered(q, render, false);
+    await t.rendered.read(q, render, false);
     expect(t.counts()).toEqual({ tierReads: 1, pageReads: 3 });
   });
 
