@@ -18,7 +18,7 @@ import { keepMask } from '../../src/domain/lis.js';
 import { lastWrites, linearize, replay, ReplayError, type AckedMove } from './history.js';
 import { resolveUnknown, unnamedVersions, type UnknownMove } from './unknown-outcomes.js';
 
-export type ViolationKind = 'duplicate' | 'lost' | 'unexpected' | 'order' | 'tombstones';
+export type ViolationKind = 'duplicate' | 'lost' | 'unexpected' | 'order' | 'pins' | 'tombstones';
 
 export interface Violation {
   readonly kind: ViolationKind;
@@ -45,6 +45,8 @@ export interface GridCheck {
   readonly orderChecked: boolean;
   /** Unknown-outcome moves resolved against the final read: how many committed, how many not. */
   readonly resolved?: { readonly committed: number; readonly notApplied: number };
+  /** Mixed runs: posts on the grid whose place the model cannot name (mixed-history.ts). */
+  readonly floating?: number;
 }
 
 const MAX_NAMED = 20; // a violation names at most this many posts; the detail gives the count
@@ -183,6 +185,7 @@ export function countByKind(violations: readonly Violation[]): Record<ViolationK
     lost: 0,
     unexpected: 0,
     order: 0,
+    pins: 0,
     tombstones: 0,
   };
   for (const v of violations) out[v.kind] += 1;

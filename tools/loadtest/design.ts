@@ -58,12 +58,34 @@ export interface CeilingRequest {
   readonly onBatch?: () => void;
 }
 
+/**
+ * The writes besides moves that the mixed workload (mix.ts) issues, each answering with the grid
+ * version it committed at (or found, when it changed nothing). regrid only: the peers have none.
+ */
+export interface MixedOps {
+  create(profileId: bigint): Promise<{ readonly postId: bigint; readonly version: bigint }>;
+  remove(profileId: bigint, postId: bigint): Promise<bigint>;
+  archive(profileId: bigint, postId: bigint): Promise<bigint>;
+  unarchive(profileId: bigint, postId: bigint): Promise<bigint>;
+  setPins(profileId: bigint, pins: readonly bigint[]): Promise<bigint>;
+  /** The order resource: pins and the main order, with the entity tag a batch order sends. */
+  readOrder(
+    profileId: bigint,
+  ): Promise<{ readonly pins: bigint[]; readonly main: bigint[]; readonly etag: string }>;
+  /** A batch order of the whole main order, If-Match `etag`. */
+  patchOrder(profileId: bigint, etag: string, order: readonly bigint[]): Promise<bigint>;
+  /** A short stable name of a failure for the report (`post_not_on_grid`, `http_412`). */
+  failureCode(err: unknown): string;
+}
+
 export interface GridDesign {
   readonly name: DesignName;
   /** What drives it, for the report: 'direct', 'http' or 'direct (naive table)'. */
   readonly transport: string;
   /** Tables holding this design's grid partitions (tombstone accounting reads these). */
   readonly tables: readonly string[];
+  /** The mixed workload's writes (--mix); absent: the design only moves. */
+  readonly mixed?: MixedOps;
   /** Creates `posts` posts on a fresh grid; returns their IDs oldest first. */
   createGrid(profileId: bigint, posts: number): Promise<bigint[]>;
   /** Moves `postId` right after `after` (null: to the top). */

@@ -5,6 +5,7 @@
 import type { ExpectedGrid } from './checker.js';
 import type { GridDesign } from './design.js';
 import type { AckedMove } from './history.js';
+import type { MixLog } from './mixed-history.js';
 import type { UnknownMove } from './unknown-outcomes.js';
 
 /** One grid's model: its posts (creation order), start order and acknowledged moves. */
@@ -19,6 +20,8 @@ export interface GridModel {
   /** The version right after seeding, and the final one (designs with versions only). */
   seededVersion: bigint | null;
   finalVersion: bigint | null;
+  /** The mixed workload's log (--mix); absent in a moves-only run. */
+  mix?: MixLog;
 }
 
 export const expectedOf = (g: GridModel): ExpectedGrid => ({

@@ -5,6 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
+import { parseMix } from './mix.js';
 import { resolveShape, SCENARIOS } from './scenario.js';
 import { DEFAULT_PG_URL } from './usage.js';
 
@@ -32,6 +33,21 @@ const LoadtestFields = z
     design: z.enum(['regrid', 'naive', 'postgres']).default('regrid'),
     compare: z.boolean().default(false),
     pgUrl: LoopbackUrl.default(DEFAULT_PG_URL),
+    /**
+     * The mixed workload (mix.ts): `default` or `moves=60,creates=10,pins=8,archive=12,deletes=5,batch=5`;
+     * --moves then counts operations of every kind.
+     */
+    mix: z
+      .string()
+      .transform((spec, ctx) => {
+        try {
+          return parseMix(spec);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          return z.NEVER;
+        }
+      })
+      .optional(),
     /** Who moves what (scenario.ts); profiles, concurrency and hot default per scenario. */
     scenario: z.enum(SCENARIOS).default('mixed'),
     profiles: int(1, 10_000).optional(),
@@ -89,6 +105,16 @@ export const LoadtestOptionsSchema = LoadtestFields.superRefine((o, ctx) => {
   if (o.killNode !== undefined && o.killNode > (o.cluster ?? 1)) {
     ctx.addIssue({ code: 'custom', message: '--kill-node names a node outside the ring' });
   }
+  if (o.mix && (o.compare || o.design !== 'regrid')) {
+    // The peers have no pins, archive or batch order.
+    ctx.addIssue({ code: 'custom', message: '--mix runs regrid only (no --compare, no --design)' });
+  }
+  if (o.mix && o.scenario !== 'mixed') {
+    ctx.addIssue({ code: 'custom', message: '--mix is a workload of its own: no --scenario' });
+  }
+  if (o.mix && o.posts < 4) {
+    ctx.addIssue({ code: 'custom', message: '--mix needs --posts 4 or more' });
+  }
   const shape = resolveShape(o);
   if ('error' in shape) ctx.addIssue({ code: 'custom', message: shape.error });
   if (o.hotPosts > o.posts) {
@@ -99,6 +125,7 @@ export const LoadtestOptionsSchema = LoadtestFields.superRefine((o, ctx) => {
   // Checked above: the scenario's profiles, writers and hot share.
   ...(resolveShape(o) as Exclude<ReturnType<typeof resolveShape>, { error: string }>),
   mode: o.target ? ('http' as const) : ('direct' as const),
+  mix: o.mix ?? null,
   // Neither given: a short default run.
   stop:
     o.duration !== undefined

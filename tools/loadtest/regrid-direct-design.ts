@@ -18,7 +18,14 @@ import { isCasTimeout } from '../../src/store/cql-errors.js';
 import { TracingCql } from '../../src/store/trace.js';
 import { leaseWorker, type WorkerLease } from '../../src/store/worker-lease.js';
 import { GridService } from '../../src/service/grid-service.js';
-import type { CasAttempts, FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
+import type {
+  CasAttempts,
+  FailureKind,
+  GridDesign,
+  MixedOps,
+  MoveOutcome,
+  ReadCounts,
+} from './design.js';
 
 const READ_ALL_PAGE = 100;
 const WHOLE_GRID = 1_000_000; // a "first page" this long is the whole grid
@@ -51,6 +58,8 @@ const REJECTED = new Set([
   'contention',
   'rate_limited',
   'key_space_exhausted',
+  'precondition_failed',
+  'forbidden',
 ]);
 
 const CONDITIONAL = /\sIF\s/i;
@@ -82,6 +91,7 @@ export class RegridDirectDesign implements GridDesign {
   private readonly service: GridService;
   private readonly traced: TracingCql;
   private readonly tracedService: GridService;
+  readonly mixed: MixedOps;
 
   private constructor(
     client: Client,
@@ -106,6 +116,7 @@ export class RegridDirectDesign implements GridDesign {
       ids,
       cursorSecret,
     });
+    this.mixed = directMixedOps(this.service);
   }
 
   /** Leases an ID worker number (released by close()) so IDs never collide with a server's. */
@@ -191,4 +202,27 @@ export class RegridDirectDesign implements GridDesign {
   async close(): Promise<void> {
     await this.lease.release();
   }
+}
+
+/** The mixed workload's writes straight through the service (the same calls the routes make). */
+function directMixedOps(service: GridService): MixedOps {
+  return {
+    async create(profileId) {
+      const out = await service.createPost(profileId, { caption: 'load test post (mixed)' });
+      return { postId: out.value.postId, version: out.version };
+    },
+    remove: async (profileId, postId) => (await service.deletePost(profileId, postId)).version,
+    archive: async (profileId, postId) => (await service.archivePost(profileId, postId)).version,
+    unarchive: async (profileId, postId) =>
+      (await service.unarchivePost(profileId, postId, 'previous')).version,
+    setPins: async (profileId, pins) => (await service.setPins(profileId, pins)).version,
+    async readOrder(profileId) {
+      const o = await service.readOrder(profileId);
+      return { pins: [...o.pinned], main: [...o.postIds], etag: o.etag };
+    },
+    patchOrder: async (profileId, etag, order) =>
+      (await service.patchOrder(profileId, etag, { postIds: order })).version,
+    failureCode: (err) =>
+      isDomainError(err) ? err.code : err instanceof Error ? err.name : 'error',
+  };
 }

@@ -16,7 +16,14 @@ import { GridService } from '../../src/service/grid-service.js';
 import { cqlOf } from '../../src/store/cassandra.js';
 import { TracingCql } from '../../src/store/trace.js';
 import { closeHttpPools, httpCall } from './http-call.js';
-import type { CasAttempts, FailureKind, GridDesign, MoveOutcome, ReadCounts } from './design.js';
+import type {
+  CasAttempts,
+  FailureKind,
+  GridDesign,
+  MixedOps,
+  MoveOutcome,
+  ReadCounts,
+} from './design.js';
 
 const TIMEOUT_MS = 30_000;
 const METRIC = 'regrid_cas_attempts';
@@ -55,6 +62,9 @@ export class RegridHttpDesign implements GridDesign {
   private readonly tokens = new Map<bigint, Promise<string>>();
   private readonly traced: TracingCql;
   private readonly tracedService: GridService;
+  readonly mixed: MixedOps = httpMixedOps((method, path, profileId, body, extra) =>
+    this.call(method, path, profileId, body, extra),
+  );
 
   private constructor(
     private readonly base: string,
@@ -109,8 +119,10 @@ export class RegridHttpDesign implements GridDesign {
     path: string,
     profileId: bigint,
     body?: unknown,
+    extra: Record<string, string> = {},
   ): Promise<T> {
     const headers: Record<string, string> = {
+      ...extra,
       authorization: `Bearer ${await this.token(profileId)}`,
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -203,4 +215,62 @@ export class RegridHttpDesign implements GridDesign {
   async close(): Promise<void> {
     await closeHttpPools();
   }
+}
+
+type Call = <T>(
+  method: string,
+  path: string,
+  profileId: bigint,
+  body?: unknown,
+  extra?: Record<string, string>,
+) => Promise<T>;
+type Versioned = { grid_version: string };
+
+/**
+ * The mixed workload's writes through the public API. This client does not see response
+ * headers, so a batch order sends `If-Match: *`: the service still checks, inside the
+ * compare-and-set, that the order is a permutation of the grid's main order at that version.
+ */
+function httpMixedOps(call: Call): MixedOps {
+  const version = (r: Versioned) => BigInt(r.grid_version);
+  const post = (id: bigint) => `/v1/me/posts/${id}`;
+  return {
+    async create(profileId) {
+      const r = await call<Versioned & { post: { id: string } }>(
+        'POST',
+        '/v1/me/posts',
+        profileId,
+        {
+          caption: 'load test post (mixed)',
+        },
+      );
+      return { postId: BigInt(r.post.id), version: version(r) };
+    },
+    remove: async (p, id) => version(await call<Versioned>('DELETE', post(id), p)),
+    archive: async (p, id) => version(await call<Versioned>('POST', `${post(id)}/archive`, p, {})),
+    unarchive: async (p, id) =>
+      version(await call<Versioned>('POST', `${post(id)}/unarchive`, p, { position: 'previous' })),
+    setPins: async (p, pins) =>
+      version(await call<Versioned>('PUT', '/v1/me/grid/pins', p, { post_ids: pins.map(String) })),
+    async readOrder(p) {
+      const r = await call<{ post_ids: string[]; pinned: string[] }>('GET', '/v1/me/grid/order', p);
+      return { pins: r.pinned.map(BigInt), main: r.post_ids.map(BigInt), etag: '*' };
+    },
+    patchOrder: async (p, etag, order) =>
+      version(
+        await call<Versioned>(
+          'PATCH',
+          '/v1/me/grid/order',
+          p,
+          { post_ids: order.map(String) },
+          { 'if-match': etag },
+        ),
+      ),
+    failureCode(err) {
+      if (!(err instanceof HttpFailure)) return err instanceof Error ? err.name : 'error';
+      const code = /"code"\s*:\s*"([a-z_]+)"/.exec(err.body)?.[1];
+      const type = /problems\/([a-z_]+)/.exec(err.body)?.[1];
+      return `http_${err.status}${code || type ? `_${code ?? type}` : ''}`;
+    },
+  };
 }

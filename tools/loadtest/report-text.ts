@@ -1,4 +1,5 @@
 /** The human summary printed at the end of a load-test run, from the report objects (report.ts). */
+import { mixLines } from './mix-report.js';
 import type { Comparison, DesignReport } from './report.js';
 
 const n = (x: number | null, unit = '') => (x === null ? 'n/a' : `${x}${unit}`);
@@ -53,6 +54,7 @@ export function summarizeDesign(r: DesignReport): string {
       .join(
         ', ',
       )}); max scanned by one read of the busiest grid: ${r.tombstones_scanned_per_read_max} (first page), ${r.tombstones_scanned_full_read_max} (whole grid, ${n(r.busiest_grid_live_rows)} live rows)`,
+    ...mixLines(r),
   ];
   if (r.table_metrics) {
     const m = Object.entries(r.table_metrics).map(

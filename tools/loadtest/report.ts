@@ -9,6 +9,9 @@ import type { SamplePoint, WorkloadResult } from './runner.js';
 import { casAttemptsPerMove, type ScenarioFields } from './scenario-report.js';
 import type { Scenario } from './scenario.js';
 import { median, round2 } from './stats.js';
+import type { Mix } from './mix.js';
+import type { OpTallies } from './mixed-step.js';
+import type { TombstoneCauses } from './tombstone-causes.js';
 import type { PartitionTombstones, TableMetric } from './tombstones.js';
 
 export interface DesignReport extends ScenarioFields {
@@ -65,6 +68,16 @@ export interface DesignReport extends ScenarioFields {
   readonly samples: readonly SamplePoint[];
   readonly error_samples: readonly string[];
   readonly unreadable_partitions: readonly string[];
+  /** --mix only: the proportions asked for, each kind by outcome, and tombstones by cause. */
+  readonly mix?: Mix;
+  readonly operations?: OpTallies;
+  /** Acknowledged operations of every kind per second of workload. */
+  readonly operations_per_s?: number;
+  /** Posts on the final grids whose place the model cannot name, left out of the order check. */
+  readonly posts_order_uncompared?: number;
+  readonly tombstones_by_cause?: TombstoneCauses['byCause'];
+  /** Tombstones on rows no delete or archive explains, by table (a violation when not 0). */
+  readonly tombstones_unexplained?: TombstoneCauses['unexplained'];
 }
 
 /** Read latencies (ms) of the busiest grid with nothing else running. */
@@ -83,6 +96,7 @@ export interface ReportInputs {
     concurrency: number;
     hot: number;
     seed: number;
+    mix?: Mix | null;
   };
   readonly work: WorkloadResult;
   readonly reads: readonly number[];
@@ -93,6 +107,24 @@ export interface ReportInputs {
   readonly ordersUnchecked: number;
   readonly resolved?: { readonly committed: number; readonly notApplied: number };
   readonly rawCeilingPerS: number | null;
+  readonly causes?: TombstoneCauses | null;
+  readonly floating?: number;
+}
+
+/** The --mix fields of a report; none for a moves-only run. */
+function mixFields(i: ReportInputs): Partial<DesignReport> {
+  const ops = i.work.operations;
+  if (!i.plan.mix || !ops) return {};
+  const acked = Object.values(ops).reduce((n, t) => n + t.acked, 0);
+  return {
+    mix: i.plan.mix,
+    operations: ops,
+    operations_per_s: round2(i.work.seconds > 0 ? acked / i.work.seconds : 0)!,
+    posts_order_uncompared: i.floating ?? 0,
+    ...(i.causes
+      ? { tombstones_by_cause: i.causes.byCause, tombstones_unexplained: i.causes.unexplained }
+      : {}),
+  };
 }
 
 export function buildDesignReport(i: ReportInputs): DesignReport {
@@ -169,6 +201,7 @@ export function buildDesignReport(i: ReportInputs): DesignReport {
     })),
     error_samples: w.errorSamples,
     unreadable_partitions: i.tombstones.unreadable,
+    ...mixFields(i),
   };
 }
 

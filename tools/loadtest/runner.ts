@@ -8,12 +8,15 @@
  * the sampler stops when the movers do.
  */
 import type { ChartPoint } from './chart.js';
-import type { CasAttempts, GridDesign } from './design.js';
+import type { CasAttempts, GridDesign, MoveOutcome } from './design.js';
 import type { GridModel } from './grid-model.js';
 import { PauseGate } from './pause-gate.js';
 import { Progress, type Counters } from './progress.js';
 import { fireEvents, type FiredEvent, type RunEvent } from './run-events.js';
 import { moveSource, type Scenario } from './scenario.js';
+import type { Mix } from './mix.js';
+import { newMixLog } from './mixed-history.js';
+import { mixedStep, newTallies, type OpTallies } from './mixed-step.js';
 import { LatencyRecorder } from './stats.js';
 import type { WorkloadShape } from './workload.js';
 
@@ -26,6 +29,8 @@ export interface RunPlan extends WorkloadShape {
   readonly seed: number;
   readonly samples: number;
   readonly progress: boolean;
+  /** The mixed workload's proportions (--mix); null: moves only. */
+  readonly mix?: Mix | null;
 }
 
 /** What the sampler measures at one point of the run (plotted by chart.ts). */
@@ -61,6 +66,8 @@ export interface WorkloadResult {
   readonly samples: readonly SamplePoint[];
   readonly errorSamples: readonly string[];
   readonly events: readonly FiredEvent[];
+  /** With --mix: every operation kind by outcome (moves included). */
+  readonly operations?: OpTallies | null;
 }
 
 const HARD_MOVE_CAP = 5_000_000;
@@ -86,6 +93,43 @@ export async function runWorkload(
   let relabels = 0;
   let relabelledRows = 0;
   let ackSeq = 0;
+  const countRows = (r: MoveOutcome) => {
+    if (r.rowsWritten !== null) {
+      rowsWritten += r.rowsWritten;
+      rowsKnown++;
+    }
+    if (r.relabelled) {
+      relabels++;
+      relabelledRows += r.relabelled;
+    }
+  };
+  const tallies = plan.mix ? newTallies() : null;
+  const mixed =
+    plan.mix && tallies
+      ? mixedStep(
+          design,
+          grids,
+          { ...plan, mix: plan.mix },
+          {
+            tallies,
+            moveLatency,
+            nextSeq: () => ackSeq++,
+            onMove: (r) => countRows(r),
+            onError(err, isUncertain, kind) {
+              counters.errors++;
+              if (errorSamples.length < MAX_ERROR_SAMPLES) errorSamples.push(describeError(err));
+              // The move figures stay the moves' own; the other kinds are in `operations`.
+              if (kind !== 'move') return;
+              if (isUncertain) uncertain++;
+              else {
+                rejected++;
+                if (design.isContention?.(err)) contention++;
+              }
+            },
+          },
+        )
+      : null;
+  if (mixed) for (const g of grids) g.mix = newMixLog(g.posts);
 
   const casBefore = design.casRetries?.() ?? 0;
   const attemptsBefore = await casAttemptsOf(design);
@@ -111,6 +155,16 @@ export async function runWorkload(
         break;
       }
       attempted++;
+      if (mixed) {
+        try {
+          await mixed();
+        } finally {
+          counters.done = attempted;
+          counters.casRetries = (design.casRetries?.() ?? 0) - casBefore;
+          gate.leave();
+        }
+        continue;
+      }
       const op = next(worker);
       const grid = grids[op.profile]!;
       const postId = grid.posts[op.post]!;
@@ -120,14 +174,7 @@ export async function runWorkload(
         const r = await design.move(grid.profileId, postId, after);
         moveLatency.record(performance.now() - t0);
         grid.acks.push({ postId, after, version: r.version, seq: ackSeq++ });
-        if (r.rowsWritten !== null) {
-          rowsWritten += r.rowsWritten;
-          rowsKnown++;
-        }
-        if (r.relabelled) {
-          relabels++;
-          relabelledRows += r.relabelled;
-        }
+        countRows(r);
       } catch (err) {
         counters.errors++;
         if (errorSamples.length < MAX_ERROR_SAMPLES) errorSamples.push(describeError(err));
@@ -192,13 +239,14 @@ export async function runWorkload(
   const seconds = (Date.now() - started - gate.pausedMs) / 1000;
   // Events still running (a node restarting): verification reads come after they are done.
   const fired = await eventsDone;
-  const acked = grids.reduce((n, g) => n + g.acks.length, 0);
+  const acked = tallies ? tallies.move.acked : grids.reduce((n, g) => n + g.acks.length, 0);
   samples.push(await sample.quiet(attempted));
   return {
     seconds,
-    attempted,
+    // With --mix, --moves counts every operation; these figures are the moves'.
+    attempted: tallies ? tallies.move.attempted : attempted,
     acked,
-    errors: counters.errors,
+    errors: tallies ? tallies.move.rejected + tallies.move.uncertain : counters.errors,
     rejected,
     uncertain,
     contention,
@@ -218,6 +266,7 @@ export async function runWorkload(
     samples,
     errorSamples,
     events: fired,
+    operations: tallies,
   };
 }
 

@@ -111,6 +111,8 @@ export async function runDesign(
     violations: verification.violations,
     ordersUnchecked: verification.ordersUnchecked,
     resolved: verification.resolved,
+    causes: verification.causes,
+    floating: verification.floating,
     rawCeilingPerS: null, // filled in by runSession once the ceiling is measured
   });
   const report = storeStats ? { ...built, store_stats: storeStats } : built;

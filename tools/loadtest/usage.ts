@@ -17,6 +17,9 @@ export const USAGE = `usage: regrid loadtest [options]   (npm run loadtest -- [o
                               mixed (default): the workload below; uncontended: one writer per
                               profile (16 x 16 unless told), vs bare conditional batches on as many
                               partitions; hot: 16 writers on one profile, vs one partition, one writer
+  --mix default|kind=w,...    mixed workload besides moves (regrid only): default = moves=60,
+                              creates=10,pins=8,archive=12,deletes=5,batch=5; --moves counts
+                              every operation; grids stay between posts/2 and 1.5 x posts
   --profiles N --posts N      profiles, and posts per profile (default 20 x 48)
   --moves N | --duration S    stop after N moves (default 2000) or S seconds
   --concurrency N             concurrent movers (default 8)

@@ -166,6 +166,7 @@ describe('checkTombstones / countByKind', () => {
       lost: 1,
       unexpected: 0,
       order: 0,
+      pins: 0,
       tombstones: 1,
     });
   });

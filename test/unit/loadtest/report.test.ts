@@ -3,6 +3,8 @@ import { checkTombstones } from '../../../tools/loadtest/checker.js';
 import { buildDesignReport, compare, type ReportInputs } from '../../../tools/loadtest/report.js';
 import { summarizeComparison, summarizeDesign } from '../../../tools/loadtest/report-text.js';
 import type { WorkloadResult } from '../../../tools/loadtest/runner.js';
+import { DEFAULT_MIX } from '../../../tools/loadtest/mix.js';
+import { newTallies } from '../../../tools/loadtest/mixed-step.js';
 import { LatencyRecorder } from '../../../tools/loadtest/stats.js';
 
 function work(over: Partial<WorkloadResult> = {}): WorkloadResult {
@@ -135,5 +137,58 @@ describe('design report', () => {
     });
     expect(summarizeDesign(naive)).toContain('duplicate on profile 5 posts [9]');
     expect(summarizeComparison(c)).toContain('tombstones written       regrid 0  naive 90');
+  });
+});
+
+describe('design report of a mixed run (--mix)', () => {
+  it('reports each operation by outcome, operations/s and the tombstones by cause', () => {
+    const ops = newTallies();
+    Object.assign(ops.move, { attempted: 100, acked: 98, rejected: 2 });
+    ops.move.codes.anchor_not_on_grid = 2;
+    Object.assign(ops.batch, { attempted: 10, acked: 4, rejected: 6 });
+    ops.batch.codes.precondition_failed = 6;
+    Object.assign(ops.delete, { attempted: 8, acked: 8 });
+    const causes = {
+      byCause: {
+        delete: { grid_overrides: 3, grid_posts: 8, archived_posts: 0 },
+        archive: { grid_overrides: 1, grid_posts: 2, archived_posts: 2 },
+      },
+      unexplained: { grid_overrides: 0, grid_posts: 0, archived_posts: 0 },
+      unexplainedPerProfile: new Map(),
+    };
+    const r = buildDesignReport(
+      inputs({
+        plan: { ...inputs().plan, mix: DEFAULT_MIX },
+        work: work({ operations: ops }),
+        causes,
+        floating: 3,
+      }),
+    );
+    expect(r).toMatchObject({
+      mix: DEFAULT_MIX,
+      operations_per_s: 11, // (98 + 4 + 8) / 10 s
+      posts_order_uncompared: 3,
+      tombstones_by_cause: causes.byCause,
+      tombstones_unexplained: causes.unexplained,
+    });
+    expect(r.operations!.batch).toEqual({
+      attempted: 10,
+      acked: 4,
+      rejected: 6,
+      uncertain: 0,
+      codes: { precondition_failed: 6 },
+    });
+    const text = summarizeDesign(r);
+    expect(text).toMatch(
+      /batch +10 sent: 4 acknowledged, 6 refused, 0 unknown \(precondition_failed 6\)/,
+    );
+    expect(text).toMatch(/delete: grid_overrides 3, grid_posts 8, archived_posts 0; archive: /);
+    expect(text).not.toMatch(/unarchive +0 sent/);
+  });
+
+  it('adds nothing to a moves-only run', () => {
+    const r = buildDesignReport(inputs());
+    expect(r.operations).toBeUndefined();
+    expect(summarizeDesign(r)).not.toMatch(/ mix /);
   });
 });
