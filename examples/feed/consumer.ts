@@ -29,6 +29,13 @@ export interface ConsumerSettings {
   /** Entries pending this long on any consumer are taken over (XAUTOCLAIM). */
   readonly minIdleMs: number;
   readonly claimEveryMs: number;
+  /**
+   * How long an entry may wait for an earlier version of its profile before it is applied over
+   * the gap. The write side publishes a gap only when its change log no longer held the missing
+   * versions (docs/integration.md, "Change stream"); waiting longer than a claim of a dead
+   * consumer's entries takes (`minIdleMs` + `claimEveryMs`) tells the two cases apart.
+   */
+  readonly gapTimeoutMs: number;
   /** Count every insertion per post in the follower's `inserts` hash (keys.ts). */
   readonly audit: boolean;
 }
@@ -52,6 +59,8 @@ export interface FeedStats {
   /** Entries without a contract event (acknowledged, so they do not block the group). */
   malformed: number;
   claimed: number;
+  /** (event, follower) pairs applied over a gap after `gapTimeoutMs`. */
+  gapsAccepted: number;
 }
 
 type Entry = [id: string, fields: string[] | null];
@@ -72,9 +81,13 @@ export class FeedConsumer {
     notFollowing: 0,
     malformed: 0,
     claimed: 0,
+    gapsAccepted: 0,
   };
-  /** Entries this consumer left pending (`key id`), so a retry does not count duplicates twice. */
-  private readonly deferredEntries = new Set<string>();
+  /**
+   * Entries this consumer left pending (`key id`) and since when: a retry does not count its
+   * duplicates twice, and one deferred longer than `gapTimeoutMs` is applied over its gap.
+   */
+  private readonly deferredEntries = new Map<string, number>();
   private readonly reader: FeedRedis;
   private lastClaim = 0;
   private ownPendingDue = true;
@@ -109,7 +122,7 @@ export class FeedConsumer {
     if (this.ownPendingDue || this.deferredEntries.size > 0) {
       // Re-read what this consumer holds: its deferred entries, and at start what an earlier
       // process of the same name left. Whatever another consumer claimed meanwhile is not there.
-      const retry = new Set(this.deferredEntries);
+      const retry = new Map(this.deferredEntries);
       this.deferredEntries.clear();
       this.ownPendingDue = false;
       handled += await this.handleReply(await this.read('0', 0), retry);
@@ -173,12 +186,12 @@ export class FeedConsumer {
 
   private async handleReply(
     reply: StreamReply,
-    retry: ReadonlySet<string> = this.deferredEntries,
+    retry: ReadonlyMap<string, number> = this.deferredEntries,
   ): Promise<number> {
     let handled = 0;
     for (const [key, entries] of reply ?? []) {
       for (const [id, fields] of entries) {
-        await this.handle(key, id, fields, retry.has(`${key} ${id}`));
+        await this.handle(key, id, fields, retry.get(`${key} ${id}`));
         handled += 1;
       }
     }
@@ -189,7 +202,7 @@ export class FeedConsumer {
     key: string,
     id: string,
     fields: string[] | null,
-    retry: boolean,
+    deferredSince: number | undefined,
   ): Promise<void> {
     const tag = `${key} ${id}`;
     const at = fields ? fields.findIndex((v, i) => i % 2 === 0 && v === 'event') : -1;
@@ -201,10 +214,12 @@ export class FeedConsumer {
       return;
     }
     const planned = planOf(event);
+    const retry = deferredSince !== undefined;
+    const force = retry && Date.now() - deferredSince >= this.settings.gapTimeoutMs;
     const followers = await followersOf(this.redis, this.keys, event.profile_id);
     const results = await Promise.all(
       followers.map((f) =>
-        applyForFollower(this.redis, this.keys, f, planned, this.settings.audit),
+        applyForFollower(this.redis, this.keys, f, planned, this.settings.audit, force),
       ),
     );
     let gap = false;
@@ -214,6 +229,7 @@ export class FeedConsumer {
       else if (r.verdict === 'not_following') this.stats.notFollowing += 1;
       else {
         this.stats.applied += 1;
+        if (r.verdict === 'forced') this.stats.gapsAccepted += 1;
         this.stats.inserts += r.inserted;
         this.stats.removals += r.removed;
         this.stats.kept += r.kept;
@@ -222,7 +238,7 @@ export class FeedConsumer {
     }
     if (gap) {
       this.stats.deferred += 1;
-      this.deferredEntries.add(tag);
+      this.deferredEntries.set(tag, deferredSince ?? Date.now());
       return;
     }
     await this.ack(key, id, tag);

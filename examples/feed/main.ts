@@ -30,6 +30,7 @@ const { values } = parseArgs({
     'block-ms': { type: 'string', default: '1000' },
     'min-idle-ms': { type: 'string', default: '30000' },
     'claim-every-ms': { type: 'string', default: '5000' },
+    'gap-timeout-ms': { type: 'string', default: '120000' },
     'report-every-ms': { type: 'string', default: '5000' },
     'duration-ms': { type: 'string' },
     'until-idle-ms': { type: 'string' },
@@ -78,6 +79,7 @@ const consumer = new FeedConsumer(redis, keys, {
   blockMs: int('block-ms'),
   minIdleMs: int('min-idle-ms'),
   claimEveryMs: int('claim-every-ms'),
+  gapTimeoutMs: int('gap-timeout-ms'),
   audit: values.audit!,
 });
 
@@ -85,6 +87,7 @@ const line = (s: FeedStats) =>
   `events ${s.events} applied ${s.applied} duplicates-skipped ${s.duplicates} ` +
   `inserts ${s.inserts} removals ${s.removals} kept-by-another-grid ${s.kept} ` +
   `reinserts-refused ${s.reinsertsRefused} deferred ${s.deferred} claimed ${s.claimed} ` +
+  `gaps-accepted ${s.gapsAccepted} ` +
   `not-following ${s.notFollowing} malformed ${s.malformed}`;
 
 const stop = new AbortController();

@@ -16,7 +16,8 @@ import {
 
 /** What one follower's application of one event did (the script returns the same). */
 export interface ApplyResult {
-  readonly verdict: Verdict | 'not_following';
+  /** `forced`: applied over a gap (see FeedConsumer's gap timeout). */
+  readonly verdict: Verdict | 'forced' | 'not_following';
   readonly inserted: number;
   /** Posts that left the timeline. */
   readonly removed: number;
@@ -71,13 +72,15 @@ export class FeedModel {
     return this.timelines.get(follower) ?? new Map();
   }
 
-  apply(follower: string, event: ChangeEvent): ApplyResult {
+  /** `force`: apply over a gap (the consumer's gap timeout ran out). */
+  apply(follower: string, event: ChangeEvent, force = false): ApplyResult {
     const profile = event.profile_id;
     if (!this.following.get(follower)?.has(profile)) return nothing('not_following');
     const key = `${follower}|${profile}`;
     const at = { generation: BigInt(event.generation), version: BigInt(event.version) };
-    const verdict = verdictOf(this.marks.get(key), at);
-    if (verdict !== 'apply') return nothing(verdict);
+    const found = verdictOf(this.marks.get(key), at);
+    const verdict = found === 'gap' && force ? 'forced' : found;
+    if (verdict !== 'apply' && verdict !== 'forced') return nothing(verdict);
     this.marks.set(key, at);
     const timeline = this.timelines.get(follower) ?? new Map<string, number>();
     this.timelines.set(follower, timeline);

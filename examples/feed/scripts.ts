@@ -23,28 +23,29 @@ end
 
 /**
  * KEYS: following, marks, timeline, sources, refs, by(profile), inserts (all of one follower).
- * ARGV: profile, generation, version, version - 1 ('' for 0), op, audit ('1'), then member,
- * score pairs. Returns {verdict, inserted, removed, kept, refused}. The verdict is verdictOf
- * (decide.ts): 'duplicate' and 'gap' change nothing.
+ * ARGV: profile, generation, version, version - 1 ('' for 0), op, audit ('1'), force ('1':
+ * apply over a gap, see ConsumerSettings.gapTimeoutMs), then member, score pairs. Returns
+ * {verdict, inserted, removed, kept, refused}. The verdict is verdictOf (decide.ts): 'duplicate'
+ * and 'gap' change nothing.
  */
 const APPLY_EVENT = `${CMP}
 local profile, gen, version, prev, op = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 if redis.call('SISMEMBER', KEYS[1], profile) == 0 then return {'not_following', 0, 0, 0, 0} end
 local mark = redis.call('HGET', KEYS[2], profile)
+local verdict = 'apply'
 if mark then
   local mg, mv = string.match(mark, '^(%d+):(%d+)$')
   local g = cmp(gen, mg)
-  local verdict
   if mv == prev or cmp(version, mv) > 0 then
-    verdict = g < 0 and 'duplicate' or (mv == prev and 'apply' or 'gap')
+    verdict = g < 0 and 'duplicate' or (mv == prev and 'apply' or (ARGV[7] == '1' and 'forced' or 'gap'))
   else
     verdict = g > 0 and 'apply' or 'duplicate'
   end
-  if verdict ~= 'apply' then return {verdict, 0, 0, 0, 0} end
+  if verdict ~= 'apply' and verdict ~= 'forced' then return {verdict, 0, 0, 0, 0} end
 end
 redis.call('HSET', KEYS[2], profile, gen .. ':' .. version)
 local inserted, removed, kept, refused = 0, 0, 0, 0
-for i = 7, #ARGV, 2 do
+for i = 8, #ARGV, 2 do
   local member, score = ARGV[i], ARGV[i + 1]
   local pair = member .. ':' .. profile
   if op == 'add' then
@@ -70,7 +71,7 @@ for i = 7, #ARGV, 2 do
     refused = refused + 1
   end
 end
-return {'apply', inserted, removed, kept, refused}
+return {verdict, inserted, removed, kept, refused}
 `;
 
 /** KEYS: following, marks. ARGV: profile, baseline ('' or "generation:version"). */
@@ -126,6 +127,7 @@ export async function applyForFollower(
   follower: string,
   event: PlannedEvent,
   audit: boolean,
+  force = false,
 ): Promise<ApplyResult> {
   const version = BigInt(event.version);
   const [verdict, inserted, removed, kept, refused] = await commandsOf(redis).feedApply(
@@ -142,6 +144,7 @@ export async function applyForFollower(
     version > 0n ? (version - 1n).toString() : '',
     event.op,
     audit ? '1' : '0',
+    force ? '1' : '0',
     ...event.posts,
   );
   return { verdict: verdict as ApplyResult['verdict'], inserted, removed, kept, refused };

@@ -74,27 +74,28 @@ describe('feed scripts (real Redis)', () => {
       version: fc.bigInt({ min: 0n, max: 6n }),
     });
     await fc.assert(
-      fc.asyncProperty(fc.option(mark, { nil: undefined }), mark, async (stored, at) => {
-        const f = freshFollower();
-        await follow(redis, keys, f, '77', stored);
-        const result = await applyForFollower(
-          redis,
-          keys,
-          f,
-          {
+      fc.asyncProperty(
+        fc.option(mark, { nil: undefined }),
+        mark,
+        fc.boolean(),
+        async (stored, at, force) => {
+          const f = freshFollower();
+          await follow(redis, keys, f, '77', stored);
+          const event = {
             profile: '77',
             generation: `${at.generation}`,
             version: `${at.version}`,
-            op: 'none',
+            op: 'none' as const,
             posts: [],
-          },
-          false,
-        );
-        const verdict = verdictOf(stored, at);
-        expect(result.verdict).toBe(verdict);
-        const after = (await marksOf(redis, keys, f)).get('77');
-        expect(after).toEqual(verdict === 'apply' ? at : stored);
-      }),
+          };
+          const result = await applyForFollower(redis, keys, f, event, false, force);
+          const found = verdictOf(stored, at);
+          const verdict = found === 'gap' && force ? 'forced' : found;
+          expect(result.verdict).toBe(verdict);
+          const after = (await marksOf(redis, keys, f)).get('77');
+          expect(after).toEqual(verdict === 'apply' || verdict === 'forced' ? at : stored);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -148,6 +149,48 @@ describe('feed scripts (real Redis)', () => {
 });
 
 describe('feed consumer group over the shard streams (real Redis)', () => {
+  it('applies over a gap nobody can fill once the gap timeout ran out', async () => {
+    const f = freshFollower();
+    const profile = '990001';
+    const [gapStream] = streamKeysOf(`${PREFIX}gap:`, 1) as [string];
+    await follow(redis, keys, f, profile, { generation: 1n, version: 0n });
+    const at = (version: number, post: bigint) => ({
+      profile_id: profile,
+      version: String(version),
+      generation: '1',
+      at: new Date().toISOString(),
+      kind: 'created',
+      post_ids: [post.toString()],
+    });
+    const [p1, p3] = [4611686018427387904n, 4611686018427388904n];
+    // Version 2 never comes (the write side's log no longer held it when it rolled forward).
+    for (const e of [at(1, p1), at(3, p3)]) {
+      await redis.xadd(gapStream, '*', 'event', JSON.stringify(e));
+    }
+    const c = new FeedConsumer(redis, keys, {
+      streamKeys: [gapStream],
+      group: 'gap',
+      consumer: 'c',
+      blockMs: 20,
+      count: 10,
+      minIdleMs: 60_000,
+      claimEveryMs: 60_000,
+      gapTimeoutMs: 300,
+      audit: false,
+    });
+    await c.start();
+    await c.poll();
+    expect((await readTimeline(redis, keys, f)).map((t) => t.postId)).toEqual([p1]);
+    expect(c.stats.deferred).toBeGreaterThan(0);
+    const t0 = Date.now();
+    while (c.stats.gapsAccepted === 0 && Date.now() - t0 < 10_000) await c.poll();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    expect(c.stats.gapsAccepted).toBe(1);
+    expect((await readTimeline(redis, keys, f)).map((t) => t.postId)).toEqual([p3, p1]);
+    expect((await marksOf(redis, keys, f)).get(profile)).toEqual({ generation: 1n, version: 3n });
+    await c.close();
+  });
+
   it('applies every version once: duplicates, a dead consumer, a SIGKILLed one, several shards', async () => {
     const rand = prng(26);
     const profiles = Array.from({ length: 6 }, (_, i) => String(880_000 + i));
@@ -180,6 +223,8 @@ describe('feed consumer group over the shard streams (real Redis)', () => {
       count: 7,
       minIdleMs: 300,
       claimEveryMs: 100,
+      // No gap in these streams is permanent: any forced application would be a bug.
+      gapTimeoutMs: 600_000,
       audit: true,
     };
     const a = new FeedConsumer(redis, keys, { ...settings, consumer: 'a' });
@@ -323,6 +368,7 @@ describe('feed consumer group over the shard streams (real Redis)', () => {
     );
     expect(sum('claimed')).toBeGreaterThanOrEqual(ghostEntries.length);
     expect(sum('duplicates')).toBeGreaterThan(0);
+    expect(sum('gapsAccepted')).toBe(0);
     // The malformed entry was acknowledged by whoever read it (drained), not retried forever.
     expect(sum('malformed')).toBeLessThanOrEqual(1);
     expect(removedChecked).toBeGreaterThan(0);

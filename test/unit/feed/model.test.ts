@@ -134,6 +134,22 @@ describe('feed model: fan-out on write with dedupe by (profile, version)', () =>
     expect(model.inserts.get(`9001|${post}`)).toBe(1);
   });
 
+  it('applies over a gap only when told to (the consumer’s gap timeout)', () => {
+    const model = new FeedModel();
+    model.follow('9001', '101', { generation: 1n, version: 0n });
+    const e: ChangeEvent = {
+      profile_id: '101',
+      version: '3',
+      generation: '1',
+      at: '2026-12-02T13:00:00.000Z',
+      kind: 'created',
+      post_ids: ['4611686018427387904'],
+    };
+    expect(model.apply('9001', e)).toMatchObject({ verdict: 'gap', inserted: 0 });
+    expect(model.apply('9001', e, true)).toMatchObject({ verdict: 'forced', inserted: 1 });
+    expect(model.apply('9001', { ...e, version: '2' }, true).verdict).toBe('duplicate');
+  });
+
   it('keeps a post another followed grid holds, and drops it when the last one lets go', () => {
     const model = new FeedModel();
     model.follow('9001', '101');
