@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AuthConfig } from './config-auth.js';
+import { ChangesConfig } from './config-changes.js';
 import { HttpServerConfig } from './config-http.js';
 import { Replication } from './config-replication.js';
 import { redisTargetProblem } from './redis-target.js';
@@ -109,6 +110,7 @@ export const ConfigSchema = z.object({
   REDIS_TIMEOUT_MS: intFrom(150, 10),
 
   ...AuthConfig,
+  ...ChangesConfig,
 
   // IDs: a fixed worker number, or leased from Cassandra when unset.
   WORKER_ID: z.coerce.number().int().min(0).max(8191).optional(),

@@ -109,6 +109,8 @@ async function main(): Promise<void> {
     cassandraVersion: await releaseVersion(cassandra.client),
     relabelPolicy: config.RELABEL_POLICY,
   });
+  // Rolls forward the versions a crashed writer left unpublished (service/changes/sweeper.ts).
+  const sweeper = service.changes.startSweeper();
   const auditLog = logCallback(logger.child({ component: 'audit' }), 'warn');
   const audits =
     config.AUDIT_EVERY_S > 0
@@ -135,6 +137,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, drainMs));
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await audits?.stop();
+    await sweeper?.stop();
     await lease.release();
     await Promise.allSettled([cassandra.client.shutdown(), redis?.close()]);
     process.exit(code);

@@ -36,6 +36,7 @@ import type { NotNow, RenderedRead, RenderPage } from './read/rendered-read.js';
 import type { CopyBuilder } from './read/copy-builder.js';
 import type { RenderedPage } from '../cache/rendered-pages.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
+import type { ChangeStream } from './changes/changes.js';
 import type { GridWriter, WriteOptions } from './write/grid-writer.js';
 import { trackOp } from './write/write-op.js';
 
@@ -59,6 +60,8 @@ export class GridService {
   readonly copies: CopyBuilder;
   /** A platform's own services: registered posts and imports (platform-posts.ts). */
   readonly platform: PlatformPosts;
+  /** The change log and its stream (changes/changes.ts). */
+  readonly changes: ChangeStream;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   private readonly renderedRead: RenderedRead;
   private readonly deps: ServiceDeps;
@@ -74,6 +77,7 @@ export class GridService {
     this.flags = w.flags;
     this.checks = w.checks;
     this.copies = w.copies;
+    this.changes = w.changes;
     this.pageReader = w.pageReader;
     this.renderedRead = w.renderedRead;
     this.deps = w.deps;

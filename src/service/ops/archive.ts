@@ -68,6 +68,7 @@ export function archivePost(
         kind: 'write',
         mutation: { effects, ...outOfOrder(snapshot, postId) },
         result: { changed: true },
+        change: { kind: 'archived', postIds: [postId] },
       };
     },
     options,
@@ -116,6 +117,7 @@ export function unarchivePost(
         kind: 'write',
         mutation: { upserts, effects },
         result: { changed: true, rowsWritten: upserts.length },
+        change: { kind: 'unarchived', postIds: [postId] },
       };
     },
     options,

@@ -89,6 +89,7 @@ export async function patchOrder(
         kind: 'write',
         mutation: { upserts },
         result: { rowsWritten: upserts.length, kept: plan.kept },
+        change: { kind: 'batch_reordered', postIds: plan.moved },
       };
     },
     options,

@@ -135,7 +135,8 @@ function acceptPlanner(deps: ServiceDeps, postId: bigint): GridPlanner<InviteAns
     }
     if (!invite || !alive) throw noInvite(postId);
     const effects: MembershipOp[] = [{ op: 'grid_put', postId, authorId: invite.authorId }];
-    return { kind: 'write', mutation: { effects }, result: { changed: true } };
+    const change = { kind: 'collaborator_accepted', postIds: [postId] } as const;
+    return { kind: 'write', mutation: { effects }, result: { changed: true }, change };
   };
 }
 
@@ -158,6 +159,7 @@ export async function declineInvite(
     postId,
     invite.authorId,
     options,
+    'collaborator_declined',
   );
   if (withdrawal === 'none' && !out.result.removed) throw noInvite(postId);
   await dropFromCollaborators(deps, postId, profileId);
@@ -219,6 +221,7 @@ export async function removeCollaborator(
     postId,
     post.authorId,
     options,
+    actorId === collaboratorId ? 'collaborator_left' : 'collaborator_removed',
   );
   await dropFromCollaborators(deps, postId, collaboratorId);
   return out;

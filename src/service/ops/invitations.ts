@@ -11,6 +11,7 @@
  * Limits (domain/invite-limits.ts) decide per invitee before anything is written; a refused
  * invitation is reported, never the post that named it.
  */
+import type { ChangeKind } from '../../domain/change-log.js';
 import { DomainError } from '../../domain/errors.js';
 import {
   INBOX_READ_LIMIT,
@@ -133,13 +134,14 @@ export async function removeFromCollaborator(
   postId: bigint,
   authorId: bigint,
   options: WriteOptions = {},
+  change: ChangeKind = 'deleted',
 ) {
   const withdrawal: Withdrawal = await deps.invites.withdrawPending(profileId, postId, authorId);
   if (withdrawal === 'claimed') await deps.invites.drop(profileId, postId);
   const bump = withdrawal === 'claimed';
   const out = await deps.writer.writeGrid(
     profileId,
-    removalPlanner(deps, postId, { bump }),
+    removalPlanner(deps, postId, { bump, change }),
     options,
   );
   return { withdrawal, out };

@@ -15,6 +15,7 @@
  * the snapshot and the slice already read it, so it needs no reads of its own in the common case;
  * the static cells it returns (the undo ring) commit in the move's own batch.
  */
+import type { ChangeDecl } from '../../domain/change-log.js';
 import { DomainError } from '../../domain/errors.js';
 import { entryAboveIn, type RelabelPolicy } from '../../domain/keys.js';
 import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
@@ -121,9 +122,9 @@ export function movePlanner(
         above: entryAboveIn(writes.slice, effectiveEntry(snapshot.overrides, postId)),
       };
       const statics = await onPlanned(ctx, { ...result, previous });
-      return { kind: 'write', mutation: { upserts, statics }, result };
+      return { kind: 'write', mutation: { upserts, statics }, result, change: moved(postId) };
     }
-    return { kind: 'write', mutation: { upserts }, result };
+    return { kind: 'write', mutation: { upserts }, result, change: moved(postId) };
   };
 }
 
@@ -176,3 +177,6 @@ export function placeAfter(
     rowCap,
   );
 }
+
+/** A move's change record: the moved post alone (its relabelled neighbours did not move). */
+const moved = (postId: bigint): ChangeDecl => ({ kind: 'moved', postIds: [postId] });

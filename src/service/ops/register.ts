@@ -88,7 +88,8 @@ function registerPlanner(deps: ServiceDeps, post: PostRecord): GridPlanner<{ joi
     // Already on the grid, or archived by its owner since: the registration holds as it is.
     if (onGrid || archived) return { kind: 'skip', result: { joined: false } };
     const effects: MembershipOp[] = [{ op: 'grid_put', postId: post.postId, authorId: profileId }];
-    return { kind: 'write', mutation: { effects }, result: { joined: true } };
+    const change = { kind: 'registered', postIds: [post.postId] } as const;
+    return { kind: 'write', mutation: { effects }, result: { joined: true }, change };
   };
 }
 

@@ -20,6 +20,7 @@ export function resetGrid(deps: ServiceDeps, profileId: bigint, options: WriteOp
         kind: 'write',
         mutation: dropped > 0 ? { clearOverrides: true } : {},
         result: { overridesDropped: dropped },
+        change: { kind: 'reset', postIds: [] },
       };
     },
     options,

@@ -26,10 +26,20 @@ export async function takedownPost(deps: ServiceDeps, postId: bigint): Promise<T
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
   if (!post.removedAt) await deps.posts.markRemoved(postId);
   const grids: Array<{ profileId: bigint; version: bigint }> = [];
-  const own = await deps.writer.writeGrid(post.authorId, removalPlanner(deps, postId));
+  const own = await deps.writer.writeGrid(
+    post.authorId,
+    removalPlanner(deps, postId, { change: 'taken_down' }),
+  );
   if (own.committed) grids.push({ profileId: post.authorId, version: own.version });
   for (const profileId of post.collaborators) {
-    const { out } = await removeFromCollaborator(deps, profileId, postId, post.authorId);
+    const { out } = await removeFromCollaborator(
+      deps,
+      profileId,
+      postId,
+      post.authorId,
+      {},
+      'taken_down',
+    );
     if (out.committed) grids.push({ profileId, version: out.version });
   }
   await deps.posts.deletePost(postId, [], true);

@@ -42,6 +42,7 @@ import type { GroupMember } from './group-round.js';
 import type {
   CommitEvent,
   GridPlanner,
+  Publication,
   WriteOptions,
   WriteOutcome,
   WriterHooks,
@@ -66,6 +67,8 @@ export class GridWriter {
   private readonly carried: CarriedStates;
   /** The service's own post-commit steps (the cache), after the caller's `hooks.onCommitted`. */
   private readonly ownHooks: Array<(event: CommitEvent) => Promise<void> | void> = [];
+  /** The change stream (service/changes/publication.ts); absent = not published. */
+  private publication: Publication | undefined;
 
   constructor(
     private readonly store: GridStore,
@@ -120,19 +123,24 @@ export class GridWriter {
   }
 
   private async commit(profileId: bigint, members: GroupMember[]): Promise<GroupMember[]> {
+    const pub = this.publication?.open(profileId);
     const deps = {
       store: this.store,
       membership: this.membership,
       settings: this.settings,
+      ...(pub ? { beforeBatch: () => pub.beforeBatch() } : {}),
       committed: async (event: CommitEvent, plan: { effects: Effects | undefined }) => {
+        pub?.applied();
         if (this.hooks.afterCas) await this.hooks.afterCas(event);
         if (plan.effects) await this.applyOwn(profileId, plan.effects);
+        pub?.publish(event);
         await this.notify(event);
       },
     };
     // Only a queue's rounds follow each other; racing writes always read.
     const start = this.queue ? this.carried.take(profileId) : undefined;
     const out = await commitGroup(deps, profileId, members, start?.carried, start?.idle);
+    pub?.done();
     if (out.stale) this.carried.markShared(profileId);
     this.carried.put(profileId, this.queue ? out.carried : undefined);
     return out.back;
@@ -151,6 +159,11 @@ export class GridWriter {
         err,
       );
     }
+  }
+
+  /** Publishes every commit's versions to the change stream (set once, before any write). */
+  publishWith(publication: Publication): void {
+    this.publication = publication;
   }
 
   /** Registers a step run after every commit (failures are logged, never surfaced). */

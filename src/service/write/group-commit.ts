@@ -32,6 +32,8 @@ export interface GroupCommitDeps {
   readonly settings: WriterSettings;
   /** After the batch applied: the crash seam, the membership effects, the commit hooks. */
   readonly committed: (event: CommitEvent, plan: RoundPlan) => Promise<void>;
+  /** Before each batch is sent: the change stream's mark (service/changes/publication.ts). */
+  readonly beforeBatch?: () => Promise<void>;
 }
 
 /**
@@ -110,6 +112,7 @@ async function attempts(
       attempt,
       deps.settings.group,
       memo,
+      deps.settings.changeSlots,
     );
     // The records planners wrote must exist before the batch (and before a cut write re-plans).
     const pending = plan.failedWork();
@@ -121,6 +124,7 @@ async function attempts(
     if (dropFailed(round, failed)) continue; // not an attempt: nothing was sent
     // Requests their deadline answered "not applied" meanwhile must stay so: re-plan without.
     if (dropSealed(round)) continue; // not an attempt: nothing was sent
+    await deps.beforeBatch?.();
     const cas = await sendBatch(deps.store, profileId, snapshot, plan, round.waiting);
     if (cas === 'refused') {
       dropSealed(round);

@@ -14,6 +14,7 @@
  *     over the group's bounds ends it too. Cut writes go back to the front of the queue and are
  *     planned again in the next round (planners are pure functions of what they read).
  */
+import type { ChangeRecord } from '../../domain/change-log.js';
 import type { Effects } from '../../domain/membership.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
@@ -22,6 +23,7 @@ import { storeDidNotAnswer } from '../../store/cql-errors.js';
 import { gridPostsMemo, type GridPostsMemo } from '../../store/grid-posts-memo.js';
 import { GroupTally, mergeMutations, snapshotAfter, type GroupBounds } from './group-plan.js';
 import { membershipStatics } from './membership-statics.js';
+import { DEFAULT_CHANGE_SLOTS, withChange } from '../changes/planned-change.js';
 import type { GridPlanner, WriteOptions, WriteOutcome } from './write-types.js';
 
 /** A queued write, as the group runner holds it. */
@@ -77,6 +79,7 @@ export async function planRound(
   attempt: number,
   bounds: GroupBounds,
   memo: GridPostsMemo,
+  changeSlots = DEFAULT_CHANGE_SLOTS,
 ): Promise<RoundPlan> {
   const decided: Planned[] = [];
   const batched: Planned[] = [];
@@ -85,6 +88,7 @@ export async function planRound(
   let cut: GroupMember[] = [];
   let effects: Effects | undefined;
   const work: Array<Promise<[GroupMember, unknown] | undefined>> = [];
+  const changes: ChangeRecord[] = [];
   let s = read;
   for (let i = 0; i < members.length; i++) {
     const member = members[i]!;
@@ -144,6 +148,9 @@ export async function planRound(
       effects = m.effects;
       mutation = { ...mutation, statics: { ...mutation.statics, ...m.statics } };
     }
+    const at = { version: nextVersion, generation, slots: changeSlots, at: Date.now() };
+    const change = decision.kind === 'write' ? decision.change : undefined;
+    mutation = withChange(mutation, change, changes, at);
     tally.add(mutation);
     mutations.push(mutation);
     batched.push({

@@ -4,6 +4,7 @@
  * so the writer's parts (group-planner.ts, group-commit.ts) share it without importing the writer.
  */
 import type { Config } from '../../config.js';
+import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
@@ -34,7 +35,13 @@ export interface PlanContext {
 }
 
 export type PlanDecision<R> =
-  | { readonly kind: 'write'; readonly mutation: GridMutation; readonly result: R }
+  | {
+      readonly kind: 'write';
+      readonly mutation: GridMutation;
+      readonly result: R;
+      /** What this version changed, for the change log (service/changes/planned-change.ts). */
+      readonly change?: ChangeDecl;
+    }
   | { readonly kind: 'skip'; readonly result: R };
 
 /** Decides what to write from a fresh snapshot. Called again after every lost CAS. */
@@ -78,6 +85,22 @@ export interface WriterHooks {
   log?: (msg: string, err?: unknown) => void;
 }
 
+/** The change stream's part in one write round (service/changes/publication.ts). */
+export interface PublicationRound {
+  /** Before each batch is sent, awaited: the mark that lets a crash after the commit be found. */
+  beforeBatch(): Promise<void>;
+  /** The batch applied (before the crash seam: from here on the mark must stay). */
+  applied(): void;
+  /** After the batch and its membership effects: publish its versions (not awaited). */
+  publish(event: CommitEvent): void;
+  /** The round is over: takes back a mark that no applied batch needs. */
+  done(): void;
+}
+
+export interface Publication {
+  open(profileId: bigint): PublicationRound;
+}
+
 /** Keeping a profile's committed state across an idle write line (carried-states.ts). */
 export interface CarrySettings {
   /** How long a profile's state stays carried after its line went idle; 0 = not at all. */
@@ -100,6 +123,8 @@ export interface WriterSettings {
   readonly queueMaxWaitMs: number;
   /** Keeping a profile's committed state across an idle line (carried-states.ts). */
   readonly carry: CarrySettings;
+  /** Slots of the change log (domain/change-log.ts); at least `group.maxWrites`. */
+  readonly changeSlots?: number;
   /** Bounds of one group commit (1 write = no grouping). */
   readonly group: {
     readonly maxWrites: number;
@@ -114,6 +139,7 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
   maxBackoffMs: 200,
   retryAfterS: 1,
   queueMaxWaitMs: config.WRITE_QUEUE_MAX_WAIT_MS,
+  changeSlots: Math.max(config.CHANGE_LOG_VERSIONS, config.WRITE_GROUP_MAX_WRITES),
   carry: {
     idleMs: config.WRITE_CARRY_IDLE_MS,
     maxRows: config.WRITE_CARRY_MAX_ROWS,

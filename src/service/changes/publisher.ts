@@ -1,0 +1,163 @@
+/**
+ * Publishes each committed version's change record to its shard's Redis stream, exactly once per
+ * version after dedupe (docs/integration.md "Change stream"). The record itself committed in the
+ * version's own conditional batch (domain/change-log.ts); publishing is a roll-forward of it,
+ * like the membership effects (domain/membership.ts):
+ *
+ * - the writer marks its grid in the shard's pending set BEFORE its compare-and-set (`mark`),
+ *   and publishes right after it (`publishCommitted`): one script XADDs the versions above the
+ *   profile's watermark, advances it and clears the mark, atomically (cache/change-stream.ts);
+ * - a gap (the watermark is below the first version the writer holds: an earlier writer crashed
+ *   or Redis did not answer) is filled from the change log first (`rollForward`), by this writer;
+ * - a crash between the commit and the publish leaves the mark: the sweeper (sweeper.ts) rolls
+ *   the grid forward from its change log once the mark is older than CHANGES_SWEEP_AGE_MS.
+ *
+ * Every path goes through the same script, so two of them racing publish each version once.
+ * Redis not answering never fails a write: the mark or the publish is counted and left to the
+ * roll-forward.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  markMember,
+  shardOf,
+  streamKeys,
+  withChangeCommands,
+  type StreamKeys,
+} from '../../cache/change-stream.js';
+import type { RedisGuard } from '../../cache/redis.js';
+import type { Config } from '../../config.js';
+import type { ChangeRecord } from '../../domain/change-log.js';
+import {
+  changesLost,
+  changesPublished,
+  changesPublishFailures,
+  changesPublishLag,
+  changesRolledForward,
+} from '../../obs/change-metrics.js';
+import type { ChangeLogStore } from '../../store/change-log-store.js';
+import type { CommitEvent } from '../write/write-types.js';
+
+export interface StreamSettings {
+  readonly prefix: string;
+  readonly shards: number;
+  readonly maxLen: number;
+}
+
+export const streamSettingsOf = (config: Config): StreamSettings => ({
+  prefix: config.CHANGES_KEY_PREFIX,
+  shards: config.CHANGES_STREAM_SHARDS,
+  maxLen: config.CHANGES_STREAM_MAXLEN,
+});
+
+/** The event of a record (the contract: IDs and versions as decimal strings). */
+export function eventOf(profileId: bigint, r: ChangeRecord): string {
+  return JSON.stringify({
+    profile_id: profileId.toString(),
+    version: r.version.toString(),
+    generation: r.generation.toString(),
+    at: new Date(r.at).toISOString(),
+    kind: r.kind,
+    post_ids: r.postIds.map(String),
+  });
+}
+
+type Published = { added: number; watermark: bigint; gap: boolean };
+
+export class ChangePublisher {
+  private readonly token = randomUUID().slice(0, 8);
+  private seq = 0;
+
+  constructor(
+    private readonly redis: RedisGuard,
+    private readonly log: ChangeLogStore,
+    readonly settings: StreamSettings,
+    private readonly warn: (msg: string, err?: unknown) => void = () => {},
+  ) {
+    // Before any command: an auto-pipeline made earlier would not know the script.
+    withChangeCommands(redis.client);
+  }
+
+  keysOf(profileId: bigint): StreamKeys {
+    return streamKeys(this.settings.prefix, shardOf(profileId, this.settings.shards));
+  }
+
+  /** Marks the grid before a batch; the mark's member, undefined when Redis did not answer. */
+  async mark(profileId: bigint): Promise<string | undefined> {
+    const member = markMember(profileId, `${this.token}:${++this.seq}`);
+    const { pending } = this.keysOf(profileId);
+    const done = await this.redis.run((c) => c.zadd(pending, Date.now(), member));
+    if (done !== undefined) return member;
+    changesPublishFailures.inc({ step: 'mark' });
+    return undefined;
+  }
+
+  /** Takes back the mark of a round that committed nothing. */
+  async unmark(profileId: bigint, member: string): Promise<void> {
+    await this.redis.run((c) => c.zrem(this.keysOf(profileId).pending, member));
+  }
+
+  /** After `event`'s batch applied: its versions, then (on a gap) what the log holds. */
+  async publishCommitted(event: CommitEvent, member: string | undefined): Promise<void> {
+    const from = event.before.head.version;
+    const records = (event.mutation.statics?.changeLog?.records ?? []).filter(
+      (r) => r.version > from && r.version <= event.version,
+    );
+    const marks = member ? [member] : [];
+    const out = await this.publish(event.profileId, records, marks, false);
+    if (!out) return; // the mark stays: the sweeper publishes them
+    if (out.gap) await this.rollForward(event.profileId, marks, 'writer');
+    else changesPublished.inc({ by: 'writer' }, out.added);
+  }
+
+  /**
+   * Publishes every retained version above the watermark, from the change log (a serial read:
+   * a crashed writer's Paxos round is settled first), and clears `marks`. Versions the log no
+   * longer holds are counted lost. Resolves the number published, undefined if Redis failed.
+   */
+  async rollForward(
+    profileId: bigint,
+    marks: readonly string[],
+    by: 'writer' | 'sweeper',
+  ): Promise<number | undefined> {
+    const { records } = await this.log.read(profileId, 'serial');
+    const out = await this.publish(profileId, records, marks, true);
+    if (!out) return undefined;
+    const oldest = records[0]?.version;
+    if (oldest !== undefined && oldest > out.watermark + 1n && out.added > 0) {
+      changesLost.inc(Number(oldest - out.watermark - 1n));
+    }
+    changesPublished.inc({ by: 'roll_forward' }, out.added);
+    changesRolledForward.inc({ by }, out.added);
+    return out.added;
+  }
+
+  private async publish(
+    profileId: bigint,
+    records: readonly ChangeRecord[],
+    marks: readonly string[],
+    force: boolean,
+  ): Promise<Published | undefined> {
+    const k = this.keysOf(profileId);
+    const argv = [profileId.toString(), String(this.settings.maxLen), force ? '1' : '0'];
+    argv.push(String(marks.length), ...marks);
+    for (const r of records) argv.push(r.version.toString(), eventOf(profileId, r));
+    let reply: [number, string, string] | undefined;
+    try {
+      reply = await this.redis.run((c) =>
+        withChangeCommands(c).regridPublishChanges(k.stream, k.watermarks, k.pending, ...argv),
+      );
+    } catch (err) {
+      this.warn(`change stream: publish of ${profileId} failed`, err);
+    }
+    if (!reply) {
+      changesPublishFailures.inc({ step: 'publish' });
+      return undefined;
+    }
+    const [added, , before] = reply;
+    const now = Date.now();
+    for (const r of records.slice(records.length - Math.max(added, 0))) {
+      changesPublishLag.observe(Math.max(0, now - r.at) / 1000);
+    }
+    return { added: Math.max(added, 0), watermark: BigInt(before), gap: added < 0 };
+  }
+}
