@@ -7,10 +7,12 @@
  * Follows what --follow says (follower:profile,profile,…), consumes every shard stream of the
  * change stream in consumer group --group as consumer --consumer, and prints its counts every
  * --report-every-ms on stderr and once more at the end on stdout (--json for one JSON line).
- * Stops on SIGINT/SIGTERM, after --duration-ms, or once no entry came for --until-idle-ms.
+ * Stops on SIGINT/SIGTERM, after --duration-ms, or once no entry came for --until-idle-ms; then,
+ * with --check <regrid base URL>, compares the followers' timelines with the grids (check.ts).
  */
 import { parseArgs } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
+import { checkFeeds } from './check.js';
 import { FeedConsumer, type FeedStats } from './consumer.js';
 import { follow, readTimeline } from './graph.js';
 import { feedKeysOf, streamKeysOf } from './keys.js';
@@ -35,6 +37,7 @@ const { values } = parseArgs({
     'duration-ms': { type: 'string' },
     'until-idle-ms': { type: 'string' },
     audit: { type: 'boolean', default: false },
+    check: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -121,12 +124,31 @@ for (const { follower } of follows) {
     reentered: counts.filter((c) => Number(c) > 1).length,
   };
 }
+// --check http://host:port: the feeds against the grids the service shows now.
+const check = values.check
+  ? await checkFeeds(
+      redis,
+      keys,
+      (path) => fetch(`${values.check!.replace(/\/$/, '')}${path}`),
+      follows,
+    )
+  : undefined;
 console.log(
   values.json
-    ? JSON.stringify({ ...consumer.stats, timelines })
-    : `${line(consumer.stats)}\n${Object.entries(timelines)
-        .map(([f, t]) => `timeline ${f}: ${t.posts} posts, ${t.reentered} re-entered`)
-        .join('\n')}`,
+    ? JSON.stringify({ ...consumer.stats, timelines, ...(check ? { check } : {}) })
+    : [
+        line(consumer.stats),
+        ...Object.entries(timelines).map(
+          ([f, t]) => `timeline ${f}: ${t.posts} posts, ${t.reentered} re-entered`,
+        ),
+        ...(check
+          ? [
+              `check against ${values.check}: ${check.followers} followers, ${check.entries} entries, ` +
+                `missing ${check.missing}, extra ${check.extra}, misplaced ${check.misplaced}, ` +
+                `grids not caught up ${check.behind}`,
+            ]
+          : []),
+      ].join('\n'),
 );
 await consumer.close();
 redis.disconnect();
