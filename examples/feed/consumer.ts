@@ -38,6 +38,13 @@ export interface ConsumerSettings {
   readonly gapTimeoutMs: number;
   /** Count every insertion per post in the follower's `inserts` hash (keys.ts). */
   readonly audit: boolean;
+  /** Where a new group starts: '0' every retained entry (the default), '$' only new ones. */
+  readonly startAt?: '0' | '$';
+  /**
+   * Called for an event of a profile nobody follows, before the fan-out (the CLI's
+   * --auto-follow: a load test's profiles are fresh, so they cannot be named beforehand).
+   */
+  readonly autoFollow?: (profile: string) => Promise<void>;
 }
 
 export interface FeedStats {
@@ -105,7 +112,8 @@ export class FeedConsumer {
   async start(): Promise<void> {
     for (const key of this.settings.streamKeys) {
       try {
-        await this.redis.xgroup('CREATE', key, this.settings.group, '0', 'MKSTREAM');
+        const start = this.settings.startAt ?? '0';
+        await this.redis.xgroup('CREATE', key, this.settings.group, start, 'MKSTREAM');
       } catch (err) {
         if (!String((err as Error).message).startsWith('BUSYGROUP')) throw err;
       }
@@ -216,7 +224,11 @@ export class FeedConsumer {
     const planned = planOf(event);
     const retry = deferredSince !== undefined;
     const force = retry && Date.now() - deferredSince >= this.settings.gapTimeoutMs;
-    const followers = await followersOf(this.redis, this.keys, event.profile_id);
+    let followers = await followersOf(this.redis, this.keys, event.profile_id);
+    if (followers.length === 0 && this.settings.autoFollow) {
+      await this.settings.autoFollow(event.profile_id);
+      followers = await followersOf(this.redis, this.keys, event.profile_id);
+    }
     const results = await Promise.all(
       followers.map((f) =>
         applyForFollower(this.redis, this.keys, f, planned, this.settings.audit, force),

@@ -38,6 +38,9 @@ const { values } = parseArgs({
     'until-idle-ms': { type: 'string' },
     audit: { type: 'boolean', default: false },
     check: { type: 'string' },
+    'auto-follow': { type: 'string', default: '0' },
+    'auto-pool': { type: 'string', default: '8' },
+    'from-now': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -51,14 +54,16 @@ function int(name: keyof typeof values): number {
   return n;
 }
 
-const follows = (values.follow ?? []).map((spec) => {
-  const match = /^(\d+):(\d+(?:,\d+)*)$/.exec(spec);
-  if (!match) {
-    console.error(`--follow ${spec}: expected follower:profile[,profile…] (decimal IDs)`);
-    process.exit(64);
-  }
-  return { follower: match[1]!, profiles: match[2]!.split(',') };
-});
+const follows: Array<{ follower: string; profiles: string[] }> = (values.follow ?? []).map(
+  (spec) => {
+    const match = /^(\d+):(\d+(?:,\d+)*)$/.exec(spec);
+    if (!match) {
+      console.error(`--follow ${spec}: expected follower:profile[,profile…] (decimal IDs)`);
+      process.exit(64);
+    }
+    return { follower: match[1]!, profiles: match[2]!.split(',') };
+  },
+);
 
 // --cluster host:port,host:port reads a Redis Cluster (one read per shard key, consumer.ts).
 const redis: FeedRedis = values.cluster
@@ -74,7 +79,24 @@ for (const { follower, profiles } of follows) {
   for (const profile of profiles) await follow(redis, keys, follower, profile);
 }
 
+// --auto-follow K: every profile first seen in the stream gets K followers out of a pool of
+// --auto-pool (auto-0 … auto-<pool-1>, by profile ID mod pool), so followers share profiles. Its
+// first event starts the watermark; with --from-now that is the profile's first write of the run.
+const autoK = int('auto-follow');
+const pool = Math.max(autoK, int('auto-pool'));
+const autoFollow = async (profile: string) => {
+  for (let i = 0; i < autoK; i++) {
+    const follower = `auto-${Number((BigInt(profile) + BigInt(i)) % BigInt(pool))}`;
+    await follow(redis, keys, follower, profile);
+    const entry = follows.find((f) => f.follower === follower);
+    if (entry) entry.profiles.push(profile);
+    else follows.push({ follower, profiles: [profile] });
+  }
+};
+
 const consumer = new FeedConsumer(redis, keys, {
+  ...(autoK > 0 ? { autoFollow } : {}),
+  startAt: values['from-now'] ? '$' : '0',
   streamKeys: streamKeysOf(values['stream-prefix']!, int('shards')),
   group: values.group!,
   consumer: values.consumer!,
