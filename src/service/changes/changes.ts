@@ -40,9 +40,12 @@ export class ChangeStream {
     if (this.publisher) writer.publishWith(publicationOf(this.publisher, this.warn));
   }
 
-  /** The sweeper of this process (undefined when the stream is off or the interval is 0). */
+  /**
+   * The sweeper of this process (undefined when the stream is off); with an interval of 0 it
+   * sweeps only when asked (`sweep()`).
+   */
   startSweeper(): ChangeSweeper | undefined {
-    if (!this.publisher || !this.redis || this.config.CHANGES_SWEEP_INTERVAL_MS === 0) return;
+    if (!this.publisher || !this.redis) return;
     return startChangeSweeper(
       this.publisher,
       this.redis,
