@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createRedisGuard } from '../src/cache/redis.js';
+import { changesPublishFailures, changesRolledForward } from '../src/obs/change-metrics.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { GridService } from '../src/service/grid-service.js';
@@ -137,6 +138,11 @@ console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const row of rows) console.log(row);
 console.log(
   `all rounds: publish lag p50 ${pct(allLags, 50)} ms, p99 ${pct(allLags, 99)} ms (${allLags.length} events)`,
+);
+const total = async (c: typeof changesRolledForward | typeof changesPublishFailures) =>
+  (await c.get()).values.map((v) => `${Object.values(v.labels).join('/')}=${v.value}`).join(' ');
+console.log(
+  `redis failures: ${(await total(changesPublishFailures)) || 'none'}; rolled forward: ${(await total(changesRolledForward)) || 'none'}`,
 );
 const keys = await raw.keys(`${PREFIX}*`);
 if (keys.length > 0) await raw.del(...keys);

@@ -1,6 +1,7 @@
 /**
  * The change stream's part in each write round of the grid writer (service/write/grid-writer.ts
- * `publishWith`): one mark before the round's first batch, kept if a batch applied (published
+ * `publishWith`): one mark per round, sent when the round opens (so its round trip overlaps the
+ * snapshot read and the planning) and awaited before the first batch, kept if a batch applied (published
  * and cleared by the publish script, or left for the sweeper if this process dies first), taken
  * back if none did. The publish is not awaited by the write: the commands of one connection run
  * in order, so the next round's publish follows this one, and the script's gap rule covers one
@@ -15,11 +16,10 @@ export function publicationOf(
 ): Publication {
   return {
     open(profileId: bigint): PublicationRound {
-      let marking: Promise<string | undefined> | undefined;
+      const marking = publisher.mark(profileId);
       let applied = false;
       return {
         async beforeBatch() {
-          marking ??= publisher.mark(profileId);
           await marking;
         },
         applied() {
@@ -27,14 +27,13 @@ export function publicationOf(
         },
         publish(event: CommitEvent) {
           void (async () => {
-            const member = marking ? await marking : undefined;
-            await publisher.publishCommitted(event, member);
+            await publisher.publishCommitted(event, await marking);
           })().catch((err: unknown) =>
             log(`change stream: ${profileId}@${event.version} left to the sweeper`, err),
           );
         },
         done() {
-          if (applied || !marking) return;
+          if (applied) return;
           void marking.then((m) => (m ? publisher.unmark(profileId, m) : undefined));
         },
       };

@@ -13,8 +13,9 @@
  *   the grid forward from its change log once the mark is older than CHANGES_SWEEP_AGE_MS.
  *
  * Every path goes through the same script, so two of them racing publish each version once.
- * Redis not answering never fails a write: the mark or the publish is counted and left to the
- * roll-forward.
+ * Redis not answering never fails a write: the mark or the publish is counted, and the grid is
+ * owed (`owe`): this process's sweeper rolls it forward once Redis answers again (a crash before
+ * that leaves it to the grid's next writer, as the mark would have told the sweeper).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -61,11 +62,15 @@ export function eventOf(profileId: bigint, r: ChangeRecord): string {
   });
 }
 
+const MAX_OWED = 10_000;
+
 type Published = { added: number; watermark: bigint; gap: boolean };
 
 export class ChangePublisher {
   private readonly token = randomUUID().slice(0, 8);
   private seq = 0;
+  /** Grids whose mark or publish Redis did not answer (bounded: the oldest owed goes first). */
+  private readonly owedSet = new Set<bigint>();
 
   constructor(
     private readonly redis: RedisGuard,
@@ -88,7 +93,22 @@ export class ChangePublisher {
     const done = await this.redis.run((c) => c.zadd(pending, Date.now(), member));
     if (done !== undefined) return member;
     changesPublishFailures.inc({ step: 'mark' });
+    this.owe(profileId);
     return undefined;
+  }
+
+  /** Remembers a grid this process must roll forward (Redis did not answer for it). */
+  owe(profileId: bigint): void {
+    this.owedSet.delete(profileId);
+    this.owedSet.add(profileId);
+    if (this.owedSet.size > MAX_OWED) this.owedSet.delete(this.owedSet.values().next().value!);
+  }
+
+  /** The owed grids, handed over (the sweeper owes back those it could not publish). */
+  takeOwed(): bigint[] {
+    const out = [...this.owedSet];
+    this.owedSet.clear();
+    return out;
   }
 
   /** Takes back the mark of a round that committed nothing. */
@@ -104,22 +124,24 @@ export class ChangePublisher {
     );
     const marks = member ? [member] : [];
     const out = await this.publish(event.profileId, records, marks, false);
-    if (!out) return; // the mark stays: the sweeper publishes them
+    if (!out) return this.owe(event.profileId); // and the mark stays: a sweeper publishes them
     if (out.gap) await this.rollForward(event.profileId, marks, 'writer');
     else changesPublished.inc({ by: 'writer' }, out.added);
   }
 
   /**
-   * Publishes every retained version above the watermark, from the change log (a serial read:
-   * a crashed writer's Paxos round is settled first), and clears `marks`. Versions the log no
-   * longer holds are counted lost. Resolves the number published, undefined if Redis failed.
+   * Publishes every retained version above the watermark, from the change log, and clears
+   * `marks`. The sweeper reads it SERIAL (a crashed writer's Paxos round is settled first); a
+   * writer whose own batch just applied needs no such read: its compare-and-set could only win
+   * once every earlier round had committed. Versions the log no longer holds are counted lost.
+   * Resolves the number published, undefined if Redis failed.
    */
   async rollForward(
     profileId: bigint,
     marks: readonly string[],
     by: 'writer' | 'sweeper',
   ): Promise<number | undefined> {
-    const { records } = await this.log.read(profileId, 'serial');
+    const { records } = await this.log.read(profileId, by === 'sweeper' ? 'serial' : 'commit');
     const out = await this.publish(profileId, records, marks, true);
     if (!out) return undefined;
     const oldest = records[0]?.version;

@@ -5,8 +5,9 @@
  * writer has published or taken its mark back by then). Every CHANGES_SWEEP_INTERVAL_MS it reads
  * each shard's aged marks, publishes the grids' unpublished versions from their change logs
  * (publisher.ts `rollForward`, which clears the marks in the same script) and samples the streams'
- * length. Every instance may sweep: the publish script makes two sweeps of one grid publish each
- * version once.
+ * length; first of all, the grids this process owes (publisher.ts `owe`: Redis did not answer
+ * their mark or publish). Every instance may sweep: the publish script makes two sweeps of one
+ * grid publish each version once.
  */
 import { profileOfMark, streamKeys } from '../../cache/change-stream.js';
 import type { RedisGuard } from '../../cache/redis.js';
@@ -58,9 +59,25 @@ export function startChangeSweeper(
     return [published, aged?.length ?? 0, length];
   }
 
+  /** The grids whose mark or publish failed in this process (Redis answers again by now?). */
+  async function sweepOwed(): Promise<number> {
+    let published = 0;
+    for (const profileId of publisher.takeOwed()) {
+      try {
+        const n = await publisher.rollForward(profileId, [], 'sweeper');
+        if (n === undefined) publisher.owe(profileId);
+        else published += n;
+      } catch (err) {
+        publisher.owe(profileId);
+        log(`change sweeper: ${profileId} left for the next sweep`, err);
+      }
+    }
+    return published;
+  }
+
   async function sweepAll(): Promise<number> {
     const before = Date.now() - settings.ageMs;
-    let published = 0;
+    let published = await sweepOwed();
     let marks = 0;
     let length = 0;
     for (let shard = 0; shard < shards; shard++) {

@@ -10,6 +10,7 @@ import { TracingCql } from '../../../src/store/trace.js';
 import { ChangeLogStore } from '../../../src/store/change-log-store.js';
 import { consistencyOf } from '../../../src/store/cassandra.js';
 import { openPerFile } from '../support/per-file.js';
+import { startCqlProxy } from '../support/tcp-proxy.js';
 import {
   openChanges,
   randomProfile,
@@ -139,6 +140,37 @@ describe('the change stream', () => {
     expect(await h.raw.zcard(pending)).toBe(0);
     await h.service.move(me, ids[1]!, null); // v4: no gap, no duplicate
     expect(versionsOf(await h.waitEvents(me, 4))).toEqual(upTo(4));
+  });
+
+  it('versions whose mark and publish Redis never got are published by the sweeper once it answers', async () => {
+    const me = randomProfile();
+    const url = new URL(h.config.REDIS_URL);
+    const proxy = await startCqlProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    try {
+      const cut = await h.serviceWith({
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_TIMEOUT_MS: '300',
+      });
+      const ids = await seedGrid(h, cut, me, 3); // v1, published
+      expect(versionsOf(await h.waitEvents(me, 1))).toEqual([1]);
+      await proxy.kill(); // connections reset: nothing of what follows reaches Redis
+      await cut.move(me, ids[2]!, null); // v2
+      await cut.move(me, ids[1]!, null); // v3
+      const pending = `${h.config.CHANGES_KEY_PREFIX}changes:{${me % 4n}}:pending`;
+      expect(await h.raw.zcard(pending)).toBe(0); // no mark either: only this process knows
+      await proxy.revive();
+      const sweeper = cut.changes.startSweeper()!;
+      let published = 0;
+      for (let i = 0; i < 50 && published === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100)); // until the guard reconnected
+        published = await sweeper.sweep();
+      }
+      await sweeper.stop();
+      expect(published).toBe(2);
+      expect(versionsOf(await h.events(me))).toEqual([1, 2, 3]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('with Redis off the change log is still written (the catch-up reads it)', async () => {
