@@ -115,6 +115,7 @@ const pct = (xs: readonly number[], p: number) =>
 await run('on', MOVES / 4); // warm-up, not reported
 await run('off', MOVES / 4);
 const rows: string[] = [];
+const ratios: number[] = [];
 const allLags: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const order: Mode[] = r % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
@@ -125,17 +126,23 @@ for (let r = 0; r < ROUNDS; r++) {
   allLags.push(...l);
   const on = got.get('on')!.movesPerS;
   const off = got.get('off')!.movesPerS;
+  ratios.push(on / off);
   rows.push(
     `| ${r + 1} | ${off.toFixed(0)} | ${on.toFixed(0)} | ${(on / off).toFixed(2)} | ${l.length} | ${pct(l, 50)} | ${pct(l, 99)} |`,
   );
 }
 allLags.sort((a, b) => a - b);
+ratios.sort((a, b) => a - b);
+const geo = Math.exp(ratios.reduce((n, r) => n + Math.log(r), 0) / ratios.length);
 console.log(
   `change stream cost: ${WRITERS} writers, ${MOVES} moves per run, ${HOT ? 'one grid' : 'a grid per writer'}, one process`,
 );
 console.log('| round | off moves/s | on moves/s | on ÷ off | events | lag p50 ms | lag p99 ms |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const row of rows) console.log(row);
+console.log(
+  `on ÷ off over ${ratios.length} rounds: median ${pct(ratios, 50).toFixed(2)}, geometric mean ${geo.toFixed(2)}`,
+);
 console.log(
   `all rounds: publish lag p50 ${pct(allLags, 50)} ms, p99 ${pct(allLags, 99)} ms (${allLags.length} events)`,
 );

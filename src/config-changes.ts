@@ -24,7 +24,12 @@ export const ChangesConfig = {
     .string()
     .regex(/^[A-Za-z0-9_:.-]*$/)
     .default('regrid:'),
-  /** How often the sweeper looks for versions a crashed writer left unpublished; 0 = never. */
+  /**
+   * Longest a write waits for its mark (the crash record, set before its compare-and-set); past
+   * that it goes ahead and this process owes the grid a roll-forward.
+   */
+  CHANGES_MARK_WAIT_MS: intFrom(25, 1, 10_000),
+  /** How often the sweeper looks for versions a crashed writer left unpublished; 0 = no timer. */
   CHANGES_SWEEP_INTERVAL_MS: intFrom(2000, 0, 600_000),
   /** A writer's mark older than this is taken as a crash: the sweeper rolls its grid forward. */
   CHANGES_SWEEP_AGE_MS: intFrom(5000, 0, 600_000),

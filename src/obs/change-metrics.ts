@@ -31,7 +31,7 @@ export const changesLost = new Counter({
 
 export const changesPublishFailures = new Counter({
   name: 'regrid_changes_publish_failures_total',
-  help: 'Marks or publishes Redis did not answer (left to the roll-forward)',
+  help: 'Marks or publishes Redis did not answer (left to the roll-forward); mark_late: a mark not answered within CHANGES_MARK_WAIT_MS (the batch went ahead)',
   labelNames: ['step'] as const,
   registers: [registry],
 });

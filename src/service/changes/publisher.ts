@@ -42,12 +42,15 @@ export interface StreamSettings {
   readonly prefix: string;
   readonly shards: number;
   readonly maxLen: number;
+  /** Longest wait for a mark before the batch goes ahead (CHANGES_MARK_WAIT_MS). */
+  readonly markWaitMs: number;
 }
 
 export const streamSettingsOf = (config: Config): StreamSettings => ({
   prefix: config.CHANGES_KEY_PREFIX,
   shards: config.CHANGES_STREAM_SHARDS,
   maxLen: config.CHANGES_STREAM_MAXLEN,
+  markWaitMs: config.CHANGES_MARK_WAIT_MS,
 });
 
 /** The event of a record (the contract: IDs and versions as decimal strings). */
@@ -86,11 +89,29 @@ export class ChangePublisher {
     return streamKeys(this.settings.prefix, shardOf(profileId, this.settings.shards));
   }
 
-  /** Marks the grid before a batch; the mark's member, undefined when Redis did not answer. */
+  /**
+   * Marks the grid before a batch; the mark's member, undefined when Redis did not answer. Waits
+   * at most CHANGES_MARK_WAIT_MS for Redis: a slow Redis must not hold every write up to its
+   * timeout. Past that the batch goes ahead with the mark still on its way (sent before the
+   * publish on the same connection, so the publish still clears it) and the grid is owed too, so
+   * this process's sweeper covers it even if the mark never lands.
+   */
   async mark(profileId: bigint): Promise<string | undefined> {
     const member = markMember(profileId, `${this.token}:${++this.seq}`);
     const { pending } = this.keysOf(profileId);
-    const done = await this.redis.run((c) => c.zadd(pending, Date.now(), member));
+    const sent = this.redis.run((c) => c.zadd(pending, Date.now(), member));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>(
+      (r) => (timer = setTimeout(() => r('late'), this.settings.markWaitMs)),
+    );
+    const done = await Promise.race([sent, late]);
+    clearTimeout(timer);
+    if (done === 'late') {
+      changesPublishFailures.inc({ step: 'mark_late' });
+      this.owe(profileId);
+      void sent.then((d) => (d === undefined ? this.owe(profileId) : undefined));
+      return member;
+    }
     if (done !== undefined) return member;
     changesPublishFailures.inc({ step: 'mark' });
     this.owe(profileId);
