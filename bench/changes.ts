@@ -68,12 +68,20 @@ async function grid(s: GridService): Promise<{ profile: bigint; posts: bigint[] 
   return { profile, posts };
 }
 
-async function run(mode: Mode, moves = MOVES): Promise<{ movesPerS: number; profiles: bigint[] }> {
+interface Run {
+  readonly movesPerS: number;
+  /** Node CPU (user + system) per committed move, µs: the process's own cost, less noisy. */
+  readonly cpuUs: number;
+  readonly profiles: bigint[];
+}
+
+async function run(mode: Mode, moves = MOVES): Promise<Run> {
   const s = svc[mode];
   const grids = HOT
     ? [await grid(s)]
     : await Promise.all(Array.from({ length: WRITERS }, () => grid(s)));
   let ok = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: WRITERS }, async (_, w) => {
@@ -91,10 +99,10 @@ async function run(mode: Mode, moves = MOVES): Promise<{ movesPerS: number; prof
       }
     }),
   );
-  return {
-    movesPerS: ok / ((performance.now() - t0) / 1000),
-    profiles: grids.map((g) => g.profile),
-  };
+  const secs = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuUs = (cpu.user + cpu.system) / ok;
+  return { movesPerS: ok / secs, cpuUs, profiles: grids.map((g) => g.profile) };
 }
 
 /** Publish lags (ms) of the events of `profiles`: XADD time − planned time. */
@@ -116,10 +124,11 @@ await run('on', MOVES / 4); // warm-up, not reported
 await run('off', MOVES / 4);
 const rows: string[] = [];
 const ratios: number[] = [];
+const cpuRatios: number[] = [];
 const allLags: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const order: Mode[] = r % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
-  const got = new Map<Mode, { movesPerS: number; profiles: bigint[] }>();
+  const got = new Map<Mode, Run>();
   for (const m of order) got.set(m, await run(m));
   await new Promise((res) => setTimeout(res, 200)); // the last publishes (not awaited by moves)
   const l = await lags(got.get('on')!.profiles);
@@ -127,22 +136,28 @@ for (let r = 0; r < ROUNDS; r++) {
   const on = got.get('on')!.movesPerS;
   const off = got.get('off')!.movesPerS;
   ratios.push(on / off);
+  const [cpuOn, cpuOff] = [got.get('on')!.cpuUs, got.get('off')!.cpuUs];
+  cpuRatios.push(cpuOn / cpuOff);
   rows.push(
-    `| ${r + 1} | ${off.toFixed(0)} | ${on.toFixed(0)} | ${(on / off).toFixed(2)} | ${l.length} | ${pct(l, 50)} | ${pct(l, 99)} |`,
+    `| ${r + 1} | ${off.toFixed(0)} | ${on.toFixed(0)} | ${(on / off).toFixed(2)} | ${cpuOff.toFixed(0)} | ${cpuOn.toFixed(0)} | ${l.length} | ${pct(l, 50)} | ${pct(l, 99)} |`,
   );
 }
 allLags.sort((a, b) => a - b);
 ratios.sort((a, b) => a - b);
+cpuRatios.sort((a, b) => a - b);
 const geo = Math.exp(ratios.reduce((n, r) => n + Math.log(r), 0) / ratios.length);
 console.log(
   `change stream cost: ${WRITERS} writers, ${MOVES} moves per run, ${HOT ? 'one grid' : 'a grid per writer'}, one process`,
 );
-console.log('| round | off moves/s | on moves/s | on ÷ off | events | lag p50 ms | lag p99 ms |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+console.log(
+  '| round | off moves/s | on moves/s | on ÷ off | off µs CPU/move | on µs CPU/move | events | lag p50 ms | lag p99 ms |',
+);
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const row of rows) console.log(row);
 console.log(
   `on ÷ off over ${ratios.length} rounds: median ${pct(ratios, 50).toFixed(2)}, geometric mean ${geo.toFixed(2)}`,
 );
+console.log(`Node CPU per move, on ÷ off: median ${pct(cpuRatios, 50).toFixed(2)}`);
 console.log(
   `all rounds: publish lag p50 ${pct(allLags, 50)} ms, p99 ${pct(allLags, 99)} ms (${allLags.length} events)`,
 );
