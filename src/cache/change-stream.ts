@@ -26,7 +26,9 @@ export function streamKeys(prefix: string, shard: number): StreamKeys {
  * Publishes a profile's events above its watermark and advances it, atomically.
  * KEYS: stream, watermarks, pending. ARGV: profile ID, MAXLEN, force ('1': publish whatever is
  * above the watermark even if versions before the first one given were never published: a
- * roll-forward that found them gone), the marks to clear (count, then members), then the events
+ * roll-forward that found them gone), '' to clear the marks or a time (ms) to keep them with
+ * that score (the writer has more rounds of the grid coming), the marks (count, then members),
+ * then the events
  * as (version, json) pairs, oldest first. Versions travel as decimal strings; Lua compares them
  * as numbers (exact below 2^53) and stores the string it was given.
  * Returns {published, watermark after, watermark before}; published = -1 (nothing written) when the first version given is
@@ -36,8 +38,9 @@ const PUBLISH = `
 local pid = ARGV[1]
 local wmStr = redis.call('HGET', KEYS[2], pid) or '0'
 local wm = tonumber(wmStr)
-local nmarks = tonumber(ARGV[4])
-local base = 5 + nmarks
+local keep = ARGV[4]
+local nmarks = tonumber(ARGV[5])
+local base = 6 + nmarks
 local first = tonumber(ARGV[base])
 if first ~= nil and ARGV[3] ~= '1' and first > wm + 1 then return {-1, wmStr, wmStr} end
 local added = 0
@@ -51,7 +54,10 @@ for i = base, #ARGV - 1, 2 do
   end
 end
 if added > 0 then redis.call('HSET', KEYS[2], pid, topStr) end
-for i = 5, base - 1 do redis.call('ZREM', KEYS[3], ARGV[i]) end
+for i = 6, base - 1 do
+  if keep == '' then redis.call('ZREM', KEYS[3], ARGV[i])
+  else redis.call('ZADD', KEYS[3], 'XX', keep, ARGV[i]) end
+end
 return {added, topStr, wmStr}
 `;
 

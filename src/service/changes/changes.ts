@@ -37,7 +37,10 @@ export class ChangeStream {
 
   /** Hands every commit of `writer` to the publisher (when the stream is on). */
   attach(writer: GridWriter): void {
-    if (this.publisher) writer.publishWith(publicationOf(this.publisher, this.warn));
+    if (!this.publisher) return;
+    const keepForMs = this.config.CHANGES_SWEEP_AGE_MS / 2;
+    const waiting = (profileId: bigint) => writer.queued(profileId);
+    writer.publishWith(publicationOf(this.publisher, waiting, keepForMs, this.warn));
   }
 
   /**

@@ -137,17 +137,30 @@ export class ChangePublisher {
     await this.redis.run((c) => c.zrem(this.keysOf(profileId).pending, member));
   }
 
-  /** After `event`'s batch applied: its versions, then (on a gap) what the log holds. */
-  async publishCommitted(event: CommitEvent, member: string | undefined): Promise<void> {
+  /**
+   * After `event`'s batch applied: its versions, then (on a gap) what the log holds. `keep`: the
+   * mark stays (scored now) for the writer's next round of the grid. False if Redis failed.
+   */
+  async publishCommitted(
+    event: CommitEvent,
+    member: string | undefined,
+    keep = false,
+  ): Promise<boolean> {
     const from = event.before.head.version;
     const records = (event.mutation.statics?.changeLog?.records ?? []).filter(
       (r) => r.version > from && r.version <= event.version,
     );
     const marks = member ? [member] : [];
-    const out = await this.publish(event.profileId, records, marks, false);
-    if (!out) return this.owe(event.profileId); // and the mark stays: a sweeper publishes them
-    if (out.gap) await this.rollForward(event.profileId, marks, 'writer');
-    else changesPublished.inc({ by: 'writer' }, out.added);
+    const out = await this.publish(event.profileId, records, marks, false, keep);
+    if (!out) {
+      this.owe(event.profileId); // and the mark stays: a sweeper publishes them
+      return false;
+    }
+    if (!out.gap) {
+      changesPublished.inc({ by: 'writer' }, out.added);
+      return true;
+    }
+    return (await this.rollForward(event.profileId, marks, 'writer', keep)) !== undefined;
   }
 
   /**
@@ -161,9 +174,10 @@ export class ChangePublisher {
     profileId: bigint,
     marks: readonly string[],
     by: 'writer' | 'sweeper',
+    keep = false,
   ): Promise<number | undefined> {
     const { records } = await this.log.read(profileId, by === 'sweeper' ? 'serial' : 'commit');
-    const out = await this.publish(profileId, records, marks, true);
+    const out = await this.publish(profileId, records, marks, true, keep);
     if (!out) return undefined;
     const oldest = records[0]?.version;
     if (oldest !== undefined && oldest > out.watermark + 1n && out.added > 0) {
@@ -179,9 +193,11 @@ export class ChangePublisher {
     records: readonly ChangeRecord[],
     marks: readonly string[],
     force: boolean,
+    keep = false,
   ): Promise<Published | undefined> {
     const k = this.keysOf(profileId);
     const argv = [profileId.toString(), String(this.settings.maxLen), force ? '1' : '0'];
+    argv.push(keep ? String(Date.now()) : '');
     argv.push(String(marks.length), ...marks);
     for (const r of records) argv.push(r.version.toString(), eventOf(profileId, r));
     let reply: [number, string, string] | undefined;
