@@ -39,8 +39,7 @@ export class ChangeStream {
   attach(writer: GridWriter): void {
     if (!this.publisher) return;
     const keepForMs = this.config.CHANGES_SWEEP_AGE_MS / 2;
-    const waiting = (profileId: bigint) => writer.queued(profileId);
-    writer.publishWith(publicationOf(this.publisher, waiting, keepForMs, this.warn));
+    writer.publishWith(publicationOf(this.publisher, keepForMs, this.warn));
   }
 
   /**

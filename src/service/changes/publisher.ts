@@ -6,7 +6,7 @@
  *
  * - the writer marks its grid in the shard's pending set BEFORE its compare-and-set (`mark`),
  *   and publishes right after it (`publishCommitted`): one script XADDs the versions above the
- *   profile's watermark, advances it and clears the mark, atomically (cache/change-stream.ts);
+ *   profile's watermark, advances it and refreshes or clears the mark, atomically (cache/change-stream.ts);
  * - a gap (the watermark is below the first version the writer holds: an earlier writer crashed
  *   or Redis did not answer) is filled from the change log first (`rollForward`), by this writer;
  * - a crash between the commit and the publish leaves the mark: the sweeper (sweeper.ts) rolls
