@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AuthConfig } from './config-auth.js';
 import { CacheConfig } from './config-cache.js';
 import { CassandraConfig } from './config-cassandra.js';
+import { ChangesConfig } from './config-changes.js';
 import { FlagsConfig } from './config-flags.js';
 import { HttpServerConfig } from './config-http.js';
 import { LocalNodeConfig } from './config-local.js';
@@ -30,6 +31,7 @@ export const CONFIG_GROUPS = [
   { title: 'Cache', shape: CacheConfig },
   { title: 'Authentication', shape: AuthConfig },
   { title: 'Writes', shape: WritesConfig },
+  { title: 'Change stream', shape: ChangesConfig },
   { title: 'Flags and self-checks', shape: FlagsConfig },
 ] as const;
 
@@ -42,6 +44,7 @@ export const ConfigSchema = z.object({
   ...CacheConfig,
   ...AuthConfig,
   ...WritesConfig,
+  ...ChangesConfig,
   ...FlagsConfig,
 });
 

@@ -123,6 +123,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     cassandraVersion: await releaseVersion(cassandra.client),
     relabelPolicy: config.RELABEL_POLICY,
   });
+  // Rolls forward the versions a crashed writer left unpublished (service/changes/sweeper.ts).
+  const sweeper = service.changes.startSweeper();
   const auditLog = logCallback(logger.child({ component: 'audit' }), 'warn');
   const audits =
     config.AUDIT_EVERY_S > 0
@@ -149,6 +151,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await new Promise((resolve) => setTimeout(resolve, drainMs));
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await audits?.stop();
+    await sweeper?.stop();
     await lease.release();
     await Promise.allSettled([cassandra.client.shutdown(), redis?.close()]);
     process.exit(code);

@@ -13,6 +13,7 @@ export type ProblemCode =
   | 'feature_disabled'
   | 'flag_not_found'
   | 'forbidden'
+  | 'history_gone'
   | 'idempotency_in_flight'
   | 'idempotency_mismatch'
   | 'invalid_request'
@@ -97,6 +98,12 @@ export const ROUTES = {
   resetGrid: { method: 'POST', path: '/v1/me/grid/reset', auth: 'user', idempotent: true },
   getOrder: { method: 'GET', path: '/v1/me/grid/order', auth: 'user', idempotent: false },
   patchOrder: { method: 'PATCH', path: '/v1/me/grid/order', auth: 'user', idempotent: true },
+  readChanges: {
+    method: 'GET',
+    path: '/v1/profiles/:profile_id/grid/changes',
+    auth: 'none',
+    idempotent: false,
+  },
   registerPost: {
     method: 'PUT',
     path: '/v1/profiles/:profile_id/posts/:post_id',
@@ -250,6 +257,41 @@ export type PatchOrderResult = {
   rows_written: number;
 };
 
+export type ReadChangesResult = {
+  changes: {
+    /** The grid version (decimal string) */
+    version: string;
+    /** The grid version (decimal string) */
+    generation: string;
+    at: string;
+    kind:
+      | 'created'
+      | 'registered'
+      | 'imported'
+      | 'deleted'
+      | 'archived'
+      | 'unarchived'
+      | 'moved'
+      | 'pinned'
+      | 'unpinned'
+      | 'reset'
+      | 'batch_reordered'
+      | 'collaborator_accepted'
+      | 'collaborator_declined'
+      | 'collaborator_left'
+      | 'collaborator_removed'
+      | 'taken_down'
+      | 'undone'
+      | 'changed';
+    /** the posts this version changed (not relabelled neighbours) */
+    post_ids: string[];
+  }[];
+  /** The grid version (decimal string) */
+  grid_version: string;
+  /** more changes follow: pass it as after_version */
+  next_after_version?: string;
+};
+
 export type TakedownResult = {
   /** A 64-bit ID as a canonical decimal string */
   post_id: string;
@@ -340,6 +382,11 @@ export type ReadGridQuery = {
   limit?: string;
   cursor?: string;
   min_version?: string;
+};
+
+export type ReadChangesQuery = {
+  after_version: string;
+  limit?: string;
 };
 
 /** Per operation: the types of its parts and of its answer. */
@@ -501,6 +548,14 @@ export interface Operations {
     query: never;
     body: PatchOrderBody;
     result: PatchOrderResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  readChanges: {
+    params: { profile_id: string };
+    query: ReadChangesQuery;
+    body: never;
+    result: ReadChangesResult;
     status: 200;
     conditionalGet: false;
   };

@@ -17,6 +17,7 @@ import type { Config } from '../config.js';
 import { answeredByDeadline, deadline, type Deadlines } from './deadline.js';
 import { onError, problemResponse } from './problem.js';
 import { GRID_PAGE_ROUTE, gridPageFront, gridRoutes } from './routes/grid.js';
+import { changesRoutes } from './routes/changes.js';
 import type { Readiness } from '../service/readiness.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { service, idempotency } = deps;
   app.route('/v1', postsRoutes(service, idempotency));
   app.route('/v1', gridRoutes(service, idempotency));
+  app.route('/v1', changesRoutes(service));
   app.route('/v1', gridFeatureRoutes(service, idempotency));
   app.route('/v1', postFeatureRoutes(service, idempotency));
   app.route('/v1', inboxRoutes(service, idempotency));

@@ -34,6 +34,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   contention: 503,
   feature_disabled: 503,
   key_space_exhausted: 409,
+  history_gone: 410,
   unavailable: 503,
   write_outcome_unknown: 503,
 };
@@ -57,6 +58,7 @@ const TITLES: Record<string, string> = {
   contention: 'The grid is busy; retry shortly',
   feature_disabled: 'This feature is switched off for now',
   key_space_exhausted: 'No room left for sort keys',
+  history_gone: 'The changes since that version are no longer kept; read the grid again',
   unavailable: 'A backing store is unavailable',
   write_outcome_unknown: 'The write may or may not have been applied',
   not_found: 'Not found',

@@ -37,6 +37,7 @@ import type { GridPage, PageQuery } from './read/read-page.js';
 import type { RenderedRead } from './read/rendered-read.js';
 import type { CopyBuilder } from './read/copy-builder.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
+import type { ChangeStream } from './changes/changes.js';
 import type { GridWriter, WriteOptions } from './write-line/write-line.js';
 
 export type { GridServiceOptions } from './wiring.js';
@@ -67,6 +68,8 @@ export class GridService {
   readonly platform: PlatformPosts;
   /** Pages as the response sends them: the HTTP layer's one read contract (rendered-read.ts). */
   readonly pages: RenderedRead;
+  /** The change log and its stream (changes/changes.ts). */
+  readonly changes: ChangeStream;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   /** Every operation's ports: the stores, the flags, Redis's move rate limit and post cache. */
   private readonly ports: OperationPorts;
@@ -82,6 +85,7 @@ export class GridService {
     this.flags = w.flags;
     this.checks = w.checks;
     this.copies = w.copies;
+    this.changes = w.changes;
     this.pageReader = w.pageReader;
     this.pages = w.renderedRead;
     const { moveRate, posts } = w.caches ?? {};

@@ -30,6 +30,8 @@ import { createSampleBudget } from './read/sample-budget.js';
 import { createCopyBuilder, type CopyBuilder } from './read/copy-builder.js';
 import { CopyHints, DisplayCopyStore } from '../store/display-copy-store.js';
 import { GridWriter, writerSettingsOf, type WriterHooks } from './write-line/write-line.js';
+import { ChangeLogStore } from '../store/change-log-store.js';
+import { ChangeStream } from './changes/changes.js';
 
 export interface IdSource {
   next(): bigint;
@@ -64,6 +66,7 @@ export interface Wiring {
   readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   readonly renderedRead: RenderedRead;
   readonly copies: CopyBuilder;
+  readonly changes: ChangeStream;
   readonly deps: ServiceDeps;
 }
 
@@ -108,6 +111,13 @@ export function wireService(
   const rendered = caches?.rendered;
   if (rendered) writer.afterEachCommit((e) => rendered.forget(e.profileId, e));
   if (grid) writer.afterEachCommit((e) => grid.afterCommit(e));
+  const changes = new ChangeStream(
+    new ChangeLogStore(cql, consistency),
+    config,
+    opts.redis,
+    opts.hooks?.log,
+  );
+  changes.attach(writer);
   const flags = opts.flags ?? flagsOf(cql, config);
   const checks = createReadChecks(reader, {
     shadowSample: config.SHADOW_READ_SAMPLE,
@@ -150,6 +160,7 @@ export function wireService(
     pageReader,
     renderedRead,
     copies,
+    changes,
     deps,
   };
 }

@@ -15,9 +15,11 @@
  * beats a write. So a batch must not both delete and write the same row; `buildCasStatements`
  * rejects such a mutation instead of silently losing the write.
  */
+import type { ChangeRecord } from '../domain/change-log.js';
 import { encodeEffects, type Effects, type MembershipOp } from '../domain/membership.js';
 import type { RingEntry } from '../domain/request-ring.js';
 import { bucketsWritten, type UndoEntry } from '../domain/undo-ring.js';
+import { changeStatements } from './change-log-codec.js';
 import { encodeRing } from './request-ring-codec.js';
 import { encodeUndoRing, UNDO_COLUMNS } from './undo-ring-codec.js';
 
@@ -52,6 +54,11 @@ export interface StaticWrites {
   readonly postCount?: bigint;
   /** The membership record of this write (set by GridWriter from `GridMutation.effects`). */
   readonly effects?: Effects;
+  /**
+   * The change records of the versions this batch commits (domain/change-log.ts), each in its
+   * slot of `change_log`; a group's list holds its earlier writes' records too.
+   */
+  readonly changeLog?: { readonly records: readonly ChangeRecord[]; readonly slots: number };
 }
 
 export interface GridMutation {
@@ -155,6 +162,10 @@ export function buildCasStatements(
   }
   if (statics.effects !== undefined) {
     out.push({ query: SET_EFFECTS, params: [encodeEffects(statics.effects), profileId] });
+  }
+  if (statics.changeLog !== undefined) {
+    const { records, slots } = statics.changeLog;
+    out.push(...changeStatements(profileId, records, slots, expected, next));
   }
   if (mutation.clearOverrides) out.push({ query: CLEAR_ROWS, params: [profileId, MIN_BIGINT] });
   for (const postId of deletes) out.push({ query: DELETE_ROW, params: [profileId, postId] });

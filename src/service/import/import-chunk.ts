@@ -64,7 +64,8 @@ export async function importChunk(
       .map((p) => ({ op: 'grid_put', postId: p.postId, authorId: profileId }));
     const result = { imported: effects.length };
     if (effects.length === 0) return { kind: 'skip', result };
-    return { kind: 'write', mutation: { effects }, result };
+    const change = { kind: 'imported', postIds: effects.map((e) => e.postId) } as const;
+    return { kind: 'write', mutation: { effects }, result, change };
   });
   const imported = out.result.imported;
   return { imported, present: candidates.length - imported, conflicts, bumped: imported > 0 };

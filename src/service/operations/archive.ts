@@ -85,6 +85,7 @@ function writeArchive(
         kind: 'write',
         mutation: { effects, ...outOfOrder(snapshot, postId) },
         result: { changed: true },
+        change: { kind: 'archived', postIds: [postId] },
       };
     },
     options,
@@ -143,6 +144,7 @@ function writeUnarchive(
         kind: 'write',
         mutation: { upserts, effects },
         result: { changed: true, rowsWritten: upserts.length },
+        change: { kind: 'unarchived', postIds: [postId] },
       };
     },
     options,

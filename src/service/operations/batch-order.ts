@@ -118,6 +118,7 @@ function writeOrder(
         kind: 'write',
         mutation: { upserts },
         result: { rowsWritten: upserts.length, kept: plan.kept },
+        change: { kind: 'batch_reordered', postIds: plan.moved },
       };
     },
     options,

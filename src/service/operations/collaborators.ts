@@ -78,7 +78,8 @@ function acceptPlanner(ports: CollabPorts, postId: bigint): GridPlanner<InviteAn
     }
     if (!invite || !alive) throw noInvite(postId);
     const effects: MembershipOp[] = [{ op: 'grid_put', postId, authorId: invite.authorId }];
-    return { kind: 'write', mutation: { effects }, result: { changed: true } };
+    const change = { kind: 'collaborator_accepted', postIds: [postId] } as const;
+    return { kind: 'write', mutation: { effects }, result: { changed: true }, change };
   };
 }
 
@@ -110,6 +111,7 @@ async function decline(
     postId,
     invite.authorId,
     options,
+    'collaborator_declined',
   );
   if (withdrawal === 'none' && !out.result.removed) throw noInvite(postId);
   await dropFromCollaborators(ports, postId, profileId);
@@ -183,6 +185,7 @@ async function remove(
     postId,
     post.authorId,
     options,
+    actorId === collaboratorId ? 'collaborator_left' : 'collaborator_removed',
   );
   await dropFromCollaborators(ports, postId, collaboratorId);
   return out;

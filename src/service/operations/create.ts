@@ -167,9 +167,10 @@ function newPostPlanner(
       return { kind: 'skip', result: { overridden: false } };
     }
     const effects = [{ op: 'grid_put' as const, postId, authorId }];
+    const change = { kind: 'created', postIds: [postId] } as const;
     const top = topUnpinnedOverride(snapshot, postId);
     if (top === undefined || top < postId) {
-      return { kind: 'write', mutation: { effects }, result: { overridden: false } };
+      return { kind: 'write', mutation: { effects }, result: { overridden: false }, change };
     }
     const placed = await placeAfter(ports, ctx.rows, snapshot, profileId, postId, null);
     const upserts = placed.writes.map((w) =>
@@ -177,7 +178,7 @@ function newPostPlanner(
         ? { postId: w.postId, sortKey: w.key, movedVersion: nextVersion }
         : { postId: w.postId, sortKey: w.key },
     );
-    return { kind: 'write', mutation: { upserts, effects }, result: { overridden: true } };
+    return { kind: 'write', mutation: { upserts, effects }, result: { overridden: true }, change };
   };
 }
 

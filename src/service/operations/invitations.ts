@@ -11,6 +11,7 @@
  * Limits (domain/invite-limits.ts) decide per invitee before anything is written; a refused
  * invitation is reported, never the post that named it.
  */
+import type { ChangeKind } from '../../domain/change-log.js';
 import { DomainError } from '../../domain/errors.js';
 import {
   INBOX_READ_LIMIT,
@@ -170,13 +171,14 @@ export async function removeFromCollaborator(
   postId: bigint,
   authorId: bigint,
   options: WriteOptions = {},
+  change: ChangeKind = 'deleted',
 ) {
   const withdrawal: Withdrawal = await ports.invites.withdrawPending(profileId, postId, authorId);
   if (withdrawal === 'claimed') await ports.invites.drop(profileId, postId);
   const bump = withdrawal === 'claimed';
   const out = await ports.writer.writeGrid(
     profileId,
-    removalPlanner(ports, postId, { bump }),
+    removalPlanner(ports, postId, { bump, change }),
     options,
   );
   return { withdrawal, out };

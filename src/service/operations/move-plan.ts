@@ -93,13 +93,15 @@ export function movePlanner(
           : { postId: w.postId, sortKey: w.key }, // relabel: moved_version untouched
     );
     const result: MoveResult = { relabelled: writes.relabelled };
-    if (!undo) return { kind: 'write', mutation: { upserts }, result };
+    // The change record names the moved post alone (its relabelled neighbours did not move).
+    const change = { kind: 'moved', postIds: [postId] } as const;
+    if (!undo) return { kind: 'write', mutation: { upserts }, result, change };
     const previous: PreviousPosition = {
       key: snapshot.overrides.find((o) => o.postId === postId)?.key,
       above: entryAboveIn(writes.slice, effectiveEntry(snapshot.overrides, postId)),
     };
     const statics = await undo(ctx, { ...result, previous });
-    return { kind: 'write', mutation: { upserts, statics }, result };
+    return { kind: 'write', mutation: { upserts, statics }, result, change };
   };
 }
 

@@ -6,6 +6,7 @@
  * Unpinning puts a post back at its effective key; if another row took that key meanwhile
  * (relabels skip pinned rows), it gets a fresh key next to that row (restore-key.ts).
  */
+import type { ChangeDecl } from '../../domain/change-log.js';
 import { DomainError } from '../../domain/errors.js';
 import { compareDisplay, effectiveEntry } from '../../domain/merge.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
@@ -74,6 +75,7 @@ function writePins(
         kind: 'write',
         mutation: { upserts, statics: { pins: [...postIds] } },
         result: { pins: postIds, rowsWritten: upserts.length },
+        change: pinChange(old, postIds),
       };
     },
     options,
@@ -122,4 +124,15 @@ export function withWrites(
   // Display order (key DESC, post ID DESC), the order a snapshot's overrides are kept in.
   const overrides = [...byId.values()].sort((a, b) => compareDisplay(b, a));
   return { ...s, overrides };
+}
+
+/**
+ * What a new pin list changed: `pinned` with the posts it pins (and those it unpins) when it
+ * pins any post it did not, else `unpinned` with those it lets go (or `pinned` for a reorder).
+ */
+function pinChange(old: readonly bigint[], pins: readonly bigint[]): ChangeDecl {
+  const added = pins.filter((p) => !old.includes(p));
+  const dropped = old.filter((p) => !pins.includes(p));
+  if (added.length === 0 && dropped.length > 0) return { kind: 'unpinned', postIds: dropped };
+  return { kind: 'pinned', postIds: added.length > 0 ? [...added, ...dropped] : [...pins] };
 }

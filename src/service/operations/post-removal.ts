@@ -11,6 +11,7 @@
  * grid read the fence after their snapshot, so either they commit before the removal's CAS on
  * that grid (and the removal sees and drops what they added) or they see the fence.
  */
+import type { ChangeKind } from '../../domain/change-log.js';
 import type { MembershipOp } from '../../domain/membership.js';
 import type { ArchiveStore } from '../../store/archive-store.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
@@ -34,6 +35,8 @@ export interface RemovalOptions {
    * between reading it and its compare-and-set, and must find the version moved.
    */
   readonly bump?: boolean;
+  /** The change record's kind (default `deleted`): takedown, a collaborator's leave, … */
+  readonly change?: ChangeKind;
 }
 
 export function removalPlanner(
@@ -52,14 +55,18 @@ export function removalPlanner(
       ...(onGrid ? [{ op: 'grid_drop' as const, postId }] : []),
       ...(archived ? [{ op: 'archive_drop' as const, postId, seq: archived.seq }] : []),
     ];
+    const change = { kind: options.change ?? 'deleted', postIds: [postId] };
     if (effects.length === 0 && !own && !pinned) {
-      if (options.bump) return { kind: 'write', mutation: {}, result: { removed: false } };
+      if (options.bump) {
+        return { kind: 'write', mutation: {}, result: { removed: false }, change };
+      }
       return { kind: 'skip', result: { removed: false } };
     }
     return {
       kind: 'write',
       mutation: { effects, ...outOfOrder(snapshot, postId) },
       result: { removed: true },
+      change,
     };
   };
 }

@@ -104,7 +104,8 @@ function registerPlanner(ports: RegisterPorts, post: PostRecord): GridPlanner<{ 
     // Already on the grid, or archived by its owner since: the registration holds as it is.
     if (onGrid || archived) return { kind: 'skip', result: { joined: false } };
     const effects: MembershipOp[] = [{ op: 'grid_put', postId: post.postId, authorId: profileId }];
-    return { kind: 'write', mutation: { effects }, result: { joined: true } };
+    const change = { kind: 'registered', postIds: [post.postId] } as const;
+    return { kind: 'write', mutation: { effects }, result: { joined: true }, change };
   };
 }
 

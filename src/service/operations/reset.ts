@@ -29,6 +29,7 @@ export function resetGrid(ports: ResetPorts, profileId: bigint, options: WriteOp
           kind: 'write',
           mutation: dropped > 0 ? { clearOverrides: true } : {},
           result: { overridesDropped: dropped },
+          change: { kind: 'reset', postIds: [] },
         };
       },
       options,

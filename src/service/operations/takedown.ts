@@ -40,10 +40,20 @@ async function takedown(ports: TakedownPorts, postId: bigint): Promise<TakedownR
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
   if (!post.removedAt) await ports.posts.markRemoved(postId);
   const grids: Array<{ profileId: bigint; version: bigint }> = [];
-  const own = await ports.writer.writeGrid(post.authorId, removalPlanner(ports, postId));
+  const own = await ports.writer.writeGrid(
+    post.authorId,
+    removalPlanner(ports, postId, { change: 'taken_down' }),
+  );
   if (own.committed) grids.push({ profileId: post.authorId, version: own.version });
   for (const profileId of post.collaborators) {
-    const { out } = await removeFromCollaborator(ports, profileId, postId, post.authorId);
+    const { out } = await removeFromCollaborator(
+      ports,
+      profileId,
+      postId,
+      post.authorId,
+      {},
+      'taken_down',
+    );
     if (out.committed) grids.push({ profileId, version: out.version });
   }
   await ports.posts.deletePost(postId, [], true);

@@ -73,10 +73,16 @@ async function undoIn(ports: UndoPorts, profileId: bigint, moveId: string, optio
         const upserts = [
           { postId: rec.postId, sortKey: rec.prevKey ?? rec.postId, movedVersion: ctx.nextVersion },
         ];
-        return { kind: 'write', mutation: { upserts }, result: { exact: true } };
+        return {
+          kind: 'write',
+          mutation: { upserts },
+          result: { exact: true },
+          change: { kind: 'undone', postIds: [rec.postId] },
+        };
       }
       const d = await movePlanner(ports, rec.postId, rec.prevAfter ?? null)(ctx);
-      return { ...d, result: { exact: false } };
+      if (d.kind === 'skip') return { ...d, result: { exact: false } };
+      return { ...d, result: { exact: false }, change: { kind: 'undone', postIds: [rec.postId] } };
     },
     options,
   );

@@ -23,8 +23,8 @@ import type { GridMutation } from '../../store/grid-mutation.js';
 import type { CasResult, GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import { GroupScope } from '../../store/group-scope.js';
 import type { MembershipStore } from '../../store/membership-store.js';
+import { changeRound } from '../changes/planned-change.js';
 import { BatchLimits, membershipStatics, mergeMutations, snapshotAfter } from './batch.js';
-import type { BatchBounds } from './batch.js';
 import { rowsReadThrough } from './known-rows.js';
 import type { LastCommitted } from './last-committed.js';
 import * as out from './outcomes.js';
@@ -40,6 +40,7 @@ export interface CommitDeps {
   readonly queued: boolean;
   /** After the batch applied: the crash seam, the membership effects, the commit hooks. */
   readonly committed: (event: CommitEvent, effects: Effects | undefined) => Promise<void>;
+  readonly beforeBatch?: () => Promise<void>; // the change stream's mark (changes/publication.ts)
 }
 
 /**
@@ -74,15 +75,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
     const { snapshot } = start;
     if (!start.trusted) await deps.membership.rollForward(profileId, snapshot.head);
     const rows = rowsReadThrough(start.rows, profileId, store);
-    const plan = await planBatch(
-      store,
-      profileId,
-      snapshot,
-      turn.waiting,
-      attempt,
-      settings.batch,
-      rows,
-    );
+    const plan = await planBatch(store, profileId, snapshot, turn.waiting, attempt, settings, rows);
     // The records planners wrote must exist before the batch (and before a put-back write re-plans).
     const failed = await plan.failedWork();
     turn.back.push(...plan.back);
@@ -92,6 +85,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
     if (out.drop(turn, (w) => failed.get(w))) continue; // not an attempt: nothing was sent
     // Requests their deadline answered "not applied" meanwhile must stay so: re-plan without.
     if (out.drop(turn, sealed)) continue;
+    await deps.beforeBatch?.();
     const cas = await send(store, profileId, snapshot, plan, turn.waiting);
     if (cas === 'refused' && out.drop(turn, sealed)) continue;
     if (cas === 'refused') continue;
@@ -135,16 +129,17 @@ export async function planBatch(
   read: OverridesSnapshot,
   writes: readonly QueuedWrite[],
   attempt: number,
-  bounds: BatchBounds,
+  settings: Pick<WriterSettings, 'batch' | 'changeSlots'>,
   rows: GridRowsRead,
 ): Promise<BatchPlan> {
   const now: PlannedWrite[] = [];
   const batched: PlannedWrite[] = [];
   const mutations: GridMutation[] = [];
-  const limits = new BatchLimits(bounds);
+  const limits = new BatchLimits(settings.batch);
   let back: QueuedWrite[] = [];
   let effects: Effects | undefined;
   const work: Array<Promise<[QueuedWrite, unknown] | undefined>> = [];
+  const addChange = changeRound(settings.changeSlots);
   const base = { profileId, attempt, rows };
   let s = read;
   for (let i = 0; i < writes.length; i++) {
@@ -193,6 +188,8 @@ export async function planBatch(
       effects = m.effects;
       mutation = { ...mutation, statics: { ...mutation.statics, ...m.statics } };
     }
+    // Its change record (with the batch's earlier ones) commits in the batch (planned-change.ts).
+    mutation = addChange(mutation, decision, nextVersion, generation);
     limits.add(mutation);
     mutations.push(mutation);
     const { result } = decision;

@@ -4,6 +4,7 @@
  * the line's files (commit.ts, last-committed.ts) share it without importing the line.
  */
 import type { Config } from '../../config.js';
+import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
 import type { Effects } from '../../domain/membership.js';
 import type { StatementScope } from '../../store/cql-budget.js';
@@ -60,7 +61,13 @@ export interface PlanContext {
 }
 
 export type PlanDecision<R> =
-  | { readonly kind: 'write'; readonly mutation: GridMutation; readonly result: R }
+  | {
+      readonly kind: 'write';
+      readonly mutation: GridMutation;
+      readonly result: R;
+      /** What this version changed, for the change log (service/changes/planned-change.ts). */
+      readonly change?: ChangeDecl;
+    }
   | { readonly kind: 'skip'; readonly result: R };
 
 /** Decides what to write from a fresh snapshot. Called again after every lost CAS. */
@@ -104,6 +111,22 @@ export interface WriterHooks {
   log?: (msg: string, err?: unknown) => void;
 }
 
+/** The change stream's part in one turn of a grid (service/changes/publication.ts). */
+export interface PublicationRound {
+  /** Before each batch is sent, awaited: the mark that lets a crash after the commit be found. */
+  beforeBatch(): Promise<void>;
+  /** The batch applied (before the crash seam: from here on the mark must stay). */
+  applied(): void;
+  /** After the batch and its membership effects: publish its versions (not awaited). */
+  publish(event: CommitEvent): void;
+  /** The turn is over: takes back a mark that no applied batch needs. */
+  done(): void;
+}
+
+export interface Publication {
+  open(profileId: bigint): PublicationRound;
+}
+
 /** The LastCommitted records' bound and timings (last-committed.ts). */
 export interface RecordSettings {
   /** Bound on the rows all records hold (override rows + known grid_posts IDs). */
@@ -125,6 +148,8 @@ export interface WriterSettings {
   /** Longest wait for this process's earlier writes to the same grid; 0 = no queue. */
   readonly queueMaxWaitMs: number;
   readonly records: RecordSettings;
+  /** Slots of the change log (domain/change-log.ts); at least `batch.maxWrites`. */
+  readonly changeSlots?: number;
   /** Bounds of one batch (1 write = every write commits alone). */
   readonly batch: {
     readonly maxWrites: number;
@@ -139,6 +164,7 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
   maxBackoffMs: 200,
   retryAfterS: 1,
   queueMaxWaitMs: config.WRITE_QUEUE_MAX_WAIT_MS,
+  changeSlots: Math.max(config.CHANGE_LOG_VERSIONS, config.WRITE_GROUP_MAX_WRITES),
   records: {
     maxRows: config.WRITE_CARRY_MAX_ROWS,
     trustIdleMs: config.WRITE_CARRY_IDLE_MS,

@@ -36,7 +36,8 @@
  *
  * Seams: `WriteOptions.interceptor` sees every snapshot (may throw to stop: an idempotency replay)
  * and may add static cells to the batch (the idempotency request ring); `hooks.onCommitted` and
- * `afterEachCommit` run after each applied batch.
+ * `afterEachCommit` run after each applied batch; `publishWith` hands each turn to the change
+ * stream (a mark before the batch, the publish after it: service/changes/publication.ts).
  */
 import { AsyncResource } from 'node:async_hooks';
 import { DomainError } from '../../domain/errors.js';
@@ -46,7 +47,7 @@ import type { GridStore } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
 import { commitQueued } from './commit.js';
 import { LastCommitted } from './last-committed.js';
-import type { CommitEvent, GridPlanner, QueuedWrite, WriteOptions } from './types.js';
+import type { CommitEvent, GridPlanner, Publication, QueuedWrite, WriteOptions } from './types.js';
 import type { WriteOutcome, WriterHooks, WriterSettings } from './types.js';
 
 export type * from './types.js';
@@ -57,6 +58,8 @@ export class GridWriter {
   private readonly records: LastCommitted;
   /** The service's own post-commit steps (the cache), after the caller's `hooks.onCommitted`. */
   private readonly ownHooks: Array<(event: CommitEvent) => Promise<void> | void> = [];
+  /** The change stream (service/changes/publication.ts); absent = not published. */
+  private publication: Publication | undefined;
 
   constructor(
     private readonly store: GridStore,
@@ -104,16 +107,24 @@ export class GridWriter {
     return this.queue?.waiting(profileId) ?? 0;
   }
 
+  /** Publishes every commit's versions to the change stream (set once, before any write). */
+  publishWith(publication: Publication): void {
+    this.publication = publication;
+  }
+
   /** Registers a step run after every commit (failures are logged, never surfaced). */
   afterEachCommit(hook: (event: CommitEvent) => Promise<void> | void): void {
     this.ownHooks.push(hook);
   }
 
-  private turn(profileId: bigint, writes: QueuedWrite[]): Promise<QueuedWrite[]> {
+  private async turn(profileId: bigint, writes: QueuedWrite[]): Promise<QueuedWrite[]> {
     const { store, membership, settings, records } = this;
+    const pub = this.publication?.open(profileId);
     const committed = async (event: CommitEvent, effects: Effects | undefined) => {
+      pub?.applied();
       if (this.hooks.afterCas) await this.hooks.afterCas(event);
       if (effects) await this.applyOwn(profileId, effects);
+      pub?.publish(event);
       for (const hook of [...(this.hooks.onCommitted ?? []), ...this.ownHooks]) {
         try {
           const done = hook(event); // a hook that returns no promise costs no turn of the queue
@@ -124,7 +135,10 @@ export class GridWriter {
       }
     };
     const deps = { store, membership, settings, records, queued: !!this.queue, committed };
-    return commitQueued(deps, profileId, writes);
+    const beforeBatch = pub ? { beforeBatch: () => pub.beforeBatch() } : {};
+    const back = await commitQueued({ ...deps, ...beforeBatch }, profileId, writes);
+    pub?.done();
+    return back;
   }
 
   /**

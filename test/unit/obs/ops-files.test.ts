@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { registry } from '../../../src/obs/registry.js';
 import '../../../src/obs/metrics.js';
 import '../../../src/obs/metrics-platform.js';
+import '../../../src/obs/change-metrics.js';
 
 const SIGNALS = ['regrid_shadow_reads_total', 'regrid_cache_samples_total'];
 const read = (p: string) => readFileSync(new URL(`../../../${p}`, import.meta.url), 'utf8');

@@ -11,7 +11,7 @@ import type {
 } from '../../../src/service/write-line/types.js';
 
 const snapshot = { head: EMPTY_HEAD, overrides: [] };
-const bounds = { maxWrites: 32, maxRows: 200, maxBytes: 16 * 1024 };
+const bounds = { batch: { maxWrites: 32, maxRows: 200, maxBytes: 16 * 1024 } };
 const store = { countGridRows: async () => 0n };
 /** The planners here read no rows. */
 const rows = {} as GridRowsRead;

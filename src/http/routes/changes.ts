@@ -1,0 +1,45 @@
+/**
+ * The catch-up route (docs/http-api.md "Changes"): what changed on a grid since a version, from
+ * its change log (service/changes/changes.ts), readable by whoever may read the grid.
+ *   GET /v1/profiles/:profile_id/grid/changes?after_version=N&limit=L
+ *     → {changes: [{version, generation, at, kind, post_ids}], grid_version, next_after_version?}
+ *     → 410 history_gone {grid_version} when the log no longer reaches back to N
+ */
+import { Hono } from 'hono';
+import { DomainError } from '../../domain/errors.js';
+import type { GridService } from '../../service/grid-service.js';
+import type { AppEnv } from '../env.js';
+import { readQuery } from '../request.js';
+import { parseIdParam } from '../schemas.js';
+import { ChangesQuery, type ChangesJson } from '../api/ops-changes.js';
+import type { Body } from '../api/responses.js';
+
+export function changesRoutes(service: GridService) {
+  const app = new Hono<AppEnv>();
+
+  app.get('/profiles/:profile_id/grid/changes', async (c) => {
+    const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
+    const q = readQuery(c, ChangesQuery);
+    const { gridVersion, page } = await service.changes.after(profileId, q.after_version, q.limit);
+    if (page.kind === 'gone') {
+      throw new DomainError('history_gone', 'the change log no longer reaches back that far', {
+        grid_version: gridVersion.toString(),
+        ...(page.oldest !== undefined ? { oldest_version: page.oldest.toString() } : {}),
+      });
+    }
+    const body: Body<typeof ChangesJson> = {
+      changes: page.changes.map((r) => ({
+        version: r.version.toString(),
+        generation: r.generation.toString(),
+        at: new Date(r.at).toISOString(),
+        kind: r.kind,
+        post_ids: r.postIds.map(String),
+      })),
+      grid_version: gridVersion.toString(),
+      ...(page.next !== undefined ? { next_after_version: page.next.toString() } : {}),
+    };
+    return c.json(body);
+  });
+
+  return app;
+}
