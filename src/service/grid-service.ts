@@ -87,18 +87,21 @@ export class GridService {
     const { moveRate, posts } = w.caches ?? {};
     this.ports = { ...w.deps, flags: w.flags, moveRate, postCache: posts };
     this.platform = new PlatformPosts(this.ports);
+    this.move = movePost.bind(undefined, this.ports);
   }
 
   // --- writes: each one line into its operation ----------------------------------------------
 
-  move(
+  /**
+   * The move is the operation itself, bound to the ports at construction: a call goes straight
+   * into operations/move.ts (the move walk in docs/architecture.md does not pass through here).
+   */
+  readonly move: (
     profileId: bigint,
     postId: bigint,
     after: bigint | null,
     options?: MoveOptions,
-  ): Promise<MoveOutcome> {
-    return movePost(this.ports, profileId, postId, after, options);
-  }
+  ) => Promise<MoveOutcome>;
 
   undoMove(profileId: bigint, moveId: string, options?: WriteOptions) {
     return undoMove(this.ports, profileId, moveId, options);
