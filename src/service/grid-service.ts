@@ -65,14 +65,17 @@ export class GridService {
   readonly copies: CopyBuilder;
   /** A platform's own services: registered posts and imports (platform-posts.ts). */
   readonly platform: PlatformPosts;
-  /** Pages as the response sends them: the HTTP layer's one read contract (rendered-read.ts). */
+  /**
+   * The one read entry (rendered-read.ts): pages as the response sends them (`held`, `read`), and
+   * the plain page read beneath them (`page`).
+   */
   readonly pages: RenderedRead;
   private readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   /** Every operation's ports: the stores, the flags, Redis's move rate limit and post cache. */
   private readonly ports: OperationPorts;
 
   constructor(opts: GridServiceOptions) {
-    const w = wireService(opts, (q) => this.readPage(q));
+    const w = wireService(opts, (q) => this.pageReader(q));
     this.store = w.store;
     this.posts = w.posts;
     this.membership = w.membership;
@@ -179,9 +182,6 @@ export class GridService {
       throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
     return post;
   }
-
-  /** A page of the grid (through the caches when there are): items, cursor, state. */
-  readonly readPage = (q: PageQuery): Promise<GridPage> => this.pageReader(q);
 
   /** The first page's order from Cassandra, pins first, no cache: what the load tester checks. */
   async firstPageOrder(profileId: bigint, limit: number): Promise<bigint[]> {

@@ -67,7 +67,7 @@ export interface Wiring {
   readonly deps: ServiceDeps;
 }
 
-/** `readPage` is the service's own page read (the audit checks what users get through it). */
+/** `readPage`: the service's own page read (`service.pages.page`); the audit checks what users get. */
 export function wireService(
   opts: GridServiceOptions,
   readPage: (q: PageQuery) => Promise<GridPage>,
