@@ -7,9 +7,9 @@
 import { cursorKeyIdOf } from '../cache/keys.js';
 import { createServiceCaches, type ServiceCaches } from '../cache/caches.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
-import { cachedPageSource } from '../cache/page-source.js';
 import type { RedisGuard } from '../cache/redis.js';
 import type { Config } from '../config.js';
+import type { PageSource } from '../domain/grid-source.js';
 import type { RelabelPolicy } from '../domain/keys.js';
 import { ArchiveStore } from '../store/archive-store.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
@@ -96,7 +96,18 @@ export function wireService(
         cursorKeyIdOf(opts.cursorSecret),
       )
     : undefined;
-  const pages = caches ? cachedPageSource(caches, reader) : reader;
+  // The page read's one port: with Redis its head, later pages' override lists (`ovr:`) and the
+  // bodies come through the caches; entries past the cached order from the store.
+  const pages: PageSource = caches
+    ? {
+        head: caches.grid.pageHead,
+        overrides: (profileId, head) => caches.overrides.read(profileId, head),
+        current: (profileId) => reader.current(profileId),
+        entries: (profileId, overrides, query) => reader.entries(profileId, overrides, query),
+        copy: reader.copy,
+        hydrate: (postIds, known) => caches.posts.hydrate(postIds, known),
+      }
+    : reader;
   const grid = caches?.grid;
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
