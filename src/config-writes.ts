@@ -1,5 +1,5 @@
 /**
- * Grid writes (config.ts; src/service/write/, docs/write-paths.md): post IDs, the
+ * Grid writes (config.ts; src/service/write-line/, docs/write-paths.md): post IDs, the
  * compare-and-set, the write line's queue, memory and group commit, relabelling, the move rate
  * limit and idempotency keys.
  */

@@ -1,43 +1,33 @@
 /**
- * Read-through cache of a grid's first page(s), keyed by grid state (design article §6.2–6.3).
+ * Read-through cache of a grid's first page(s), keyed by grid state (design article §6.2–6.3),
+ * and the page read's head with Redis (`pageHead`, PageSource.head in domain/grid-source.ts; the
+ * rest of that port is wired in service/wiring.ts). Entries (keys.ts): a profile summary read
+ * first, and per grid state the pins plus the first 48 entries, written only under the state
+ * its override list was read with and only when its rows showed exactly that state's posts
+ * (order-reader.ts: the Cassandra side, direct reads, the min_version path).
  *
- * Entries (keys.ts): a profile summary (generation, version, pins, post count) that readers
- * consult first, and per grid state the order of the pins plus the first 48 entries. An order
- * entry is written only under the state its override list was read with, and only when its rows
- * showed exactly that state's posts (order-reader.ts), so each `g{gen}:v{version}` key only ever
- * holds that state's order and old keys simply stop being read.
- *
- * Miss: memcache-style lease on the profile. The lease holder fills; everyone else polls briefly
- * (bounded by CACHE_LEASE_WAIT_MS), then serves the summary as it was before the last change
- * (memcache's stale value; only if it meets the caller's min_version), else reads Cassandra.
- * The writer's invalidation deletes both the summary and the lease, so a filler that read the
- * grid before the write loses its right to publish a summary (stale-set protection, scripts.ts).
- *
- * The Cassandra side (version-first reads, direct reads, the min_version path) is order-reader.ts.
- *
- * Read-your-writes: a summary below the caller's `minVersion` is never served; the head is then
- * read at LOCAL_QUORUM (which overlaps the LOCAL_QUORUM commit of the caller's compare-and-set)
- * and, if still older, at LOCAL_SERIAL (which completes an in-flight Paxos round).
- *
- * Redis failures are never errors here: every path has a Cassandra fallback (served: 'direct').
- * An invalidation Redis did not confirm is remembered and applied before this process reads
- * through Redis again (pending-invalidations.ts), so a stall cannot leave an old summary behind.
+ * Miss: memcache-style lease on the profile. The holder fills; others poll briefly (bounded by
+ * CACHE_LEASE_WAIT_MS), then serve the state before the last change if it meets their
+ * min_version, else read Cassandra. An invalidation deletes the summary and the lease, so a
+ * filler that read before the write may not publish (stale-set protection, scripts.ts).
+ * Redis failures are never errors: every path has a Cassandra fallback (served: 'direct'), and
+ * an unconfirmed invalidation is repaired before the next read through Redis
+ * (pending-invalidations.ts). Read-your-writes and the rest: docs/cache.md.
  */
 import { randomBytes } from 'node:crypto';
-import { compareGridVersions } from '../domain/grid-version.js';
-import type { GridVersion } from '../domain/grid-version.js';
+import {
+  compareGridVersions,
+  meetsMin,
+  type GridVersion,
+  type MinVersion,
+} from '../domain/grid-version.js';
 import { decodeOrder, decodePost, decodeSummary, encodeOrder, encodeSummary } from './codec.js';
 import type { FirstOrder, Summary } from './codec.js';
-import type {
-  FirstOrderRead,
-  GridCache,
-  GridCacheSettings,
-  ReadFirstOptions,
-} from './grid-cache-types.js';
+import type { FirstOrderRead, GridCache, GridCacheSettings } from './grid-cache-types.js';
+import type { ReadFirstOptions } from './grid-cache-types.js';
 import { exportedStats } from './cache-metrics.js';
 import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
 import { cacheLeaseWaitSeconds } from '../obs/metrics.js';
-import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import { createOrderReader } from './order-reader.js';
 import type { OverrideCache } from './override-cache.js';
 import { createPendingInvalidations } from './pending-invalidations.js';
@@ -45,7 +35,7 @@ import { createWriteSide } from './write-side.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
 import type { GridHead } from '../domain/grid-head.js';
-import type { GridSource } from '../domain/grid-source.js';
+import type { GridSource, PageSource } from '../domain/grid-source.js';
 import type { Post as PostBody } from '../domain/post.js';
 
 export type * from './grid-cache-types.js';
@@ -69,10 +59,7 @@ export function createGridCache(
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);
   const owe = guard.addRepair(pending);
 
-  /**
-   * Fill under a lease (`token`), or without one when leases are off (kept for the benchmark's
-   * comparison: it re-opens the stale-set window, bounded by the summary TTL).
-   */
+  /** Fill under a lease (`token`), or none when leases are off (the benchmark's comparison). */
   async function fill(profileId: bigint, token: string | undefined, min?: MinVersion) {
     stats.fills += 1;
     const leaseKey = cacheKeys.lease(profileId);
@@ -194,10 +181,7 @@ export function createGridCache(
     }
   }
 
-  /**
-   * Someone else holds the lease: poll for their result, bounded; then serve the state before
-   * the last change if the caller accepts it (non-owners may lag, §6.3), else read directly.
-   */
+  /** Another reader holds the lease: poll, bounded; then the state before (§6.3), or direct. */
   async function awaitFill(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
     const deadline = Date.now() + settings.leaseWaitMs;
     // Backoff with jitter (10, 20, 40, 80, 100… ms): a thousand waiters polling in lockstep
@@ -232,8 +216,27 @@ export function createGridCache(
     refillMaxDelayMs: settings.refillMaxDelayMs ?? 0,
   });
 
+  /** PageSource.head: the state's head, its cached order and (on a hit) the first bodies. */
+  const pageHead: PageSource['head'] = async (profileId, minVersion, prefetch = 0) => {
+    const first = await readFirstOrder(profileId, {
+      prefetchBodies: prefetch,
+      ...(minVersion === undefined ? {} : { minVersion }),
+    });
+    const { generation, version, pins } = first;
+    const { postCount, membershipVersion } = first.summary;
+    const head = { generation, version, pins, postCount, membershipVersion };
+    // 'previous' is also Redis's answer (the state before the last change); fills and direct
+    // reads went to Cassandra.
+    const cache = first.served === 'cache' || first.served === 'previous' ? 'hit' : 'miss';
+    // The first entries read from Cassandra were overtaken by a membership change: a first
+    // page reads again; a later page (no prefetch) needs only the head, a state as real as any.
+    if (first.moved) return prefetch > 0 ? { head, cache, moved: first.moved } : { head, cache };
+    return { head, order: first, bodies: first.bodies, cache, cached: first.served === 'cache' };
+  };
+
   return {
     readFirstOrder,
+    pageHead,
     afterGridWrite,
     afterCommit,
     refillsSettled,

@@ -2,7 +2,8 @@
  * The read ports. `GridSource` is what reads a grid from the store (the Cassandra reader in
  * store/grid-reader.ts implements it; the cache fills from it). `PageSource` is what the page
  * read (service/read-page.ts) sees: the same reads, plus what a cache may already hold. The
- * Cassandra reader implements it directly; the Redis cache (cache/page-source.ts) decorates it.
+ * Cassandra reader implements it directly; with Redis, service/wiring.ts builds it from the caches
+ * (cache/grid-cache.ts `pageHead`, the override-list and post caches) and that reader.
  * The page read therefore has one source and no cache/no-cache branches.
  */
 import type { GridHead, OverrideRow } from './grid-head.js';

@@ -10,7 +10,7 @@
  *   keys/gap.ts               slice from the entries read around a gap, ceiling, entry above
  *
  * All of it is pure: no I/O, no clock, no randomness. The reads that feed it are
- * src/service/write/slice-reader.ts.
+ * src/service/operations/placement.ts.
  *
  * Worked example (adaptive policy; test/unit/domain/keys.test.ts runs it). Posts O, P, Q about a
  * second apart (a second is 1000 · 2^23 ≈ 2^33 ID units) with keys o, p = o + 2^33, p + 2^33:

@@ -66,7 +66,10 @@ export class GridService {
   readonly copies: CopyBuilder;
   /** A platform's own services: registered posts and imports (platform-posts.ts). */
   readonly platform: PlatformPosts;
-  /** Pages as the response sends them: the HTTP layer's one read contract (rendered-read.ts). */
+  /**
+   * The one read entry (rendered-read.ts): pages as the response sends them (`held`, `read`), and
+   * the plain page read beneath them (`page`).
+   */
   readonly pages: RenderedRead;
   /** The change log and its stream (changes/changes.ts). */
   readonly changes: ChangeStream;
@@ -75,7 +78,7 @@ export class GridService {
   private readonly ports: OperationPorts;
 
   constructor(opts: GridServiceOptions) {
-    const w = wireService(opts, (q) => this.readPage(q));
+    const w = wireService(opts, (q) => this.pageReader(q));
     this.store = w.store;
     this.posts = w.posts;
     this.membership = w.membership;
@@ -91,18 +94,21 @@ export class GridService {
     const { moveRate, posts } = w.caches ?? {};
     this.ports = { ...w.deps, flags: w.flags, moveRate, postCache: posts };
     this.platform = new PlatformPosts(this.ports);
+    this.move = movePost.bind(undefined, this.ports);
   }
 
   // --- writes: each one line into its operation ----------------------------------------------
 
-  move(
+  /**
+   * The move is the operation itself, bound to the ports at construction: a call goes straight
+   * into operations/move.ts (the move walk in docs/architecture.md does not pass through here).
+   */
+  readonly move: (
     profileId: bigint,
     postId: bigint,
     after: bigint | null,
     options?: MoveOptions,
-  ): Promise<MoveOutcome> {
-    return movePost(this.ports, profileId, postId, after, options);
-  }
+  ) => Promise<MoveOutcome>;
 
   undoMove(profileId: bigint, moveId: string, options?: WriteOptions) {
     return undoMove(this.ports, profileId, moveId, options);
@@ -180,9 +186,6 @@ export class GridService {
       throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
     return post;
   }
-
-  /** A page of the grid (through the caches when there are): items, cursor, state. */
-  readonly readPage = (q: PageQuery): Promise<GridPage> => this.pageReader(q);
 
   /** The first page's order from Cassandra, pins first, no cache: what the load tester checks. */
   async firstPageOrder(profileId: bigint, limit: number): Promise<bigint[]> {

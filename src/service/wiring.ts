@@ -7,9 +7,9 @@
 import { cursorKeyIdOf } from '../cache/keys.js';
 import { createServiceCaches, type ServiceCaches } from '../cache/caches.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
-import { cachedPageSource } from '../cache/page-source.js';
 import type { RedisGuard } from '../cache/redis.js';
 import type { Config } from '../config.js';
+import type { PageSource } from '../domain/grid-source.js';
 import type { RelabelPolicy } from '../domain/keys.js';
 import { ArchiveStore } from '../store/archive-store.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
@@ -70,7 +70,7 @@ export interface Wiring {
   readonly deps: ServiceDeps;
 }
 
-/** `readPage` is the service's own page read (the audit checks what users get through it). */
+/** `readPage`: the service's own page read (`service.pages.page`); the audit checks what users get. */
 export function wireService(
   opts: GridServiceOptions,
   readPage: (q: PageQuery) => Promise<GridPage>,
@@ -99,7 +99,18 @@ export function wireService(
         cursorKeyIdOf(opts.cursorSecret),
       )
     : undefined;
-  const pages = caches ? cachedPageSource(caches, reader) : reader;
+  // The page read's one port: with Redis its head, later pages' override lists (`ovr:`) and the
+  // bodies come through the caches; entries past the cached order from the store.
+  const pages: PageSource = caches
+    ? {
+        head: caches.grid.pageHead,
+        overrides: (profileId, head) => caches.overrides.read(profileId, head),
+        current: (profileId) => reader.current(profileId),
+        entries: (profileId, overrides, query) => reader.entries(profileId, overrides, query),
+        copy: reader.copy,
+        hydrate: (postIds, known) => caches.posts.hydrate(postIds, known),
+      }
+    : reader;
   const grid = caches?.grid;
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});

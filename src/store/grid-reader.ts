@@ -74,7 +74,7 @@ export class CassandraGridReader implements GridSource, PageSource {
     this.copies?.hints.saw(profileId, count);
   }
 
-  // --- PageSource: straight from Cassandra (the cache decorates these, cache/page-source.ts)
+  // --- PageSource: straight from Cassandra (with Redis, service/wiring.ts puts the caches in front)
 
   async head(profileId: bigint, minVersion?: MinVersion): Promise<PageHead> {
     return { head: await this.readHeadAtLeast(profileId, minVersion) };

@@ -76,7 +76,7 @@ describe('createRegrid mounted in a host app', () => {
     expect(page.status).toBe(200);
     expect(page.json.items.map((i: { id: string }) => i.id)).toEqual([ids[0], ids[2], ids[1]]);
     // The service is the one behind the app.
-    const direct = await regrid.service.readPage({ profileId: me, limit: 10 });
+    const direct = await regrid.service.pages.page({ profileId: me, limit: 10 });
     expect(direct.items.map((i) => String(i.postId))).toEqual([ids[0], ids[2], ids[1]]);
 
     const ready = await send(host, 'GET', '/regrid/readyz');

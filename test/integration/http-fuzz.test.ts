@@ -51,7 +51,7 @@ async function snapshot(profileId: bigint) {
   let cursor: string | undefined;
   let version: bigint | undefined;
   do {
-    const page = await service.readPage({ profileId, limit: 2, cursor });
+    const page = await service.pages.page({ profileId, limit: 2, cursor });
     pages.push(...page.items.map((p) => p.postId.toString()));
     version ??= page.version;
     cursor = page.nextCursor ?? undefined;
@@ -140,7 +140,7 @@ beforeAll(async () => {
   await service.move(ref.profile, ref.posts[0]!, ref.posts[3]!);
   await features.setPins(ref.profile, [ref.posts[4]!]);
   const players = [await grid(3), await grid(3)];
-  const firstPage = await service.readPage({ profileId: ref.profile, limit: 2 });
+  const firstPage = await service.pages.page({ profileId: ref.profile, limit: 2 });
   world = {
     refProfile: ref.profile.toString(),
     refPosts: ref.posts.map(String),

@@ -187,7 +187,7 @@ export class RegridDirectDesign implements GridDesign {
     const out: bigint[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 10_000; pages++) {
-      const page = await this.service.readPage({ profileId, limit: READ_ALL_PAGE, cursor });
+      const page = await this.service.pages.page({ profileId, limit: READ_ALL_PAGE, cursor });
       out.push(...page.entries.map((e) => e.postId));
       if (!page.nextCursor) return out;
       cursor = page.nextCursor;

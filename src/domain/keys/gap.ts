@@ -1,7 +1,7 @@
 /**
  * The pure half of placing posts into a gap of the merged order: turning the entries read on
  * either side of the gap into a `Slice`, the ceiling a placement may use, the placement call, and
- * finding the entry above a post in a slice. The reads themselves are src/service/write/slice-reader.ts.
+ * finding the entry above a post in a slice. The reads themselves are src/service/operations/placement.ts.
  *
  * Display order is descending, so "right after anchor A" (just below A on screen) is, in
  * ascending terms, the gap just before A: `below` is the merged order read downward from A (the

@@ -7,7 +7,7 @@
  * display reverses it). A post never moved has key = its post ID; a move gives it a key between
  * its new neighbours. The engine answers one question: which rows to write so that one post
  * (placeOne) or several (placeMany, for batch reorders) land in a given gap. It is pure: the
- * service reads a slice of the grid around the gap (src/service/write/slice-reader.ts, through
+ * service reads a slice of the grid around the gap (src/service/operations/placement.ts, through
  * gap.ts; batch reorders pass the whole grid, domain/batch-order.ts) and writes the answer.
  *
  * Preconditions, checked where read: keys are non-decreasing along the slice (ties are allowed

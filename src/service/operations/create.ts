@@ -5,7 +5,7 @@
  * effect puts the row into `grid_posts` (domain/membership.ts). Normally the post needs no
  * override (its fresh ID is above every key). But a move-to-top on another process may have
  * written a key from a slightly later ID (clock skew between workers); if the top unpinned key
- * is >= the new ID, the post gets a key as a move-to-top would (move-plan.ts).
+ * is >= the new ID, the post gets a key as a move-to-top would (placement.ts).
  *
  * Named collaborators (design §3.1 and §5.2; Instagram's collab invitations): the post goes on
  * the author's grid and an invitation into each admitted collaborator's inbox, outside that
@@ -25,7 +25,7 @@ import {
   type InvitePorts,
   type NotInvited,
 } from './invitations.js';
-import { placeAfter, type PlacePorts } from './move-plan.js';
+import { placeAfter, type PlacePorts } from './placement.js';
 
 export interface NewPost {
   readonly caption?: string | undefined;

@@ -12,7 +12,7 @@
 import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
-import { placeAfter, type PlacePorts } from './move-plan.js';
+import { placeAfter, type PlacePorts } from './placement.js';
 
 /** The move's placement, and whether a post is on the grid (a key held by an un-overridden post). */
 export interface RestorePorts extends PlacePorts {

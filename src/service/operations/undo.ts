@@ -7,7 +7,7 @@
  * so it commits exactly when the move does: no write before the compare-and-set, and a move whose
  * response was lost in a crash (an Idempotency-Key replay hands out the same move_id) still has
  * it, exact restore included. It costs no read either: the previous key comes from the writer's
- * snapshot and the previous anchor from the slice the move planner read (move-plan.ts; only a
+ * snapshot and the previous anchor from the slice the move planner read (move.ts; only a
  * post moved farther than that slice reaches needs one chronological read to find it). A lost CAS re-plans
  * on a fresh snapshot and pushes the entry again, so the entry that commits is the one planned
  * for the attempt that won.
@@ -30,7 +30,7 @@ import type { MoveRecord, MovesStore } from '../../store/moves-store.js';
 import type { Flags } from '../flags.js';
 import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
 import { trackOp } from '../write-line/write-op.js';
-import { movePlanner, undoBounds, type MovePlanPorts } from './move-plan.js';
+import { movePlanner, undoBounds, type MovePlanPorts } from './move.js';
 
 export interface UndoPorts extends MovePlanPorts {
   readonly writer: Pick<GridWriter, 'writeGrid'>;

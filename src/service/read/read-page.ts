@@ -1,6 +1,7 @@
 /**
  * One page of a profile's grid, from the page read's one port (`PageSource`): the Cassandra
- * reader (store/grid-reader.ts), or the Redis cache decorating it (cache/page-source.ts).
+ * reader (store/grid-reader.ts), or with Redis the same port with its head from
+ * cache/grid-cache.ts `pageHead` (wired in service/wiring.ts).
  *
  * Reads, in this order: the head (version, generation, pins), the overrides, then the
  * time-ordered rows streamed from the cursor's key down, merged by (effective key DESC, post ID

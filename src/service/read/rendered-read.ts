@@ -49,6 +49,8 @@ export interface RenderedRead {
   held(q: PageQuery): Promise<RenderedPage | NotHeld>;
   /** Any page: the Redis tier for a first page, else read and rendered with `render`. */
   read(q: PageQuery, render: RenderPage, sampled?: boolean): Promise<RenderedPage>;
+  /** The page read beneath the tiers, unrendered (what `read` runs on a miss): audit, tools. */
+  page(q: PageQuery): Promise<GridPage>;
 }
 
 /** Strong validator of a body: 128 bits of its SHA-256, quoted as HTTP wants it. */
@@ -68,6 +70,7 @@ export function createRenderedRead(
 ): RenderedRead {
   const draw = () => random() < sampleShare && budget.take();
   return {
+    page: readPage,
     async held(q) {
       if (!pages || q.cursor !== undefined) return NOT_SAMPLED;
       if (draw()) return SAMPLED;

@@ -43,7 +43,7 @@ service.changes.startSweeper();
 
 const posts = new Map<bigint, bigint[]>();
 for (const p of profiles) {
-  const page = await service.readPage({ profileId: p, limit: 100 });
+  const page = await service.pages.page({ profileId: p, limit: 100 });
   posts.set(
     p,
     page.items.map((i) => i.postId),

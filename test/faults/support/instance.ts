@@ -200,7 +200,7 @@ export async function readWholeGrid(inst: Instance, profileId: bigint): Promise<
   const out: bigint[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 100; pages++) {
-    const page = await inst.truth.readPage({ profileId, limit: 100, cursor });
+    const page = await inst.truth.pages.page({ profileId, limit: 100, cursor });
     out.push(...page.items.map((p) => p.postId));
     cursor = page.nextCursor ?? undefined;
     if (!cursor) return out;

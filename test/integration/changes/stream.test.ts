@@ -37,7 +37,7 @@ describe('the change stream', () => {
     await s.archivePost(me, b!); // v6
     await s.unarchivePost(me, b!, 'previous'); // v7
     const head = await s.readHead(me);
-    const order = (await s.readPage({ profileId: me, limit: 50 })).items.map((i) => i.postId);
+    const order = (await s.pages.page({ profileId: me, limit: 50 })).items.map((i) => i.postId);
     const swapped = [order[1]!, order[0]!, ...order.slice(2)];
     await s.patchOrder(me, `"${head.generation}.${head.version}"`, { postIds: swapped }); // v8
     await s.undoMove(me, moved.moveId); // v9

@@ -61,7 +61,7 @@ describe('concurrency', () => {
   it('clients moving the same post concurrently: every post stays exactly once', async () => {
     const me = randomProfile();
     const ids = await seedGrid(core, me, 30);
-    const start = (await core.service.readPage({ profileId: me, limit: 1 })).version;
+    const start = (await core.service.pages.page({ profileId: me, limit: 1 })).version;
     const target = ids[15]!;
     const clients = [0, 1, 2, 3, 4].map((i) => otherServer(core.ids.worker + 500 + i));
     let committed = 0;
@@ -86,7 +86,7 @@ describe('concurrency', () => {
     const grid = await readAll(core.service, me, 7);
     expect(grid).toHaveLength(30);
     expect(new Set(grid)).toEqual(new Set(ids));
-    const end = (await core.service.readPage({ profileId: me, limit: 1 })).version;
+    const end = (await core.service.pages.page({ profileId: me, limit: 1 })).version;
     expect(end - start).toBe(BigInt(committed)); // one version per committed move, no lost bump
   });
 

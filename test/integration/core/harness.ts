@@ -133,7 +133,7 @@ export async function readAll(
   const out: bigint[] = [];
   let cursor: string | undefined;
   do {
-    const page = await service.readPage({ profileId, limit, cursor });
+    const page = await service.pages.page({ profileId, limit, cursor });
     out.push(...page.items.map((p) => p.postId));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);

@@ -62,7 +62,7 @@ describe('tombstones on the read path', () => {
         result: null,
       }));
     await setPins([ids[2]!, ids[3]!]);
-    expect((await core.service.readPage({ profileId: me, limit: 10 })).items[0]!.postId).toBe(
+    expect((await core.service.pages.page({ profileId: me, limit: 10 })).items[0]!.postId).toBe(
       ids[2],
     );
     await setPins([]);

@@ -33,7 +33,7 @@ async function allPages(service: GridService, profileId: bigint, limit: number) 
   const pages: Array<{ ids: string[]; version: bigint }> = [];
   let cursor: string | undefined;
   do {
-    const page = await service.readPage({ profileId, limit, ...(cursor ? { cursor } : {}) });
+    const page = await service.pages.page({ profileId, limit, ...(cursor ? { cursor } : {}) });
     pages.push({ ids: page.entries.map((e) => String(e.postId)), version: page.version });
     cursor = page.nextCursor ?? undefined;
   } while (cursor);

@@ -61,7 +61,7 @@ async function tracedOrder(p: bigint) {
   const ids: bigint[] = [];
   let cursor: string | undefined;
   do {
-    const page = await reader.readPage({ profileId: p, limit: 7, cursor });
+    const page = await reader.pages.page({ profileId: p, limit: 7, cursor });
     ids.push(...page.items.map((i) => i.postId));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);

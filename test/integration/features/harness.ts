@@ -75,7 +75,7 @@ export async function seed(f: Features, profileId: bigint, n: number): Promise<b
 
 /** The grid's main order (pins excluded), top first, straight from the read path. */
 export async function order(f: Features, profileId: bigint, limit = 100): Promise<bigint[]> {
-  const page = await f.service.readPage({ profileId, limit });
+  const page = await f.service.pages.page({ profileId, limit });
   const pins = new Set((await f.service.store.readHead(profileId)).pins);
   return page.entries.map((e) => e.postId).filter((id) => !pins.has(id));
 }

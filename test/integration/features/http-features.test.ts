@@ -479,7 +479,7 @@ describe('cursor after a relabel', () => {
     const ids: bigint[] = [];
     for (let i = 0; i < 6; i++) ids.push((await tight.createPost(p, {})).value.postId);
     const top = [...ids].reverse(); // display order
-    const page1 = await tight.readPage({ profileId: p, limit: 3 });
+    const page1 = await tight.pages.page({ profileId: p, limit: 3 });
     expect(page1.entries.map((e) => e.postId)).toEqual(top.slice(0, 3));
     const cursorPost = top[2]!;
 
@@ -490,7 +490,7 @@ describe('cursor after a relabel', () => {
     expect(relabelled && relabelled.key !== cursorPost).toBe(true); // the premise of this test
     expect(relabelled!.movedVersion).toBeUndefined();
 
-    const page2 = await tight.readPage({ profileId: p, limit: 10, cursor: page1.nextCursor! });
+    const page2 = await tight.pages.page({ profileId: p, limit: 10, cursor: page1.nextCursor! });
     expect(page2.gridChanged).toBe(true);
     expect(page2.entries.map((e) => e.postId)).toEqual(top.slice(3));
   });

@@ -80,7 +80,7 @@ describe('post count', () => {
     for (const e of others) expect(e.mutation.statics?.postCount).toBeUndefined();
     expect(await countOf(p)).toBe(5n);
 
-    const page = await f.service.readPage({ profileId: p, limit: 2 });
+    const page = await f.service.pages.page({ profileId: p, limit: 2 });
     expect(page.postCount).toBe(5n);
     const reply = await httpApi(f).call('GET', `/v1/profiles/${p}/grid?limit=2`);
     expect(reply.status).toBe(200);
@@ -139,7 +139,7 @@ describe('post count', () => {
     }
     // The row is still in grid_posts, but the committed head says it left: readers roll forward.
     expect(await f.service.store.hasGridRow(p, posts[0]!)).toBe(true);
-    const page = await f.service.readPage({ profileId: p, limit: 10 });
+    const page = await f.service.pages.page({ profileId: p, limit: 10 });
     expect(page.entries.map((e) => e.postId)).toEqual([posts[2], posts[1]]);
     expect(page.postCount).toBe(2n);
     expect(await f.service.store.hasGridRow(p, posts[0]!)).toBe(false);

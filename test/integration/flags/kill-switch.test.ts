@@ -57,7 +57,7 @@ describe('reads.overrides (the kill switch)', () => {
     // Cache miss (summary dropped) and the service surface itself.
     await h.service.caches!.grid.invalidate(p);
     expect((await readAllHttp(h, p, 6)).ids).toEqual(chronological);
-    const page = await h.service.readPage({ profileId: p, limit: 100 });
+    const page = await h.service.pages.page({ profileId: p, limit: 100 });
     expect(page.items.map((i) => i.postId.toString())).toEqual(chronological);
     // A cursor of the other mode resumes after its post's place in this order, flagged.
     const lastShown = before.ids[6]!; // pin + 6 entries on the first page

@@ -23,7 +23,7 @@ async function counts(counter: typeof shadowReads) {
 it('a normal read counts a match; a tampered grid_posts row counts a mismatch', async () => {
   const p = h.ids.next();
   for (let i = 0; i < 8; i++) await h.service.createPost(p, { caption: `p${i}` });
-  const page = () => h.service.readPage({ profileId: p, limit: 5 });
+  const page = () => h.service.pages.page({ profileId: p, limit: 5 });
   await page(); // fills (or finds the writer's pre-filled order)
   await h.service.checks.settled();
   const shadow0 = await counts(shadowReads);
@@ -62,8 +62,8 @@ it('profiles with overrides are not shadow-read; cursor pages are not sampled', 
   await h.service.move(p, ids[0]!, null);
   await h.service.checks.settled();
   const shadow0 = await counts(shadowReads);
-  const firstPage = await h.service.readPage({ profileId: p, limit: 3 });
-  await h.service.readPage({ profileId: p, limit: 3, cursor: firstPage.nextCursor! });
+  const firstPage = await h.service.pages.page({ profileId: p, limit: 3 });
+  await h.service.pages.page({ profileId: p, limit: 3, cursor: firstPage.nextCursor! });
   await h.service.checks.settled();
   expect(await counts(shadowReads)).toEqual(shadow0);
 });

@@ -1,5 +1,5 @@
 /**
- * The write path's reads around a gap (service/write/slice-reader.ts) through the real Cassandra
+ * The write path's reads around a gap (service/operations/placement.ts) through the real Cassandra
  * reader over an in-memory `grid_posts` that counts rows: the slice a move places into, and the
  * entry above a post (the undo record). For any grid (0-100 % overridden, pins, the moved post
  * left out, any anchor), each side's read returns the reference (everything sorted in memory)
@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GridEntry } from '../../../src/domain/merge.js';
 import type { Slice } from '../../../src/domain/keys.js';
-import { readEntryAbove, readSlice } from '../../../src/service/write/slice-reader.js';
+import { readEntryAbove, readSlice } from '../../../src/service/operations/placement.js';
 import type { Consistency } from '../../../src/store/cassandra.js';
 import { CassandraGridReader } from '../../../src/store/grid-reader.js';
 import { EMPTY_HEAD, type GridStore, type StreamOptions } from '../../../src/store/grid-store.js';

@@ -3,7 +3,7 @@ import type { ServiceDeps } from '../../../src/service/deps.js';
 import { describe, expect, it } from 'vitest';
 import type { UndoEntry } from '../../../src/domain/undo-ring.js';
 import type { PlanContext } from '../../../src/service/write-line/write-line.js';
-import { undoRecorder } from '../../../src/service/operations/move-plan.js';
+import { undoRecorder } from '../../../src/service/operations/move.js';
 import { EMPTY_HEAD } from '../../../src/store/grid-store.js';
 import { UNKNOWN_RELABELS } from '../../../src/store/moves-store.js';
 

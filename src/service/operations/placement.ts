@@ -1,22 +1,23 @@
 /**
- * Reads the `Slice` a placement needs from Cassandra: the I/O half of placing posts into a gap
- * of a grid's merged order (the pure half, slice assembly, ceiling and placement, is
+ * Placing posts into a gap of a grid's merged order: the placement every operation that gives a
+ * post a key shares (the move, move.ts; a new post above an override, create.ts; a restored key
+ * that is taken, restore-key.ts). `placeAfter` is the entry; below it, the reads of the `Slice`
+ * it needs, the I/O half (the pure half, slice assembly, ceiling and placement, is
  * src/domain/keys/gap.ts). The slice is a contiguous run around the gap, ascending by
  * (key, postId), with pins and the placed post(s) left out, widened until the key engine stops
  * answering `need_more`.
  *
- * Where the entries come from (overrides: the snapshot the writer already read, no query here):
- *   - below the gap: the merged order read downward from the anchor (`reader.entries`, the same
+ * Where the entries come from (overrides: the snapshot the write line already read, no query
+ * here), always through the plan context's rows port (PlanContext.rows):
+ *   - below the gap: the merged order read downward from the anchor (`entries`, the same
  *     stream a page read uses: grid_posts `post_id <= anchor key` DESC, merged with the overrides);
- *   - from the anchor upward: grid_posts `post_id >= anchor key` ASC (`reader.chronologicalUp`),
+ *   - from the anchor upward: grid_posts `post_id >= anchor key` ASC (`chronologicalUp`),
  *     merged with the overrides at or above the anchor by the same merge walking up.
  * Both sides are read at once. Each asks for width + 1 entries (the extra one tells whether the
- * grid's end was reached);
- * width starts at INITIAL_SLICE_WIDTH and is multiplied by 4 on each `need_more`, re-reading both
- * sides. A move to the top (anchor null) reads only the side below.
+ * grid's end was reached); width starts at INITIAL_SLICE_WIDTH and is multiplied by 4 on each
+ * `need_more`, re-reading both sides. A move to the top (anchor null) reads only the side below.
  */
-import type { GridEntry } from '../../domain/merge.js';
-import { effectiveEntry, mergeGridAsync } from '../../domain/merge.js';
+import { effectiveEntry, mergeGridAsync, type GridEntry } from '../../domain/merge.js';
 import {
   DEFAULT_POLICY,
   entryAboveIn,
@@ -28,10 +29,45 @@ import {
   type Slice,
 } from '../../domain/keys.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
+import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { GridRowsRead } from '../write-line/write-line.js';
 
 /** Where a placement reads the order from: the plan context's rows (PlanContext.rows). */
 type OrderRead = Pick<GridRowsRead, 'entries' | 'chronologicalUp'>;
+
+/** What placing a post needs (the move's, the create's and the restore's placement). */
+export interface PlacePorts {
+  readonly reader: CassandraGridReader;
+  readonly nextId: () => bigint;
+  readonly policy?: RelabelPolicy | undefined;
+  /** Rows one move's write may carry (MOVE_ROW_CAP; domain/keys/capped.ts); unset = no cap. */
+  readonly rowCap?: number | undefined;
+}
+
+/** Places `postId` right after `anchor` (null = top) in the snapshot's order, read from `rows`. */
+export function placeAfter(
+  ports: PlacePorts,
+  rows: OrderRead,
+  snapshot: OverridesSnapshot,
+  profileId: bigint,
+  postId: bigint,
+  anchor: GridEntry | null,
+  rowCap?: number,
+) {
+  return placeInGap(
+    rows,
+    {
+      profileId,
+      overrides: snapshot.overrides,
+      exclude: new Set([...snapshot.head.pins, postId]),
+      anchor,
+    },
+    [postId],
+    ports.nextId(), // a freshly issued ID: keys stay below every ID issued later (§4.3)
+    ports.policy,
+    rowCap,
+  );
+}
 
 export interface GapRequest {
   readonly profileId: bigint;
