@@ -292,6 +292,18 @@ describe('real replies', () => {
     expect((await hit('PUT', ownPath, { ...as, body: {} })).status).toBe(401);
     expect((await hit('DELETE', ownPath, svc)).status).toBe(200);
 
+    // The change log: the last two versions' changes, and a malformed after_version.
+    const atVersion = BigInt(
+      (await hit('GET', `/v1/profiles/${me}/grid?limit=1`)).json.grid_version,
+    );
+    const changes = await hit(
+      'GET',
+      `/v1/profiles/${me}/grid/changes?after_version=${atVersion - 2n}&limit=5`,
+    );
+    expect(changes.status).toBe(200);
+    expect(changes.json.changes).toHaveLength(2);
+    expect((await hit('GET', `/v1/profiles/${me}/grid/changes?after_version=x`)).status).toBe(400);
+
     // Moderation and flags (ADMIN_TOKEN), probes.
     expect((await hit('POST', `/v1/admin/posts/${d}/takedown`, { admin: true })).status).toBe(200);
     expect((await hit('POST', `/v1/admin/posts/${d}/takedown`, as)).status).toBe(401);
