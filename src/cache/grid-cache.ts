@@ -4,7 +4,7 @@
  * rest of that port is wired in service/wiring.ts). Entries (keys.ts): a profile summary read
  * first, and per grid state the pins plus the first 48 entries, written only under the state
  * its override list was read with and only when its rows showed exactly that state's posts
- * (order-reader.ts: the Cassandra side, direct reads, the min_version path).
+ * (store/grid-reader.ts `readSettled`; order-reader.ts: order entries, direct reads, min_version).
  *
  * Miss: memcache-style lease on the profile. The holder fills; others poll briefly (bounded by
  * CACHE_LEASE_WAIT_MS), then serve the state before the last change if it meets their
@@ -16,8 +16,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  compareGridVersions,
   meetsMin,
+  sameGridState as sameState,
   type GridVersion,
   type MinVersion,
 } from '../domain/grid-version.js';
@@ -28,8 +28,8 @@ import type { ReadFirstOptions } from './grid-cache-types.js';
 import { exportedStats } from './cache-metrics.js';
 import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
 import { cacheLeaseWaitSeconds } from '../obs/metrics.js';
-import { createOrderReader } from './order-reader.js';
-import type { OverrideCache } from './override-cache.js';
+import { createOrderReader, FIRST_ENTRIES, orderOf } from './order-reader.js';
+import { createOverrideCache, type OverrideCache } from './override-cache.js';
 import { createPendingInvalidations } from './pending-invalidations.js';
 import { createWriteSide } from './write-side.js';
 import type { RedisGuard } from './redis.js';
@@ -40,7 +40,6 @@ import type { Post as PostBody } from '../domain/post.js';
 
 export type * from './grid-cache-types.js';
 
-const sameState = (a: GridVersion, b: GridVersion) => compareGridVersions(a, b) === 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createGridCache(
@@ -54,8 +53,9 @@ export function createGridCache(
   const pollMs = settings.pollMs ?? 10;
   const hooks = settings.hooks ?? {};
   const stats = exportedStats();
-  const reader = createOrderReader(guard, source, settings, stats, overrides);
-  const { read, readHead, readOrder, summaryOf, cachedOrder, direct, readAtLeast } = reader;
+  const lists = overrides ?? createOverrideCache(guard, source, settings.orderTtlS);
+  const reader = createOrderReader(guard, source, settings, stats, lists);
+  const { read, summaryOf, cachedOrder, direct, readAtLeast } = reader;
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);
   const owe = guard.addRepair(pending);
 
@@ -68,10 +68,13 @@ export function createGridCache(
     };
     let head: GridHead, order: FirstOrder, moved: GridVersion | undefined, summary: Summary;
     try {
-      head = await readHead(profileId, min);
+      head = await source.readHeadAtLeast(profileId, min);
       // The writer usually stored this state's order already: then the head was all we needed.
       const ready = await cachedOrder(profileId, head);
-      ({ order, head, moved } = ready ? { order: ready, head } : await readOrder(profileId, head));
+      if (!ready) await hooks.afterHeadRead?.(profileId, head);
+      ({ order, head, moved } = ready
+        ? { order: ready, head }
+        : orderOf(await source.readSettled(profileId, head, lists, FIRST_ENTRIES + 1)));
       summary = summaryOf(head, order);
       await hooks.beforePublish?.(profileId, head);
     } catch (err) {

@@ -1,10 +1,9 @@
 /**
- * Reading one grid state's first-page order from Cassandra, under the rule that keeps cache
- * entries and pages honest (design §3.4): the version first, the rows second, the version again.
- * The override list and its head come from one query, so they are one state; the time-ordered
- * rows are that state's exactly when no membership write committed before the last head read
- * (domain/grid-head.ts `sameMembership`). Otherwise the read is `moved`: never cached, and never
- * served as that state (the page read reads again, at least at the newer head).
+ * The cache's side of one grid state's first-page order: the order entry of a state (keyed by
+ * it, immutable), the summary built from a head, and the first order of a settled read from the
+ * store (`readSettled` in store/grid-reader.ts: the version, the rows, the version again, under
+ * the rule that keeps cache entries and pages honest, design §3.4). A `moved` read is never
+ * cached, and never served as that state (the page read reads again, at least at the newer head).
  *
  * The override list comes through `ovr:` (override-cache.ts): a fill finds the list of exactly its
  * state there when a writer or a later page already read it, and leaves it there otherwise.
@@ -16,11 +15,8 @@ import {
   compareGridVersions,
   meetsMin,
   sameGridState as sameState,
-  type GridVersion,
   type MinVersion,
 } from '../domain/grid-version.js';
-
-type Stamps = readonly (bigint | null)[];
 import { decodeOrder, encodeOrder } from './codec.js';
 import type { FirstOrder, Summary } from './codec.js';
 import type {
@@ -30,10 +26,10 @@ import type {
   Served,
 } from './grid-cache-types.js';
 import { cacheKeys } from './keys.js';
-import { createOverrideCache, type OverrideCache } from './override-cache.js';
+import type { OverrideCache } from './override-cache.js';
 import type { RedisGuard } from './redis.js';
-import { rowsVerdict, sameMembership, type GridHead } from '../domain/grid-head.js';
-import type { GridSource } from '../domain/grid-source.js';
+import type { GridHead } from '../domain/grid-head.js';
+import type { GridSource, SettledRows } from '../domain/grid-source.js';
 import type { GridEntry } from '../domain/merge.js';
 
 /** The design caches the pins and the next two pages of 24. */
@@ -46,13 +42,18 @@ export function firstOrder(head: GridHead, rows: readonly GridEntry[]): FirstOrd
   return { generation, version, pins, entries, complete: rows.length <= FIRST_ENTRIES };
 }
 
+/** The first order of a settled read, and whether it may be cached. */
+export function orderOf({ head, rows, moved }: SettledRows) {
+  return { order: firstOrder(head, rows), head, stable: moved === undefined, moved };
+}
+
 export function createOrderReader(
   guard: RedisGuard,
   source: GridSource,
   settings: GridCacheSettings,
   stats: GridCacheStats,
-  /** The process's one override-list cache (caches.ts); a private one when not given. */
-  overrideLists: OverrideCache = createOverrideCache(guard, source, settings.orderTtlS),
+  /** The override-list cache the fill reads through (grid-cache.ts). */
+  overrideLists: OverrideCache,
 ) {
   const hooks = settings.hooks ?? {};
   const inFlight = new Map<bigint, Promise<FirstOrderRead>>();
@@ -63,62 +64,14 @@ export function createOrderReader(
     served,
   });
 
-  /** Reads the head at LOCAL_QUORUM, escalating to LOCAL_SERIAL when below the floor. */
-  function readHead(profileId: bigint, min?: MinVersion): Promise<GridHead> {
-    return source.readHeadAtLeast(profileId, min);
-  }
-
   /**
-   * The first entries of a state: the override list (of exactly `head`'s state from `ovr:` when
-   * cached; else read with its own head in one query, and cached for later pages) merged with
-   * the streamed time-ordered rows. The state is the list's: `head`'s, or the newer head the
-   * list was read with (its pins then). One entry more than cached, so `complete` is exact even
-   * for a grid of exactly 48. `state` undefined: the list came back older than `head`.
-   */
-  async function readEntries(profileId: bigint, head: GridHead) {
-    // A reordered copy of exactly this state (many overrides): no override list to read.
-    const copied = await source.copy?.(profileId, head, undefined, FIRST_ENTRIES + 1);
-    if (copied) return { order: firstOrder(head, copied), state: head, copied: true };
-    const listed = await overrideLists.read(profileId, head);
-    const state = compareGridVersions(listed.head, head) >= 0 ? listed.head : undefined;
-    const stamps: (bigint | null)[] = [];
-    const rows = await source.entries(profileId, listed.rows, {
-      limit: FIRST_ENTRIES + 1,
-      exclude: (state ?? head).pins,
-      onStamp: (s) => void stamps.push(s),
-    });
-    return { order: firstOrder(state ?? head, rows), state, copied: false, stamps };
-  }
-
-  /**
-   * Version first, rows second, version again. The order is of `head` in the result (the state
-   * its override list belongs to); `moved` (the head read last) says the grid's posts changed
-   * under the rows, so they are not that state's: neither cached nor served as it.
+   * Version first, rows second, version again (the store's `readSettled`). The order is of
+   * `head` in the result (the state its override list belongs to); `moved` says the grid's
+   * posts changed under the rows, so they are not that state's: neither cached nor served as it.
    */
   async function readOrder(profileId: bigint, first: GridHead) {
     await hooks.afterHeadRead?.(profileId, first);
-    return settle(profileId, first, await readEntries(profileId, first));
-  }
-
-  async function settle(
-    profileId: bigint,
-    first: GridHead,
-    read: { order: FirstOrder; state: GridHead | undefined; copied: boolean; stamps?: Stamps },
-  ) {
-    const { order, state } = read;
-    const head = state ?? first;
-    // A copy holds exactly its state; merged rows, when their stamps say so, or else while the
-    // head read after them shows no membership write since.
-    const verdict = state && !read.copied ? rowsVerdict(read.stamps ?? [], state) : undefined;
-    let moved: GridVersion | undefined;
-    if (!state) moved = first;
-    else if (verdict?.kind === 'newer')
-      moved = { generation: state.generation, version: verdict.version };
-    else if (verdict?.kind === 'unknown') {
-      const again = await source.readHead(profileId, 'quorum');
-      if (!sameMembership(again, state)) moved = again;
-    }
-    return { order, head, stable: moved === undefined, moved };
+    return orderOf(await source.readSettled(profileId, first, overrideLists, FIRST_ENTRIES + 1));
   }
 
   /**
@@ -167,12 +120,9 @@ export function createOrderReader(
     }
     const mine = (async () => {
       stats.directReads += 1;
-      const first = await readHead(profileId, min);
-      const { order, head, moved } = await settle(
-        profileId,
-        first,
-        await readEntries(profileId, first),
-      );
+      const first = await source.readHeadAtLeast(profileId, min);
+      const settled = await source.readSettled(profileId, first, overrideLists, FIRST_ENTRIES + 1);
+      const { order, head, moved } = orderOf(settled);
       return { ...read(order, { ...head, postCount: head.postCount }, 'direct'), moved };
     })();
     if (coalesce && !shared) {
@@ -197,7 +147,7 @@ export function createOrderReader(
     stale: Summary,
     min: MinVersion,
   ): Promise<FirstOrderRead> {
-    const head = await readHead(profileId, min);
+    const head = await source.readHeadAtLeast(profileId, min);
     const summary = { ...head, postCount: head.postCount };
     // Only a summary that Cassandra proves older is dropped: a floor from the future (a bogus
     // min_version) must not let one client flush everybody's cache.
@@ -220,7 +170,6 @@ export function createOrderReader(
 
   return {
     read,
-    readHead,
     readOrder,
     summaryOf,
     cachedOrder,

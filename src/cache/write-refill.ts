@@ -2,8 +2,9 @@
  * The pre-fill of a committed state's order entry, off the response path. The writer's commit
  * event holds the snapshot its compare-and-set was conditioned on and the mutation it wrote, so
  * the new head and override list are known without reading them back (domain/override-list.ts);
- * only the time-ordered rows are streamed, then the version is read again (the order-reader rule: rows filed
- * under a version that moved meanwhile are not cached).
+ * only the time-ordered rows are streamed, then the version is read again (the rule of
+ * store/grid-reader.ts `readSettled`: rows filed under a version that moved meanwhile are not
+ * cached).
  *
  * Writes that change membership (their effects touch `grid_posts` and the side tables) refill the
  * old way, from a fresh head, which rolls an unapplied record forward first.

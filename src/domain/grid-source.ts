@@ -55,6 +55,35 @@ export interface GridSource {
   readonly copy?: CopySlice | undefined;
   /** A cache served a profile's override list of `count` rows (how copies learn large grids). */
   noteOverrides?(profileId: bigint, count: number): void;
+  /**
+   * The first `limit` entries of the state whose head `first` the caller read, and whether they
+   * are that state's (design §3.4: the version, the rows, the version again): a reordered copy,
+   * or the override list from `lists` merged with the time-ordered rows.
+   */
+  readSettled(
+    profileId: bigint,
+    first: GridHead,
+    lists: OverrideLists,
+    limit: number,
+  ): Promise<SettledRows>;
+}
+
+/** Where a cache reads override lists (cache/override-cache.ts): `expected`'s when it holds it. */
+export interface OverrideLists {
+  read(
+    profileId: bigint,
+    expected?: GridHead,
+  ): Promise<{ readonly head: GridHead; readonly rows: readonly OverrideRow[] }>;
+}
+
+/**
+ * Entries of `head`'s state (the state their override list belongs to). `moved`: the grid's
+ * posts changed under the rows, so they are not that state's (never cached, never served as it).
+ */
+export interface SettledRows {
+  readonly head: GridHead;
+  readonly rows: readonly GridEntry[];
+  readonly moved?: GridVersion | undefined;
 }
 
 /**

@@ -14,6 +14,7 @@ import { createGridCache } from '../../src/cache/grid-cache.js';
 import { cacheKeys } from '../../src/cache/keys.js';
 import { createRedisGuard } from '../../src/cache/redis.js';
 import type { GridSource } from '../../src/domain/grid-source.js';
+import { readSettled } from '../../src/store/grid-reader.js';
 import { sleep } from '../../tools/infra/process-utils.js';
 import { GridWriter, writerSettingsOf } from '../../src/service/write-line/write-line.js';
 import { faultsConfig, signalRedis } from './support/private-stores.js';
@@ -141,6 +142,8 @@ describe('single flight of direct reads', () => {
         }
         return reader.entries(id, overrides, q);
       },
+      // The store's settled read over this source, so its rows come through `entries` above.
+      readSettled: (id, head, lists, limit) => readSettled(source, id, head, lists, limit),
     };
     const cache = createGridCache(dead, source, gridCacheSettingsOf(config));
     const writer = new GridWriter(
