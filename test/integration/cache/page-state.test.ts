@@ -30,6 +30,7 @@ import { freshProfile, openStores, type Stores } from './harness.js';
 
 const READS = 2000; // page reads per variant
 const CAP_MS = 40_000; // …or this long, whichever ends first
+const MIN_LATER = 60; // and at least this many later pages (the test asks for more than 50)
 const MIN_COMMITS = 150; // and at least this many committed batches to read against
 const SEEDED = 8;
 const MAX_EXTRA = 10; // created posts kept at most beside the seeded ones (a page of 24 holds all)
@@ -205,10 +206,13 @@ async function churn(redis: RedisGuard | undefined, seed: number) {
   let writes = 0;
   let refused = 0;
   let latest = reported[reported.length - 1]!.version;
-  // Enough reads AND enough commits to read against (cached reads can outrun the writers on a
-  // busy machine: a CI run once stopped at 57 commits), or the cap.
+  // Enough reads, enough later pages AND enough commits to read against (cached reads can
+  // outrun the writers on a busy machine: a CI run once stopped at 57 commits; a short run once
+  // made 48 later pages), or the cap.
+  let later = 0;
   const done = () =>
-    (pages.length >= READS && events.length >= MIN_COMMITS) || Date.now() - started > CAP_MS;
+    (pages.length >= READS && later >= MIN_LATER && events.length >= MIN_COMMITS) ||
+    Date.now() - started > CAP_MS;
 
   const live = new Set(seeded);
   const extras: bigint[] = [];
@@ -296,6 +300,7 @@ async function churn(redis: RedisGuard | undefined, seed: number) {
       ...extra,
     };
     pages.push(page);
+    if (kind === 'next') later += 1;
     return page;
   }
   const firstReader = async () => {
