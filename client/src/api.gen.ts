@@ -23,6 +23,7 @@ export type ProblemCode =
   | 'post_not_found'
   | 'post_not_on_grid'
   | 'post_pinned'
+  | 'post_removed'
   | 'precondition_failed'
   | 'precondition_required'
   | 'rate_limited'

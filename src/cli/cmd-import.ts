@@ -127,6 +127,7 @@ function report(
     posts_read: t.rows,
     imported: t.imported,
     already_there: t.present,
+    removed: t.removed,
     conflicts: t.conflicts,
     invalid: t.invalid + (bad?.count ?? 0),
     versions_bumped: t.bumps,
@@ -140,7 +141,8 @@ function report(
     return;
   }
   io.out(
-    `imported ${t.imported} posts (${t.present} already there, ${t.conflicts} conflicts, ` +
+    `imported ${t.imported} posts (${t.present} already there, ${t.removed} removed before, ` +
+      `${t.conflicts} conflicts, ` +
       `${summary.invalid} invalid) in ${summary.seconds} s; ${t.bumps} grid versions bumped; ` +
       `slices ${t.slicesDone}/${t.slicesTotal} done${t.failedSlices ? `, ${t.failedSlices} failed` : ''}`,
   );

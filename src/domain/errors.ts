@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'contention' // compare-and-set lost too often (503, Retry-After)
   | 'key_space_exhausted' // no room left for keys even after a whole-grid relabel (409)
   | 'history_gone' // the change log no longer reaches back that far: read the grid (410)
+  | 'post_removed' // the post was deleted or taken down: its ID is spent for good (410)
   | 'feature_disabled' // switched off by an operational flag (503, Retry-After)
   | 'unavailable' // a backing store is down; the request's writes were not applied (503)
   | 'write_outcome_unknown'; // a write may or may not have been applied (503)

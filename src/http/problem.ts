@@ -35,6 +35,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   feature_disabled: 503,
   key_space_exhausted: 409,
   history_gone: 410,
+  post_removed: 410,
   unavailable: 503,
   write_outcome_unknown: 503,
 };
@@ -59,6 +60,7 @@ const TITLES: Record<string, string> = {
   feature_disabled: 'This feature is switched off for now',
   key_space_exhausted: 'No room left for sort keys',
   history_gone: 'The changes since that version are no longer kept; read the grid again',
+  post_removed: 'The post was deleted or taken down; its ID cannot be used again',
   unavailable: 'A backing store is unavailable',
   write_outcome_unknown: 'The write may or may not have been applied',
   not_found: 'Not found',

@@ -12,6 +12,7 @@ import type { InvitesStore } from '../store/invites-store.js';
 import type { MovesStore } from '../store/moves-store.js';
 import type { PostsStore } from '../store/posts-store.js';
 import type { ProfilesStore } from '../store/profiles-store.js';
+import type { RemovedPostsStore } from '../store/removed-posts-store.js';
 import type { CassandraGridReader } from '../store/grid-reader.js';
 import type { GridWriter } from './write-line/write-line.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
@@ -26,6 +27,8 @@ export interface ServiceDeps {
   readonly inviteGuards: InviteGuardsStore;
   readonly moves: MovesStore;
   readonly profiles: ProfilesStore;
+  /** Post IDs deleted or taken down for good (operations/removed-posts.ts). */
+  readonly removed: RemovedPostsStore;
   readonly nextId: () => bigint;
   readonly policy?: RelabelPolicy;
   /** Rows one move's write may carry (MOVE_ROW_CAP; domain/keys/capped.ts). */

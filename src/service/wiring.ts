@@ -20,6 +20,7 @@ import { InvitesStore } from '../store/invites-store.js';
 import { MembershipStore } from '../store/membership-store.js';
 import { MovesStore } from '../store/moves-store.js';
 import { PostsStore } from '../store/posts-store.js';
+import { RemovedPostsStore } from '../store/removed-posts-store.js';
 import { ProfilesStore } from '../store/profiles-store.js';
 import type { ServiceDeps } from './deps.js';
 import { flagsOf, type Flags } from './flags.js';
@@ -154,6 +155,7 @@ export function wireService(
     // Undo stays possible as long as the move's Idempotency-Key would be remembered.
     moves: new MovesStore(cql, consistency, config.IDEMPOTENCY_TTL_S),
     profiles: new ProfilesStore(cql, consistency),
+    removed: new RemovedPostsStore(cql, consistency),
     nextId: () => opts.ids.next(),
     policy: opts.policy ?? config.RELABEL_POLICY,
     rowCap: config.MOVE_ROW_CAP,

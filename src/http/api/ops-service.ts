@@ -15,7 +15,7 @@ export const serviceOperations = {
     tag: 'service',
     summary: "Register a platform's existing post under its own ID",
     description:
-      "The post joins the profile's grid at its creation position (under the pins; an old post is not put on top). `post_id` must be a 64-bit ID in regrid's layout (40 bits of milliseconds since 2011-01-01, 13 worker bits, 10 sequence bits) whose time is not in the future; `created_at`, when given, must equal that time to the millisecond. The same request again is a 200 that writes nothing; another body for a registered ID is 409. Named collaborators are invited as for a created post.",
+      "The post joins the profile's grid at its creation position (under the pins; an old post is not put on top). `post_id` must be a 64-bit ID in regrid's layout (40 bits of milliseconds since 2011-01-01, 13 worker bits, 10 sequence bits) whose time is not in the future; `created_at`, when given, must equal that time to the millisecond. The same request again is a 200 that writes nothing; another body for a registered ID is 409. A post that was deleted (by its author, or unregistered) or taken down is never registered again: 410 `post_removed` with `reason` (`deleted` or `taken_down`), also for a late retry of the request that first registered it; a re-published post needs a new ID. Named collaborators are invited as for a created post.",
     auth: 'service',
     params,
     body: RegisterPostBody,
@@ -40,7 +40,7 @@ export const serviceOperations = {
         grid_version: '7',
       },
     },
-    problems: ['conflict', 'contention'],
+    problems: ['conflict', 'post_removed', 'contention'],
   },
   unregisterPost: {
     method: 'delete',
@@ -48,7 +48,7 @@ export const serviceOperations = {
     tag: 'service',
     summary: 'Unregister (delete) a post',
     description:
-      "Removes it from the profile's grid and every collaborator's, as the author's delete does. Idempotent: a post that is not there is a 200 with the grid's version. 409 when the post belongs to another profile.",
+      "Removes it from the profile's grid and every collaborator's, as the author's delete does. Idempotent: a post that is not there is a 200 with the grid's version. 409 when the post belongs to another profile. The ID is spent: registering it again answers 410 `post_removed`.",
     auth: 'service',
     params,
     ok: {

@@ -15,6 +15,9 @@
  *   with the import by the version. Nothing of the source's order is written as overrides: the
  *   posts land by their IDs, which is the source's newest-first order.
  * - A chunk whose posts are all there already is a skip: no version bump.
+ * - A post deleted or taken down before (its ID in `removed_posts`) is counted as `removed` and
+ *   left out, checked before its body is written and again inside the planner
+ *   (service/operations/removed-posts.ts): a rerun never brings it back.
  */
 import type { ServiceDeps } from '../deps.js';
 import type { MembershipOp } from '../../domain/membership.js';
@@ -25,50 +28,67 @@ export interface ChunkOutcome {
   readonly imported: number;
   /** Posts already on the grid (or archived there, or being deleted): left as they are. */
   readonly present: number;
+  /** Posts deleted or taken down before (removed_posts): their IDs are spent, left out. */
+  readonly removed: number;
   /** Posts whose existing body differs from the source's: left out, counted as errors. */
   readonly conflicts: number;
   /** The grid's version moved (one compare-and-set committed). */
   readonly bumped: boolean;
 }
 
-type ImportDeps = Pick<ServiceDeps, 'posts' | 'store' | 'archive' | 'writer'>;
+type ImportDeps = Pick<ServiceDeps, 'posts' | 'store' | 'archive' | 'writer' | 'removed'>;
 
 export async function importChunk(
   deps: ImportDeps,
   profileId: bigint,
   posts: readonly Post[],
 ): Promise<ChunkOutcome> {
+  // Spent IDs (a deletion or takedown, removed-posts.ts) get no body; the planner checks again.
+  const spent = await deps.removed.among(posts.map((p) => p.postId));
+  const live = posts.filter((p) => !spent.has(p.postId));
   const existing = new Map(
-    (await deps.posts.getPosts(posts.map((p) => p.postId))).map((b) => [b.postId, b]),
+    (await deps.posts.getPosts(live.map((p) => p.postId))).map((b) => [b.postId, b]),
   );
-  const fresh = posts.filter((p) => !existing.has(p.postId));
-  const same = posts.filter((p) => {
+  const fresh = live.filter((p) => !existing.has(p.postId));
+  const same = live.filter((p) => {
     const b = existing.get(p.postId);
     return b !== undefined && sameBody(b, p);
   });
   await Promise.all(fresh.map((p) => deps.posts.insertPost(p)));
   const candidates = [...fresh, ...same];
-  const conflicts = posts.length - candidates.length;
-  if (candidates.length === 0) return { imported: 0, present: 0, conflicts, bumped: false };
+  const conflicts = live.length - candidates.length;
+  const removedBefore = posts.length - live.length;
+  if (candidates.length === 0) {
+    return { imported: 0, present: 0, removed: removedBefore, conflicts, bumped: false };
+  }
 
   const out = await deps.writer.writeGrid(profileId, async () => {
     const ids = candidates.map((p) => p.postId);
-    const [onGrid, archived, bodies] = await Promise.all([
+    const [onGrid, archived, bodies, gone] = await Promise.all([
       deps.store.gridRowsAmong(profileId, ids),
       deps.archive.archivedAmong(profileId, ids),
       deps.posts.getPosts(ids), // the removal fence, read after the snapshot
+      deps.removed.among(ids), // the removal record, which outlives the body
     ]);
-    const alive = new Set(bodies.filter((b) => !b.removedAt).map((b) => b.postId));
+    const alive = new Set(
+      bodies.filter((b) => !b.removedAt && !gone.has(b.postId)).map((b) => b.postId),
+    );
     const effects: MembershipOp[] = candidates
       .filter((p) => alive.has(p.postId) && !onGrid.has(p.postId) && !archived.has(p.postId))
       .map((p) => ({ op: 'grid_put', postId: p.postId, authorId: profileId }));
-    const result = { imported: effects.length };
+    const result = { imported: effects.length, gone: [...gone.keys()] };
     if (effects.length === 0) return { kind: 'skip', result };
     const change = { kind: 'imported', postIds: effects.map((e) => e.postId) } as const;
     return { kind: 'write', mutation: { effects }, result, change };
   });
-  const imported = out.result.imported;
-  return { imported, present: candidates.length - imported, conflicts, bumped: imported > 0 };
+  const { imported, gone } = out.result;
+  // Removed since the check above: a body this chunk wrote after the removal deleted the old
+  // one is on no grid, and goes too (GET /v1/posts/:id must stay 404).
+  const orphans = fresh.filter((p) => gone.includes(p.postId));
+  await Promise.all(orphans.map((p) => deps.posts.deletePost(p.postId, [], true)));
+  const present = candidates.length - imported - gone.length;
+  const removed = removedBefore + gone.length;
+  return { imported, present, removed, conflicts, bumped: imported > 0 };
 }
 
 function sameBody(a: Post, b: Post): boolean {

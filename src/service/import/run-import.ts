@@ -43,6 +43,8 @@ export interface ImportTotals {
   rows: number;
   imported: number;
   present: number;
+  /** Posts deleted or taken down in regrid before: their IDs are spent, never imported. */
+  removed: number;
   conflicts: number;
   invalid: number;
   /** Chunks whose compare-and-set committed (profiles' versions bumped, once per chunk). */
@@ -66,6 +68,7 @@ export async function runImport(
     rows: 0,
     imported: 0,
     present: 0,
+    removed: 0,
     conflicts: 0,
     invalid: 0,
     bumps: 0,
@@ -122,10 +125,12 @@ async function importOne(run: ChunkRunner, chunk: Chunk, t: ImportTotals): Promi
   }
   t.imported += out.imported;
   t.present += out.present;
+  t.removed += out.removed;
   t.conflicts += out.conflicts;
   if (out.bumped) t.bumps += 1;
   importedPosts.inc({ outcome: 'imported' }, out.imported);
   importedPosts.inc({ outcome: 'present' }, out.present);
+  importedPosts.inc({ outcome: 'removed' }, out.removed);
   importedPosts.inc({ outcome: 'conflict' }, out.conflicts);
 }
 

@@ -1,5 +1,6 @@
 /**
- * Deleting a post, by its author: fence the body (`removed_at`), take the post off every
+ * Deleting a post, by its author: record the removal for good (`removed_posts`: the ID is spent,
+ * removed-posts.ts), fence the body (`removed_at`), take the post off every
  * collaborator (its invitation withdrawn, its grid in a compare-and-set when it holds something of
  * the post: invitations.ts), then off the author's grid (post-removal.ts), and drop the body
  * last. A retry after a failure midway finds the fence and the remaining grids and finishes.
@@ -13,8 +14,9 @@ import { trackOp } from '../write-line/write-op.js';
 import type { PostWriteResult } from './create.js';
 import { removeFromCollaborator, type WithdrawPorts } from './invitations.js';
 import { removalPlanner } from './post-removal.js';
+import { recordRemoval, type RemovedPorts } from './removed-posts.js';
 
-export interface DeletePorts extends WithdrawPorts {
+export interface DeletePorts extends WithdrawPorts, RemovedPorts {
   readonly writer: Pick<GridWriter, 'writeGrid'>;
   readonly posts: Pick<PostsStore, 'getPost' | 'markRemoved' | 'deletePost'>;
   /** Redis's copy of post bodies, when there is one. */
@@ -45,11 +47,14 @@ export async function removePost(
       post_id: postId.toString(),
     });
   }
+  if (post) await recordRemoval(ports, post, 'deleted'); // first: it outlives the body
   if (post && !post.removedAt) await ports.posts.markRemoved(postId);
   for (const collaborator of post?.collaborators ?? []) {
     await removeFromCollaborator(ports, collaborator, postId, profileId); // the author's post
   }
-  const remove = removalPlanner(ports, postId);
+  // With a body, the author's grid commits a version even with nothing to take off, so a
+  // registration or import planned before the record loses its compare-and-set (removed-posts.ts).
+  const remove = removalPlanner(ports, postId, { bump: post !== undefined });
   const out = await ports.writer.writeGrid(
     profileId,
     async (ctx) => {

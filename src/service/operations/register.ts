@@ -10,9 +10,11 @@
  * where its date says.
  *
  * Every decision is taken inside the compare-and-set: the planner reads, after the snapshot, the
- * body (which must still be this request's and not fenced by a deletion), the grid row and the
- * archive record. The same request again is a skip (no version bump); a different body is 409.
- * Unregistering is the author's delete (delete.ts), idempotent: nothing there is a success.
+ * body (which must still be this request's and not fenced by a deletion), the removal record
+ * (a deleted or taken-down ID is spent for good: 410 `post_removed`, removed-posts.ts), the grid
+ * row and the archive record. The same request again is a skip (no version bump); a different
+ * body is 409. Unregistering is the author's delete (delete.ts), idempotent: nothing there is a
+ * success, and the ID is spent like any deleted post's.
  * Reached through `GridService.platform` (platform-posts.ts, the service routes).
  */
 import { DomainError } from '../../domain/errors.js';
@@ -23,6 +25,7 @@ import type { PostRecord, PostsStore } from '../../store/posts-store.js';
 import type { GridPlanner, WriteOptions } from '../write-line/write-line.js';
 import { trackOp } from '../write-line/write-op.js';
 import { removePost, type DeletePorts } from './delete.js';
+import { postRemoved } from './removed-posts.js';
 import {
   assertCollaborators,
   inviteCollaborators,
@@ -61,14 +64,29 @@ async function register(
   options: WriteOptions,
 ): Promise<RegisterResult> {
   assertCollaborators(post.authorId, post.collaborators);
-  const existing = await ports.posts.getPost(post.postId);
+  // A spent ID gets no body written (the planner decides again, after its snapshot).
+  const [existing, gone] = await Promise.all([
+    ports.posts.getPost(post.postId),
+    ports.removed.get(post.postId),
+  ]);
+  if (gone) throw postRemoved(gone);
   let inserted = false;
-  if (existing) assertSameBody(existing, post);
+  if (existing) await assertSameBody(ports, existing, post);
   else if (!(inserted = await ports.posts.insertPostIfAbsent(post))) {
     const winner = await ports.posts.getPost(post.postId);
-    if (winner) assertSameBody(winner, post);
+    if (winner) await assertSameBody(ports, winner, post);
   }
-  const out = await ports.writer.writeGrid(post.authorId, registerPlanner(ports, post), options);
+  let out;
+  try {
+    out = await ports.writer.writeGrid(post.authorId, registerPlanner(ports, post), options);
+  } catch (err) {
+    // Removed between the check above and the planner: the body this call wrote after the
+    // removal deleted the old one is on no grid; it goes too (GET /v1/posts/:id must stay 404).
+    if (inserted && err instanceof DomainError && err.code === 'post_removed') {
+      await ports.posts.deletePost(post.postId, [], true);
+    }
+    throw err;
+  }
   // Invitations live outside the invitees' grids, under the same limits as a created post's
   // (invitations.ts). Only the registration that wrote the body or put the post on the grid
   // sends them: a repeated one must not invite again a collaborator who has declined or left
@@ -90,17 +108,19 @@ async function register(
 
 function registerPlanner(ports: RegisterPorts, post: PostRecord): GridPlanner<{ joined: boolean }> {
   return async ({ profileId }) => {
-    const [body, onGrid, archived] = await Promise.all([
+    const [body, gone, onGrid, archived] = await Promise.all([
       ports.posts.getPost(post.postId), // the removal fence and the winning body, after the snapshot
+      ports.removed.get(post.postId), // the removal record, which outlives the body
       ports.store.hasGridRow(profileId, post.postId),
       ports.archive.get(profileId, post.postId),
     ]);
+    if (gone) throw postRemoved(gone);
     if (!body || body.removedAt) {
       throw new DomainError('conflict', 'the post was deleted while it was being registered', {
         post_id: post.postId.toString(),
       });
     }
-    assertSameBody(body, post);
+    assertBody(body, post);
     // Already on the grid, or archived by its owner since: the registration holds as it is.
     if (onGrid || archived) return { kind: 'skip', result: { joined: false } };
     const effects: MembershipOp[] = [{ op: 'grid_put', postId: post.postId, authorId: profileId }];
@@ -109,7 +129,18 @@ function registerPlanner(ports: RegisterPorts, post: PostRecord): GridPlanner<{ 
   };
 }
 
-function assertSameBody(have: PostRecord, want: PostRecord): void {
+/** As assertBody; a body fenced by a removal answers 410 when the removal is recorded. */
+async function assertSameBody(
+  ports: RegisterPorts,
+  have: PostRecord,
+  want: PostRecord,
+): Promise<void> {
+  const gone = have.removedAt ? await ports.removed.get(want.postId) : undefined;
+  if (gone) throw postRemoved(gone);
+  assertBody(have, want);
+}
+
+function assertBody(have: PostRecord, want: PostRecord): void {
   const same =
     have.authorId === want.authorId &&
     have.caption === want.caption &&

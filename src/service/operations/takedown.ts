@@ -4,10 +4,12 @@
  * paths that change a grid without a user action must bump the version too, or caches keep
  * serving it).
  *
- * Order: fence the body, then each grid (post-removal.ts: grid row, archive record, override and
- * pin in one compare-and-set; a collaborator's invitation withdrawn first, invitations.ts), then
- * the body last. A crash midway leaves the fenced body, so running the takedown again finds the same grids and finishes; grids already clean are
- * skipped without a bump.
+ * Order: record the removal for good (`removed_posts`: the ID is spent, removed-posts.ts), fence
+ * the body, then each grid (post-removal.ts: grid row, archive record, override and pin in one
+ * compare-and-set; a collaborator's invitation withdrawn first, invitations.ts), then the body
+ * last. A crash midway leaves the record and the fenced body, so running the takedown again
+ * finds the same grids and finishes; collaborators' grids already clean are skipped without a
+ * bump (the author's always commits one: removed-posts.ts).
  */
 import type { PostCache } from '../../cache/post-cache.js';
 import { DomainError } from '../../domain/errors.js';
@@ -15,8 +17,9 @@ import type { PostsStore } from '../../store/posts-store.js';
 import { trackOp } from '../write-line/write-op.js';
 import { removeFromCollaborator, type WithdrawPorts } from './invitations.js';
 import { removalPlanner } from './post-removal.js';
+import { recordRemoval, type RemovedPorts } from './removed-posts.js';
 
-export interface TakedownPorts extends WithdrawPorts {
+export interface TakedownPorts extends WithdrawPorts, RemovedPorts {
   readonly posts: Pick<PostsStore, 'getPost' | 'markRemoved' | 'deletePost'>;
   /** Redis's copy of post bodies, when there is one: dropped after the body. */
   readonly postCache?: Pick<PostCache, 'forget'> | undefined;
@@ -38,11 +41,14 @@ async function takedown(ports: TakedownPorts, postId: bigint): Promise<TakedownR
   const post = await ports.posts.getPost(postId);
   if (!post)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+  await recordRemoval(ports, post, 'taken_down'); // first: it outlives the body
   if (!post.removedAt) await ports.posts.markRemoved(postId);
   const grids: Array<{ profileId: bigint; version: bigint }> = [];
+  // A version even with nothing to take off: a registration or import planned before the
+  // record must lose its compare-and-set (removed-posts.ts).
   const own = await ports.writer.writeGrid(
     post.authorId,
-    removalPlanner(ports, postId, { change: 'taken_down' }),
+    removalPlanner(ports, postId, { change: 'taken_down', bump: true }),
   );
   if (own.committed) grids.push({ profileId: post.authorId, version: own.version });
   for (const profileId of post.collaborators) {

@@ -4,7 +4,7 @@
  *   - an old post lands at its creation position (under the pins, not on top), a new one on top;
  *   - the same PUT again is a 200 that bumps nothing; another body is 409; a created_at that
  *     disagrees with the ID, or an ID from the future, is 400 and writes nothing;
- *   - DELETE is idempotent; a post of another profile is 409;
+ *   - DELETE is idempotent; a post of another profile is 409; a deleted ID is spent (410);
  *   - collaborators are invited (consent): nothing on their grid until they accept;
  *   - user tokens cannot call the service routes, service tokens cannot act as a user.
  */
@@ -112,8 +112,14 @@ describe('registered posts', () => {
     expect([second.status, second.json.grid_version]).toEqual([200, first.json.grid_version]);
     expect(await gridIds(p)).toEqual([]);
     expect((await call('GET', `/v1/posts/${id}`)).status).toBe(404);
-    // Deleted, it can be registered again (the platform re-published it).
-    expect((await put(p, id)).status).toBe(201);
+    // Deleted, its ID is spent: registering it again is 410 (a re-published post needs a new ID).
+    const again = await put(p, id);
+    expect([again.status, again.json.code, again.json.reason]).toEqual([
+      410,
+      'post_removed',
+      'deleted',
+    ]);
+    expect(await gridIds(p)).toEqual([]);
   });
 
   it('collaborators are invited, not put on their grid, until they accept', async () => {

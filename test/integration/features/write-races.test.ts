@@ -7,16 +7,21 @@
  *   - the collaborative post is in exactly one state for its collaborator: on its grid (and
  *     listed as collaborator), invited (listed, not on the grid), or neither (not listed);
  *   - the audit is clean (run once over every profile at the end, with its orphan scan).
+ * And a post taken down or deleted never comes back: a register or an import racing the removal
+ * (a retry of a post already there, or its first arrival) leaves it gone, every later one is
+ * refused (issue 31).
  * Outcomes may be any documented 4xx (DomainError); anything else fails the test.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../src/domain/errors.js';
 import { composeId, decomposeId } from '../../../src/domain/ids.js';
-import type { GridService } from '../../../src/service/grid-service.js';
+import { GridService } from '../../../src/service/grid-service.js';
+import { cqlOf } from '../../../src/store/cassandra.js';
 import { createRng, type Rng } from '../../../tools/loadtest/rng.js';
 import { freshProfile, httpApi, openFeatures, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
+import { idsFromWorkers } from '../support/stores.js';
 
 let f: Features;
 let features: GridService;
@@ -309,6 +314,98 @@ describe('concurrent grid writes', () => {
         outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
       }
       console.info(`accept ‖ ${other}: ${JSON.stringify([...outcomes])}`);
+    }
+  }, 600_000);
+
+  it('a removed post stays gone: register ‖ takedown, register ‖ delete, import ‖ takedown', async () => {
+    const rng = createRng(31_31);
+    const body = (profile: bigint, postId: bigint) => ({
+      postId,
+      authorId: profile,
+      caption: 'final',
+      mediaUrl: undefined,
+      createdAt: new Date(decomposeId(postId).ms),
+      collaborators: [],
+    });
+    const writers: Record<string, (profile: bigint, x: bigint, y: bigint) => Promise<unknown>> = {
+      register: (profile, x) => features.platform.register(body(profile, x)),
+      import: (profile, x, y) =>
+        features.platform.importChunk(profile, [body(profile, x), body(profile, y)]),
+    };
+    // The removals run on a second service over the same Cassandra, as another process would:
+    // one process's write queue serializes its own writes to a grid, so only two processes can
+    // interleave a registration's planner with a whole removal (removed-posts.ts).
+    const other = new GridService({
+      cql: cqlOf(f.client),
+      config: f.config,
+      ids: idsFromWorkers(7960, 10),
+      cursorSecret: 'feature-tests-cursor-secret',
+    });
+    const removers: Record<string, (profile: bigint, x: bigint) => Promise<unknown>> = {
+      takedown: (_profile, x) => other.takedown(x),
+      delete: (profile, x) => other.deletePost(profile, x),
+    };
+    /** Resolves to whether `op` succeeded; only the refusals a race may cause are tolerated. */
+    const settle = (wait: number, op: () => Promise<unknown>, refusals: string[]) =>
+      sleep(wait)
+        .then(op)
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (!isDomainError(err) || !refusals.includes(err.code)) throw err;
+            return false;
+          },
+        );
+    const pairs = [
+      ['register', 'takedown'],
+      ['register', 'delete'],
+      ['import', 'takedown'],
+      ['import', 'delete'],
+    ] as const;
+    for (const [w, r] of pairs) {
+      const outcomes = new Map<string, number>();
+      for (let k = 0; k < 24; k++) {
+        const where = `${w} ‖ ${r} #${k}`;
+        const profile = freshProfile(f);
+        profilesSeen.push(profile);
+        const ms = Date.now() - 10_000 - k;
+        const x = composeId({ ms, worker: 7950, sequence: platformSeq++ % 1024 });
+        const y = composeId({ ms: ms - 1, worker: 7951, sequence: platformSeq++ % 1024 });
+        // Half the rounds race a retry of a post already there, half its first arrival.
+        const retry = k % 2 === 0;
+        if (retry) await writers[w]!(profile, x, y);
+        const lead = rng.int(10);
+        const [writeWait, removeWait] = rng.next() < 0.5 ? [lead, 0] : [0, lead];
+        const [wrote, removed] = await Promise.all([
+          settle(writeWait, () => writers[w]!(profile, x, y), ['post_removed', 'conflict']),
+          // Before the first arrival's body exists there is nothing to remove: 404.
+          settle(removeWait, () => removers[r]!(profile, x), retry ? [] : ['post_not_found']),
+        ]);
+        const key = `${wrote ? 'written' : 'refused'}, ${removed ? 'removed' : 'not found'}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        // A removal that lost the race to the first arrival is done now: the post must go.
+        if (!removed) await removers[r]!(profile, x);
+        const order = await features.readOrder(profile);
+        const shown = [...order.pinned, ...order.postIds];
+        expect(shown, `${where}: the removed post is back`).not.toContain(x);
+        expect((await features.listArchive(profile, 10)).items, where).toEqual([]);
+        expect(await f.service.posts.getPost(x), `${where}: a body left`).toBeUndefined();
+        expect(shown, where).toEqual(w === 'import' ? [y] : []);
+        expect((await f.service.reader.readHead(profile)).postCount ?? 0n, where).toBe(
+          BigInt(shown.length),
+        );
+        // Every later arrival is refused, and changes nothing.
+        const v = (await f.service.reader.readHead(profile)).version;
+        await expect(features.platform.register(body(profile, x)), where).rejects.toMatchObject({
+          code: 'post_removed',
+          details: { reason: r === 'takedown' ? 'taken_down' : 'deleted' },
+        });
+        const rerun = await features.platform.importChunk(profile, [body(profile, x)]);
+        expect(rerun, where).toMatchObject({ imported: 0, removed: 1, bumped: false });
+        expect((await f.service.reader.readHead(profile)).version, where).toBe(v);
+        expect(await f.service.posts.getPost(x), `${where}: a body left`).toBeUndefined();
+      }
+      console.info(`${w} ‖ ${r}: ${JSON.stringify([...outcomes])}`);
     }
   }, 600_000);
 
