@@ -15,10 +15,15 @@
  *   with the import by the version. Nothing of the source's order is written as overrides: the
  *   posts land by their IDs, which is the source's newest-first order.
  * - A chunk whose posts are all there already is a skip: no version bump.
+ * - The caller hands posts that passed the API's rule, one row per post ID (run-import.ts checks
+ *   and collapses the source's rows); a chunk that breaks that is refused whole, before anything
+ *   is written, so no caller reaches a grid with a post the API would refuse.
  */
 import type { ServiceDeps } from '../deps.js';
+import { DomainError } from '../../domain/errors.js';
+import { checkPost } from '../../domain/import-plan.js';
 import type { MembershipOp } from '../../domain/membership.js';
-import type { Post } from '../../domain/post.js';
+import { sameBody, type Post } from '../../domain/post.js';
 
 export interface ChunkOutcome {
   /** Posts this chunk put on the grid. */
@@ -27,6 +32,8 @@ export interface ChunkOutcome {
   readonly present: number;
   /** Posts whose existing body differs from the source's: left out, counted as errors. */
   readonly conflicts: number;
+  /** Their IDs (the report names the source row of each). */
+  readonly conflictIds: readonly bigint[];
   /** The grid's version moved (one compare-and-set committed). */
   readonly bumped: boolean;
 }
@@ -38,6 +45,7 @@ export async function importChunk(
   profileId: bigint,
   posts: readonly Post[],
 ): Promise<ChunkOutcome> {
+  refuseUnfit(profileId, posts);
   const existing = new Map(
     (await deps.posts.getPosts(posts.map((p) => p.postId))).map((b) => [b.postId, b]),
   );
@@ -48,8 +56,10 @@ export async function importChunk(
   });
   await Promise.all(fresh.map((p) => deps.posts.insertPost(p)));
   const candidates = [...fresh, ...same];
-  const conflicts = posts.length - candidates.length;
-  if (candidates.length === 0) return { imported: 0, present: 0, conflicts, bumped: false };
+  const conflictIds = posts.filter((p) => !candidates.includes(p)).map((p) => p.postId);
+  const conflicts = conflictIds.length;
+  if (candidates.length === 0)
+    return { imported: 0, present: 0, conflicts, conflictIds, bumped: false };
 
   const out = await deps.writer.writeGrid(profileId, async () => {
     const ids = candidates.map((p) => p.postId);
@@ -68,14 +78,21 @@ export async function importChunk(
     return { kind: 'write', mutation: { effects }, result, change };
   });
   const imported = out.result.imported;
-  return { imported, present: candidates.length - imported, conflicts, bumped: imported > 0 };
+  const present = candidates.length - imported;
+  return { imported, present, conflicts, conflictIds, bumped: imported > 0 };
 }
 
-function sameBody(a: Post, b: Post): boolean {
-  return (
-    a.authorId === b.authorId &&
-    a.caption === b.caption &&
-    a.mediaUrl === b.mediaUrl &&
-    a.createdAt.getTime() === b.createdAt.getTime()
-  );
+/** Every post by the API's rule, of the chunk's profile, each ID once; else nothing is written. */
+function refuseUnfit(profileId: bigint, posts: readonly Post[]): void {
+  const seen = new Set<bigint>();
+  for (const p of posts) {
+    const why =
+      p.authorId !== profileId
+        ? `post ${p.postId} is not by profile ${profileId}`
+        : seen.has(p.postId)
+          ? `post ${p.postId} is in the chunk twice`
+          : checkPost(p)?.replace(/^/, `post ${p.postId}: `);
+    if (why !== undefined) throw new DomainError('invalid_request', `import chunk: ${why}`);
+    seen.add(p.postId);
+  }
 }
