@@ -149,13 +149,22 @@ describe('regrid import through the write line', () => {
     expect(audit.code, audit.out.join('\n')).toBe(0);
   }, 120_000);
 
-  it('reports every skipped line with its number and reason: --json all of them, the human report 10 and a count', async () => {
+  it('reports every skipped line with its number and reason (--json all of them, the human report 10 and a count); the grid holds the valid rows once and the audit is clean', async () => {
     const p = ids.next();
     const base = Date.UTC(2023, 6, 1) + Number(p % 1_000_000n);
-    const good = composeId({ ms: base, worker: 6701, sequence: 1 });
-    const lines = [JSON.stringify({ profile_id: String(p), post_id: String(good) })];
-    for (let k = 0; k < 13; k++)
-      lines.push(JSON.stringify({ profile_id: String(p), post_id: String(-1 - k) }));
+    const good = [1, 2].map((k) => composeId({ ms: base + k, worker: 6701, sequence: k }));
+    const row = (post: string, more: Record<string, unknown> = {}) =>
+      JSON.stringify({ profile_id: String(p), post_id: post, ...more });
+    const lines = [
+      row(String(good[0])), // 1
+      row(String(good[0])), // 2: the same line again
+      row(String(good[1]), { caption: 'x'.repeat(1_000_000) }), // 3
+      row(String(good[1]), { media_url: 'javascript:alert(1)' }), // 4
+      row('0'), // 5
+      row('9223372036854775808'), // 6: 2^63
+      JSON.stringify({ profile_id: '9999999999999999999', post_id: String(good[1]) }), // 7
+    ];
+    for (let k = 0; k < 8; k++) lines.push(row(String(-1 - k))); // 8..15
     const dir = mkdtempSync(join(tmpdir(), 'regrid-cli-import-'));
     const file = join(dir, 'posts.ndjson');
     writeFileSync(file, lines.join('\n'));
@@ -165,23 +174,34 @@ describe('regrid import through the write line', () => {
     const report = JSON.parse(json.out[0]!) as {
       imported: number;
       invalid: number;
+      duplicates: number;
       issues: { at: string; kind: string; reason: string }[];
     };
-    expect(report.imported).toBe(1);
-    expect(report.invalid).toBe(13);
-    expect(report.issues.map((i) => i.at)).toEqual(
-      Array.from({ length: 13 }, (_, k) => `line ${k + 2}`),
+    expect([report.imported, report.invalid, report.duplicates]).toEqual([1, 13, 1]);
+    // In the order met: a chunk's duplicates once the chunk is complete, after its invalid rows.
+    const lineOf = (at: string) => Number(/^line (\d+)$/.exec(at)?.[1]);
+    expect(report.issues.map((i) => lineOf(i.at)).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 14 }, (_, k) => k + 2),
     );
-    for (const i of report.issues) {
-      expect(i.kind).toBe('invalid');
-      expect(i.reason).toMatch(/post_id/);
-    }
+    const why = new Map(report.issues.map((i) => [i.at, `${i.kind}: ${i.reason}`]));
+    expect(why.get('line 2')).toMatch(/^duplicate: .*line 1\b/);
+    expect(why.get('line 3')).toMatch(/^invalid: caption/);
+    expect(why.get('line 4')).toMatch(/^invalid: media_url/);
+    expect(why.get('line 5')).toMatch(/^invalid: post_id/);
+    expect(why.get('line 6')).toMatch(/^invalid: post_id.*range/);
+    expect(why.get('line 7')).toMatch(/^invalid: profile_id.*range/);
+    for (let n = 8; n <= 15; n++) expect(why.get(`line ${n}`)).toMatch(/^invalid: post_id/);
 
     const human = await cli('import', '--from-ndjson', file);
     expect(human.code).toBe(1);
     const listed = human.err.filter((l) => /^ {2}line \d+/.test(l));
     expect(listed).toHaveLength(10);
-    expect(listed[0]).toMatch(/^ {2}line 2: invalid: post_id/);
-    expect(human.err.some((l) => /and 3 more/.test(l))).toBe(true);
+    expect(listed[0]).toMatch(/^ {2}line 3: invalid: caption/);
+    expect(human.err.some((l) => /and 4 more/.test(l))).toBe(true);
+
+    expect((await service.readOrder(p)).postIds).toEqual([good[0]]);
+    expect((await service.readHead(p)).postCount).toBe(1n);
+    const audit = await cli('audit', '--profile', String(p), '--json');
+    expect(audit.code, audit.out.join('\n')).toBe(0);
   }, 120_000);
 });
