@@ -113,7 +113,9 @@ async function importRun(s: SourceFixture) {
   );
   const s_ = Number(process.hrtime.bigint() - t0) / 1e9;
   if (totals.imported !== POSTS)
-    throw new Error(`imported ${totals.imported} of ${POSTS}: ${totals.errors.join('; ')}`);
+    throw new Error(
+      `imported ${totals.imported} of ${POSTS}: ${totals.issues.map((i) => `${i.at}: ${i.reason}`).join('; ')}`,
+    );
   return { perS: POSTS / s_, writesPerPost: sent.writes / POSTS, bytesPerPost: sent.bytes / POSTS };
 }
 

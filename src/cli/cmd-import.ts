@@ -1,14 +1,18 @@
 /**
  * `regrid import`: a platform's existing posts onto their grids (service/import/,
  * docs/integration.md), from a CQL table of the configured cluster or NDJSON (a file, or - for
- * stdin). Connects like the server does (migrations checked first); never writes the source.
- * Progress on stderr (slices, posts, posts/s, ETA), the totals on stdout (or --json). Exit 0 when
- * every source post is on its grid, 1 when some were not (conflicts, invalid rows, failed
- * slices: a rerun with the same --checkpoint redoes the failed slices), 2 usage, 3 unavailable.
+ * stdin). Connects like the server does (migrations checked first, and Redis: each chunk's commit
+ * drops the grid's cached state and publishes its version to the change stream like any API
+ * write, and the command waits for those publishes before it exits); never writes the source.
+ * Progress on stderr (slices, posts, posts/s, ETA), the totals on stdout (or --json, with every
+ * skipped row). Exit 0 when every source post is on its grid, 1 when some were not (conflicts,
+ * invalid rows, failed slices: a rerun with the same --checkpoint redoes the failed slices),
+ * 2 usage, 3 unavailable (Cassandra, or Redis when REDIS_URL names one).
  */
 import { createReadStream } from 'node:fs';
-import { openCassandra, type FindCassandra } from '../bootstrap.js';
+import { openCassandra, openRedis, settleSecrets, type FindCassandra } from '../bootstrap.js';
 import { loadConfig } from '../config.js';
+import type { ImportIssue } from '../domain/import-plan.js';
 import { GridService } from '../service/grid-service.js';
 import { cqlSource, ndjsonSource } from '../service/import/sources.js';
 import { runImport, type ImportSource, type ImportTotals } from '../service/import/run-import.js';
@@ -17,6 +21,9 @@ import { SourceTable } from '../store/source-table.js';
 import type { Parsed } from './command-specs.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import type { Io } from './regrid-commands.js';
+
+/** Skipped rows the human report lists (`--json` lists every one). */
+const LISTED = 10;
 
 const str = (v: Parsed['values'][string]) => (typeof v === 'string' ? v : undefined);
 const positiveInt = (v: Parsed['values'][string], what: string, def: number) => {
@@ -50,7 +57,14 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
 
   const { config, target } = await find(loadConfig(), (l) => io.err(l));
   const session = await openCassandra(config, () => undefined, 'apply', target);
+  // The same Redis as the server: without it the grids' cached pages would outlive the import
+  // and its versions would reach the change stream only with each profile's next write.
+  const redis = await openRedis(config, (l) => io.err(l));
   try {
+    if (redis && !(await redis.waitReady(0))) {
+      io.err('redis: not reachable (the import must drop cached grids and publish its changes)');
+      return EXIT.unavailable;
+    }
     const service = new GridService({
       cql: session.cql,
       config,
@@ -59,7 +73,8 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
           throw new Error('regrid import does not mint post IDs');
         },
       },
-      cursorSecret: 'regrid-import', // no cursors are issued
+      cursorSecret: settleSecrets(config).cursorSecret,
+      ...(redis ? { redis } : {}),
     });
     const source: ImportSource = table
       ? cqlSource(tableSource(session.cql, config, table, v), slices)
@@ -72,13 +87,12 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
       ...options,
       onProgress: progress,
     });
-    const bad = 'bad' in source ? (source as ReturnType<typeof ndjsonSource>).bad : undefined;
-    report(io, totals, bad, (Date.now() - started) / 1000, v['json'] === true);
-    const clean =
-      totals.conflicts === 0 && totals.invalid === 0 && totals.failedSlices === 0 && !bad?.count;
+    await service.changes.settled(); // every imported version on the stream before we exit
+    report(io, totals, (Date.now() - started) / 1000, v['json'] === true);
+    const clean = totals.conflicts === 0 && totals.invalid === 0 && totals.failedSlices === 0;
     return clean ? EXIT.ok : EXIT.findings;
   } finally {
-    await session.client.shutdown();
+    await Promise.allSettled([session.client.shutdown(), redis?.close()]);
   }
 }
 
@@ -116,35 +130,34 @@ function progressLine(io: Io, started: number): (t: ImportTotals) => void {
   };
 }
 
-function report(
-  io: Io,
-  t: ImportTotals,
-  bad: { count: number; samples: string[] } | undefined,
-  seconds: number,
-  json: boolean,
-): void {
+const issueLine = (i: ImportIssue) => `${i.at}: ${i.kind}: ${i.reason}`;
+
+function report(io: Io, t: ImportTotals, seconds: number, json: boolean): void {
   const summary = {
     posts_read: t.rows,
     imported: t.imported,
     already_there: t.present,
     removed: t.removed,
+    duplicates: t.duplicates,
     conflicts: t.conflicts,
-    invalid: t.invalid + (bad?.count ?? 0),
+    invalid: t.invalid,
     versions_bumped: t.bumps,
     slices_done: t.slicesDone,
     slices_failed: t.failedSlices,
     seconds: Math.round(seconds * 10) / 10,
-    errors: [...(bad?.samples ?? []), ...t.errors].slice(0, 20),
+    issues: t.issues,
   };
   if (json) {
     io.out(JSON.stringify(summary));
     return;
   }
   io.out(
-    `imported ${t.imported} posts (${t.present} already there, ${t.removed} removed before, ` +
-      `${t.conflicts} conflicts, ` +
-      `${summary.invalid} invalid) in ${summary.seconds} s; ${t.bumps} grid versions bumped; ` +
-      `slices ${t.slicesDone}/${t.slicesTotal} done${t.failedSlices ? `, ${t.failedSlices} failed` : ''}`,
+    `imported ${t.imported} posts (${t.present} already there, ${t.removed} removed before, ${t.duplicates} duplicates, ` +
+      `${t.conflicts} conflicts, ${t.invalid} invalid) in ${summary.seconds} s; ` +
+      `${t.bumps} grid versions bumped; slices ${t.slicesDone}/${t.slicesTotal} done` +
+      `${t.failedSlices ? `, ${t.failedSlices} failed` : ''}`,
   );
-  for (const e of summary.errors) io.err(`  ${e}`);
+  for (const i of t.issues.slice(0, LISTED)) io.err(`  ${issueLine(i)}`);
+  if (t.issues.length > LISTED)
+    io.err(`  … and ${t.issues.length - LISTED} more (--json lists every one)`);
 }

@@ -88,9 +88,11 @@ Other processes follow a change within 2 × FLAGS_REFRESH_MS.`,
   --parallel N      slices at a time (default 4)
   --rate N          source posts per second at most (default: unthrottled)
   --checkpoint FILE remember finished slices; a rerun with the same file resumes
-  --json            the totals as one JSON line
+  --json            the totals and every skipped row as one JSON line
+Every row is checked by the API's rules; a row that breaks one is skipped and reported with its
+line number (or source row key) and the reason (the first 10 on stderr, --json all of them).
 The source is only read. A rerun changes nothing. Exit 1 when some posts were not imported
-(conflicting bodies, invalid rows, failed slices).`,
+(conflicting bodies, invalid rows, failed slices); 3 when Redis (REDIS_URL) does not answer.`,
     options: {
       'from-cql': { type: 'string' },
       'from-ndjson': { type: 'string' },

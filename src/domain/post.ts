@@ -12,3 +12,10 @@ export interface Post {
   /** Set once its deletion or takedown began: it must not join any grid again. */
   readonly removedAt?: Date | undefined;
 }
+
+/** Two bodies of one post ID say the same (author, caption, media URL, time). */
+export const sameBody = (a: Post, b: Post): boolean =>
+  a.authorId === b.authorId &&
+  a.caption === b.caption &&
+  a.mediaUrl === b.mediaUrl &&
+  a.createdAt.getTime() === b.createdAt.getTime();

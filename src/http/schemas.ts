@@ -5,41 +5,14 @@
  */
 import { z } from 'zod';
 import { DomainError } from '../domain/errors.js';
-import { CANONICAL_ID, MAX_ID } from '../domain/ids.js';
+import { MAX_ID } from '../domain/ids.js';
+import { IdString } from '../domain/post-schema.js';
 import { zodIssues } from './problem.js';
 import type { MinVersion } from '../domain/grid-version.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../service/read/read-page.js';
 
-/**
- * A positive signed 64-bit ID as a canonical decimal string: the one ID schema of paths, query
- * strings and bodies (same grammar as `parseId`, which token subjects go through).
- */
-export const IdString = z
-  .string()
-  .regex(CANONICAL_ID, 'must be a decimal string without sign, spaces or leading zeros')
-  .meta({
-    description: 'A 64-bit ID (1..2^63-1) as a canonical decimal string',
-    examples: ['4212987700266891264'],
-  })
-  .transform((s, ctx) => {
-    const v = BigInt(s);
-    if (v > MAX_ID) {
-      ctx.addIssue({ code: 'custom', message: 'out of range (1..2^63-1)' });
-      return z.NEVER;
-    }
-    return v;
-  });
-
-export const CreatePostBody = z.strictObject({
-  caption: z.string().max(2200).optional(),
-  media_url: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .optional(),
-  /** Profiles whose grids also show the post (collaborative post), each ordered independently. */
-  collaborators: z.array(IdString).max(5).optional(),
-});
-export type CreatePostBody = z.infer<typeof CreatePostBody>;
+// The ID and post schemas are the domain's (domain/post-schema.ts): the importer applies them too.
+export { CreatePostBody, IdString } from '../domain/post-schema.js';
 
 export const MoveBody = z.strictObject({
   post_id: IdString,

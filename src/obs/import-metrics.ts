@@ -4,7 +4,7 @@ import { registry } from './registry.js';
 
 export const importedPosts = new Counter({
   name: 'regrid_import_posts_total',
-  help: 'Source posts seen by an import, by outcome: imported, present (already there), removed (deleted or taken down before: the ID is spent), conflict (another body), invalid (ID or time rule)',
+  help: 'Source posts seen by an import, by outcome: imported, present (already there), removed (deleted or taken down before: the ID is spent), duplicate (the same as an earlier row of its chunk), conflict (another body), invalid (breaks the API rule)',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });

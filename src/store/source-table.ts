@@ -67,16 +67,36 @@ export class SourceTable {
     } while (pageState);
   }
 
+  /**
+   * The row in the service route's wire form (IDs as decimal strings, the time as RFC 3339), so
+   * the importer checks it by the API's rule (domain/import-plan.ts `checkRow`); `at` is its key.
+   */
   private rowOf(row: types.Row): SourceRow {
     const c = this.columns;
-    const text = (name: string | undefined) =>
-      name === undefined ? undefined : ((row.get(name) as string | null) ?? undefined);
+    const value = (name: string | undefined): unknown => {
+      const v: unknown = name === undefined ? undefined : row.get(name);
+      return v === null ? undefined : v;
+    };
+    // bigint (or int) columns come as bigint or number; anything else goes to the rule as it is.
+    const id = (name: string) => {
+      const v = value(name);
+      return typeof v === 'bigint' || typeof v === 'number' ? String(v) : v;
+    };
+    const created = value(c.created);
+    const profile = id(c.profile);
+    const post = id(c.post);
     return {
-      profileId: BigInt(row.get(c.profile) as bigint | number),
-      postId: BigInt(row.get(c.post) as bigint | number),
-      createdAt: c.created ? ((row.get(c.created) as Date | null) ?? undefined) : undefined,
-      caption: text(c.caption),
-      mediaUrl: text(c.media),
+      at: `${c.profile}=${String(profile)} ${c.post}=${String(post)}`,
+      fields: {
+        profile_id: profile,
+        post_id: post,
+        created_at:
+          created instanceof Date && !Number.isNaN(created.getTime())
+            ? created.toISOString()
+            : created,
+        caption: value(c.caption),
+        media_url: value(c.media),
+      },
     };
   }
 

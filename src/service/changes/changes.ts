@@ -9,7 +9,7 @@ import type { Config } from '../../config.js';
 import { changesAfter, type ChangesAfter } from '../../domain/change-log.js';
 import type { ChangeLogStore } from '../../store/change-log-store.js';
 import type { GridWriter } from '../write-line/write-line.js';
-import { publicationOf } from './publication.js';
+import { publicationOf, type SettledPublication } from './publication.js';
 import { ChangePublisher, streamSettingsOf } from './publisher.js';
 import { startChangeSweeper, type ChangeSweeper } from './sweeper.js';
 
@@ -22,6 +22,7 @@ export interface GridChanges {
 export class ChangeStream {
   /** Undefined when the stream is off (no Redis, or CHANGES_STREAM=off). */
   readonly publisher: ChangePublisher | undefined;
+  private publication: SettledPublication | undefined;
 
   constructor(
     readonly log: ChangeLogStore,
@@ -39,7 +40,13 @@ export class ChangeStream {
   attach(writer: GridWriter): void {
     if (!this.publisher) return;
     const keepForMs = this.config.CHANGES_SWEEP_AGE_MS / 2;
-    writer.publishWith(publicationOf(this.publisher, keepForMs, this.warn));
+    this.publication = publicationOf(this.publisher, keepForMs, this.warn);
+    writer.publishWith(this.publication);
+  }
+
+  /** Resolves once every publish started so far has been answered (a CLI waits before exiting). */
+  async settled(): Promise<void> {
+    await this.publication?.settled();
   }
 
   /**

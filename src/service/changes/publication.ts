@@ -23,12 +23,19 @@ interface Kept {
   readonly at: number;
 }
 
+/** A Publication that can also wait for the publishes it has started (a CLI before it exits). */
+export interface SettledPublication extends Publication {
+  settled(): Promise<void>;
+}
+
 export function publicationOf(
   publisher: ChangePublisher,
   /** How long a kept mark may be reused (half CHANGES_SWEEP_AGE_MS). */
   keepForMs: number,
   log: (msg: string, err?: unknown) => void = () => {},
-): Publication {
+): SettledPublication {
+  /** Publishes started and not yet answered. */
+  const inFlight = new Set<Promise<void>>();
   const kept = new Map<bigint, Kept>();
   /** Rounds of a grid running now (a kept mark is not taken back under them). */
   const running = new Map<bigint, number>();
@@ -81,7 +88,7 @@ export function publicationOf(
           count(unpublished, profileId, 1);
         },
         publish(event: CommitEvent) {
-          void (async () => {
+          const publishing = (async () => {
             const member = await marking;
             const at = Date.now();
             const ok = await publisher.publishCommitted(event, member, member !== undefined);
@@ -96,6 +103,8 @@ export function publicationOf(
             kept.delete(profileId);
             log(`change stream: ${profileId}@${event.version} left to the sweeper`, err);
           });
+          inFlight.add(publishing);
+          void publishing.finally(() => inFlight.delete(publishing));
         },
         done() {
           count(running, profileId, -1);
@@ -108,6 +117,9 @@ export function publicationOf(
           });
         },
       };
+    },
+    async settled() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
   };
 }

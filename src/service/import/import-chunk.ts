@@ -18,10 +18,15 @@
  * - A post deleted or taken down before (its ID in `removed_posts`) is counted as `removed` and
  *   left out, checked before its body is written and again inside the planner
  *   (service/operations/removed-posts.ts): a rerun never brings it back.
+ * - The caller hands posts that passed the API's rule, one row per post ID (run-import.ts checks
+ *   and collapses the source's rows); a chunk that breaks that is refused whole, before anything
+ *   is written, so no caller reaches a grid with a post the API would refuse.
  */
 import type { ServiceDeps } from '../deps.js';
+import { DomainError } from '../../domain/errors.js';
+import { checkPost } from '../../domain/import-plan.js';
 import type { MembershipOp } from '../../domain/membership.js';
-import type { Post } from '../../domain/post.js';
+import { sameBody, type Post } from '../../domain/post.js';
 
 export interface ChunkOutcome {
   /** Posts this chunk put on the grid. */
@@ -32,6 +37,8 @@ export interface ChunkOutcome {
   readonly removed: number;
   /** Posts whose existing body differs from the source's: left out, counted as errors. */
   readonly conflicts: number;
+  /** Their IDs (the report names the source row of each). */
+  readonly conflictIds: readonly bigint[];
   /** The grid's version moved (one compare-and-set committed). */
   readonly bumped: boolean;
 }
@@ -43,6 +50,7 @@ export async function importChunk(
   profileId: bigint,
   posts: readonly Post[],
 ): Promise<ChunkOutcome> {
+  refuseUnfit(profileId, posts);
   // Spent IDs (a deletion or takedown, removed-posts.ts) get no body; the planner checks again.
   const spent = await deps.removed.among(posts.map((p) => p.postId));
   const live = posts.filter((p) => !spent.has(p.postId));
@@ -56,10 +64,12 @@ export async function importChunk(
   });
   await Promise.all(fresh.map((p) => deps.posts.insertPost(p)));
   const candidates = [...fresh, ...same];
-  const conflicts = live.length - candidates.length;
+  const conflictIds = live.filter((p) => !candidates.includes(p)).map((p) => p.postId);
+  const conflicts = conflictIds.length;
   const removedBefore = posts.length - live.length;
   if (candidates.length === 0) {
-    return { imported: 0, present: 0, removed: removedBefore, conflicts, bumped: false };
+    const removed = removedBefore;
+    return { imported: 0, present: 0, removed, conflicts, conflictIds, bumped: false };
   }
 
   const out = await deps.writer.writeGrid(profileId, async () => {
@@ -88,14 +98,20 @@ export async function importChunk(
   await Promise.all(orphans.map((p) => deps.posts.deletePost(p.postId, [], true)));
   const present = candidates.length - imported - gone.length;
   const removed = removedBefore + gone.length;
-  return { imported, present, removed, conflicts, bumped: imported > 0 };
+  return { imported, present, removed, conflicts, conflictIds, bumped: imported > 0 };
 }
 
-function sameBody(a: Post, b: Post): boolean {
-  return (
-    a.authorId === b.authorId &&
-    a.caption === b.caption &&
-    a.mediaUrl === b.mediaUrl &&
-    a.createdAt.getTime() === b.createdAt.getTime()
-  );
+/** Every post by the API's rule, of the chunk's profile, each ID once; else nothing is written. */
+function refuseUnfit(profileId: bigint, posts: readonly Post[]): void {
+  const seen = new Set<bigint>();
+  for (const p of posts) {
+    const why =
+      p.authorId !== profileId
+        ? `post ${p.postId} is not by profile ${profileId}`
+        : seen.has(p.postId)
+          ? `post ${p.postId} is in the chunk twice`
+          : checkPost(p)?.replace(/^/, `post ${p.postId}: `);
+    if (why !== undefined) throw new DomainError('invalid_request', `import chunk: ${why}`);
+    seen.add(p.postId);
+  }
 }

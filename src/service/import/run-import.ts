@@ -4,20 +4,31 @@
  * is only read) and without a backfill of regrid's overrides (imported posts need none: they
  * land by their IDs).
  *
- * Work: the source's slices (one for NDJSON) run `parallel` at a time; within a slice, rows are
- * cut into chunks of one profile (domain/import-plan.ts) and each chunk is one idempotent
- * compare-and-set (import-chunk.ts). A chunk that fails is retried a few times, then the slice
- * fails and is left out of the checkpoint, so the next run redoes it. `ratePerS` throttles the
+ * Work: the source's slices (one for NDJSON) run `parallel` at a time; within a slice, every row
+ * is checked by the API's rule (domain/import-plan.ts `checkRow`), the valid ones cut into chunks
+ * of one profile, a chunk's rows of one post ID collapsed (`collapseDuplicates`), and each chunk
+ * is one idempotent compare-and-set (import-chunk.ts) through the grid writer every API write
+ * uses. Every skipped row is in `issues` with its place in the source and the reason. A chunk
+ * that fails is retried a few times, then the slice fails and is left out of the checkpoint, so
+ * the next run redoes it. `ratePerS` throttles the
  * posts read per second across all slices. The checkpoint file (rewritten whole after every
  * slice, by rename) lets a killed import skip the slices it finished.
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import type { Chunk, Checkpoint, SourceRow, TokenSlice } from '../../domain/import-plan.js';
+import type {
+  Chunk,
+  Checkpoint,
+  ImportIssue,
+  SourceRow,
+  TokenSlice,
+  ValidRow,
+} from '../../domain/import-plan.js';
 import {
+  checkRow,
   chunksOf,
+  collapseDuplicates,
   decodeCheckpoint,
   encodeCheckpoint,
-  postOfRow,
 } from '../../domain/import-plan.js';
 import type { Post } from '../../domain/post.js';
 import { importedPosts, importErrors } from '../../obs/import-metrics.js';
@@ -45,6 +56,8 @@ export interface ImportTotals {
   present: number;
   /** Posts deleted or taken down in regrid before: their IDs are spent, never imported. */
   removed: number;
+  /** Rows the same as an earlier row of their chunk: counted once. */
+  duplicates: number;
   conflicts: number;
   invalid: number;
   /** Chunks whose compare-and-set committed (profiles' versions bumped, once per chunk). */
@@ -52,7 +65,8 @@ export interface ImportTotals {
   slicesDone: number;
   slicesTotal: number;
   failedSlices: number;
-  readonly errors: string[];
+  /** Every skipped row (and failed slice), with where it is and why, in the order met. */
+  readonly issues: ImportIssue[];
 }
 
 /** One chunk onto one grid: `GridService.importChunk` (import-chunk.ts). */
@@ -69,30 +83,36 @@ export async function runImport(
     imported: 0,
     present: 0,
     removed: 0,
+    duplicates: 0,
     conflicts: 0,
     invalid: 0,
     bumps: 0,
     slicesDone: done.size,
     slicesTotal: source.slices.length,
     failedSlices: 0,
-    errors: [],
+    issues: [],
   };
   const throttle = throttleOf(opts.ratePerS ?? 0);
   const pending = source.slices.filter((s) => !done.has(s.index));
   const worker = async () => {
     for (let s = pending.shift(); s; s = pending.shift()) {
       try {
-        for await (const chunk of chunksOf(source.rows(s), opts.chunkSize ?? 100)) {
+        for await (const chunk of chunksOf(
+          checked(source.rows(s), totals),
+          opts.chunkSize ?? 100,
+        )) {
           await throttle(chunk.rows.length);
           await importOne(run, chunk, totals);
           opts.onProgress?.(totals);
         }
         done.add(s.index);
-        totals.slicesDone += 1;
+        // Counted once the checkpoint holds it: progress never names a slice a kill would redo.
         await writeCheckpoint(source, opts.checkpointPath, done);
+        totals.slicesDone += 1;
       } catch (err) {
         totals.failedSlices += 1;
-        totals.errors.push(`slice ${s.index}: ${err instanceof Error ? err.message : String(err)}`);
+        const reason = err instanceof Error ? err.message : String(err);
+        totals.issues.push({ at: `slice ${s.index}`, kind: 'failed', reason });
       }
       opts.onProgress?.(totals);
     }
@@ -101,22 +121,37 @@ export async function runImport(
   return totals;
 }
 
-async function importOne(run: ChunkRunner, chunk: Chunk, t: ImportTotals): Promise<void> {
-  const posts: Post[] = [];
-  for (const row of chunk.rows) {
-    const p = postOfRow(row);
-    if ('error' in p) {
-      t.invalid += 1;
-      if (t.errors.length < 100) t.errors.push(p.error);
-    } else posts.push(p);
+/** The rows that pass the API's rule; the others go into the report, counted as invalid. */
+async function* checked(rows: AsyncIterable<SourceRow>, t: ImportTotals): AsyncGenerator<ValidRow> {
+  for await (const row of rows) {
+    t.rows += 1;
+    const out = checkRow(row);
+    if ('post' in out) {
+      yield out;
+      continue;
+    }
+    t.invalid += 1;
+    t.issues.push(out);
+    importedPosts.inc({ outcome: 'invalid' });
   }
-  t.rows += chunk.rows.length;
-  importedPosts.inc({ outcome: 'invalid' }, chunk.rows.length - posts.length);
-  if (posts.length === 0) return;
+}
+
+async function importOne(run: ChunkRunner, chunk: Chunk, t: ImportTotals): Promise<void> {
+  const { rows, issues } = collapseDuplicates(chunk.rows);
+  for (const issue of issues) {
+    t.issues.push(issue);
+    if (issue.kind === 'duplicate') t.duplicates += 1;
+    else t.conflicts += 1;
+    importedPosts.inc({ outcome: issue.kind });
+  }
+  if (rows.length === 0) return;
   let out: ChunkOutcome | undefined;
   for (let attempt = 1; !out; attempt++) {
     try {
-      out = await run(chunk.profileId, posts);
+      out = await run(
+        chunk.profileId,
+        rows.map((r) => r.post),
+      );
     } catch (err) {
       importErrors.inc();
       if (attempt >= 3) throw err; // the slice fails; the checkpoint keeps it for the next run
@@ -127,6 +162,10 @@ async function importOne(run: ChunkRunner, chunk: Chunk, t: ImportTotals): Promi
   t.present += out.present;
   t.removed += out.removed;
   t.conflicts += out.conflicts;
+  for (const id of out.conflictIds) {
+    const at = rows.find((r) => r.post.postId === id)?.at ?? `post ${id}`;
+    t.issues.push({ at, kind: 'conflict', reason: `post ${id}: regrid already holds another body under this ID` }); // prettier-ignore
+  }
   if (out.bumped) t.bumps += 1;
   importedPosts.inc({ outcome: 'imported' }, out.imported);
   importedPosts.inc({ outcome: 'present' }, out.present);

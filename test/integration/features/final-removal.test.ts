@@ -82,14 +82,14 @@ describe('a removed post never comes back', () => {
     const source = () => ndjsonSource('final.ndjson', () => Readable.from(lines.join('\n')));
     const run = f.service.platform.importChunk.bind(f.service.platform);
     const first = await runImport(run, source());
-    expect([first.imported, first.errors]).toEqual([3, []]);
+    expect([first.imported, first.issues]).toEqual([3, []]);
     expect((await call('DELETE', `/v1/me/posts/${ids[0]}`, { as: p })).status).toBe(200);
     const down = await call('POST', `/v1/admin/posts/${ids[1]}/takedown`, { admin: true });
     expect(down.status).toBe(200);
     const version = (await page(p)).json.grid_version as string;
 
     const again = await runImport(run, source());
-    expect(again).toMatchObject({ imported: 0, removed: 2, present: 1, bumps: 0, errors: [] });
+    expect(again).toMatchObject({ imported: 0, removed: 2, present: 1, bumps: 0, issues: [] });
     for (const id of ids.slice(0, 2)) {
       expect((await call('GET', `/v1/posts/${id}`)).status).toBe(404);
     }

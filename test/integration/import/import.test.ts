@@ -71,7 +71,7 @@ describe('regrid import from a CQL table', () => {
     console.log(
       `[import] ${first.imported} posts in ${seconds.toFixed(1)} s (${Math.round(first.imported / seconds)} posts/s), ${first.bumps} versions bumped`,
     );
-    expect(first.errors).toEqual([]);
+    expect(first.issues).toEqual([]);
     expect(first.imported).toBe(POSTS);
     expect(first.bumps).toBe(POSTS / PER_PROFILE); // one compare-and-set per profile
     await expectGridsEqualSource(s);
@@ -135,7 +135,7 @@ describe('regrid import from a CQL table', () => {
       parallel: 4,
       checkpointPath: checkpoint,
     });
-    expect(resumed.errors).toEqual([]);
+    expect(resumed.issues).toEqual([]);
     expect(resumed.slicesDone).toBe(16);
     // Only the unfinished slices were read again.
     expect(resumed.rows).toBeLessThan(2000);
@@ -164,7 +164,7 @@ describe('regrid import from a CQL table', () => {
         await f.service.move(profile, own[0]!, null);
       })();
       const [totals] = await Promise.all([imported, edits]);
-      expect(totals.errors, `trial ${trial}`).toEqual([]);
+      expect(totals.issues, `trial ${trial}`).toEqual([]);
       expect(totals.imported, `trial ${trial}`).toBe(ids.length);
       const order = await f.service.readOrder(profile);
       const shown = [...order.pinned, ...order.postIds];

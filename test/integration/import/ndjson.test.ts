@@ -1,7 +1,7 @@
 /**
  * `regrid import --from-ndjson` (service/import/sources.ts) on the real stores: one post a line,
- * grouped by profile; lines that are not a post object are counted, rows that break the ID rule
- * are invalid, and both are skipped without stopping the import; a rerun is a no-op.
+ * grouped by profile; lines that are not JSON or not a post, and rows that break the ID rule, are
+ * invalid, reported by line number and skipped without stopping the import; a rerun is a no-op.
  */
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -46,10 +46,14 @@ describe('regrid import from NDJSON', () => {
     ];
     const source = () => ndjsonSource('posts.ndjson', () => Readable.from(lines.join('\n')));
     const run = f.service.platform.importChunk.bind(f.service.platform);
-    const first = source();
-    const totals = await runImport(run, first);
-    expect(first.bad.count).toBe(2);
-    expect([totals.imported, totals.invalid, totals.bumps]).toEqual([3, 1, 2]);
+    const totals = await runImport(run, source());
+    expect(totals.issues.map((i) => [i.at, i.kind])).toEqual([
+      ['line 3', 'invalid'],
+      ['line 4', 'invalid'],
+      ['line 7', 'invalid'],
+    ]);
+    expect(totals.issues[2]!.reason).toMatch(/created_at/);
+    expect([totals.imported, totals.invalid, totals.bumps]).toEqual([3, 3, 2]);
     expect((await f.service.readOrder(a)).postIds).toEqual([id(2), id(1)]);
     expect((await f.service.readOrder(b)).postIds).toEqual([id(3)]);
     expect((await f.service.getPost(id(1))).caption).toBe('a1');
