@@ -28,6 +28,14 @@ export const LocalNodeConfig = {
         'acknowledged writes, since replay stops at the last sync) or `group` (synced every ' +
         '15 ms before acknowledging; the fault tests use it)',
     ),
+  CASSANDRA_COMMITLOG_COMPRESSION: z
+    .enum(['off', 'lz4'])
+    .default('off')
+    .describe(
+      "local node's commit log compression: `off`, or `lz4`; with `periodic`, a compressed " +
+        'commit log marks what it wrote only at each sync (10 s), so a killed node loses up to ' +
+        'that much: the fault test of lost versions (test/faults/version-names.test.ts) runs so',
+    ),
   CASSANDRA_PAXOS_VARIANT: z
     .enum(['v1', 'v2'])
     .default('v2')

@@ -91,12 +91,13 @@ export async function restartNode(
   return target.pid;
 }
 
-/** The commit log mode the running private node was started with (its cassandra.yaml). */
+/** The commit log mode the running private node was started with (its cassandra.yaml), e.g. `periodic+lz4`. */
 export function runningCommitlogSync(): string | undefined {
   const config = faultsConfig();
   if (privateNodePid(config) === undefined) return undefined;
   const yaml = readFileSync(join(nodeLayout(config).confDir, 'cassandra.yaml'), 'utf8');
-  return /^commitlog_sync: (\w+)$/m.exec(yaml)?.[1];
+  const lz4 = /^ {2}- class_name: LZ4Compressor$/m.test(yaml) ? '+lz4' : '';
+  return `${/^commitlog_sync: (\w+)$/m.exec(yaml)?.[1]}${lz4}`;
 }
 
 /**
@@ -107,7 +108,8 @@ export async function nodeWithCommitlog(
   log: (line: string) => void,
   env: Record<string, string> = {},
 ): Promise<void> {
-  const want = nodeLayout(faultsConfig(env)).commitlogSync;
+  const layout = nodeLayout(faultsConfig(env));
+  const want = `${layout.commitlogSync}${layout.commitlogCompression === 'lz4' ? '+lz4' : ''}`;
   if (runningCommitlogSync() === want) return;
   const res = await stopCassandra(faultsConfig(), 30_000);
   log(`cassandra: ${res.detail}`);
