@@ -250,9 +250,11 @@ async function nameViolations(run: Run): Promise<string[]> {
 }
 
 /** Per grid: versions the kill took back (acknowledged before it, issued again or lost). */
-async function lostByKill(run: Run): Promise<{ lost: number; detail: string[] }> {
+async function lostByKill(run: Run): Promise<{ lost: number; detail: string[]; stayed: bigint[] }> {
   let lost = 0;
   const detail: string[] = [];
+  /** Grids that lost versions and still committed in generation 1 after the kill. */
+  const stayed: bigint[] = [];
   for (const g of run.grids) {
     const acked = run.log.acked(g.profileId);
     const maxBefore = acked
@@ -267,6 +269,7 @@ async function lostByKill(run: Run): Promise<{ lost: number; detail: string[] }>
     const resumedAt = firstAfter ? firstAfter.version - 1n : head.version;
     const n = maxBefore > resumedAt ? Number(maxBefore - resumedAt) : 0;
     lost += n;
+    if (n > 0 && firstAfter && firstAfter.generation === 1n) stayed.push(g.profileId);
     if (n > 0)
       detail.push(
         `${g.profileId}: acked up to v${maxBefore} before the kill, resumed at v${resumedAt}` +
@@ -274,7 +277,7 @@ async function lostByKill(run: Run): Promise<{ lost: number; detail: string[] }>
           ` head now ${nameOf(head.generation, head.version)}`,
       );
   }
-  return { lost, detail };
+  return { lost, detail, stayed };
 }
 
 describe('a (generation, version) names one state across a Cassandra SIGKILL', () => {
@@ -296,15 +299,21 @@ describe('a (generation, version) names one state across a Cassandra SIGKILL', (
       expect(check.violations).toEqual([]);
     }
     expect(violations).toEqual([]);
+    // Nothing lost, nothing to move away from: every grid is still in generation 1.
+    for (const g of run.grids) {
+      expect((await inst.truth.reader.readHead(g.profileId)).generation).toBe(1n);
+    }
   });
 
   it('with CASSANDRA_COMMITLOG_SYNC=periodic: versions the kill lost are never issued again', async () => {
     await nodeWithCommitlog(say, PERIODIC);
     say(`node commit log: ${runningCommitlogSync()}`);
     const violations: string[] = [];
+    const stayedInGeneration1: bigint[] = [];
     for (let kill = 1; kill <= MAX_PERIODIC_KILLS; kill++) {
       const run = await killUnderMoves(PERIODIC, `p${kill}-`);
-      const { lost, detail } = await lostByKill(run);
+      const { lost, detail, stayed } = await lostByKill(run);
+      stayedInGeneration1.push(...stayed);
       const found = await nameViolations(run);
       violations.push(...found);
       say(
@@ -315,5 +324,6 @@ describe('a (generation, version) names one state across a Cassandra SIGKILL', (
       if (lost > 0) break;
     }
     expect(violations).toEqual([]);
+    expect(stayedInGeneration1).toEqual([]);
   });
 });
