@@ -22,11 +22,21 @@ export const LocalNodeConfig = {
   ),
   CASSANDRA_COMMITLOG_SYNC: z
     .enum(['periodic', 'group'])
-    .default('periodic')
+    .default('group')
     .describe(
-      "local node's commit log: `periodic` (fast; a killed single node loses up to 10 s of " +
-        'acknowledged writes, since replay stops at the last sync) or `group` (synced every ' +
-        '15 ms before acknowledging; the fault tests use it)',
+      "local node's commit log: `group` (synced every 15 ms before a write is acknowledged: a " +
+        'killed node loses nothing it acknowledged) or `periodic`, an explicit opt-in for ' +
+        'benchmarks (faster; a killed single node loses the acknowledged writes it had not marked ' +
+        'synced yet, and the grids they were on move to a new generation: ' +
+        '[operating.md](operating.md))',
+    ),
+  CASSANDRA_COMMITLOG_COMPRESSION: z
+    .enum(['off', 'lz4'])
+    .default('off')
+    .describe(
+      "local node's commit log compression: `off`, or `lz4`; with `periodic`, a compressed " +
+        'commit log marks what it wrote only at each sync (10 s), so a killed node loses up to ' +
+        'that much: the fault test of lost versions (test/faults/version-names.test.ts) runs so',
     ),
   CASSANDRA_PAXOS_VARIANT: z
     .enum(['v1', 'v2'])

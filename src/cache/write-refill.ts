@@ -16,7 +16,7 @@
  * refill per profile runs at a time. A refill that fails, is skipped or has not run yet only
  * costs the pre-filled entry: the next reader fills under a lease.
  */
-import { sameGridState } from '../domain/grid-version.js';
+import { compareGridVersions, sameGridState } from '../domain/grid-version.js';
 import { headAfter, overridesOf, type CommittedState } from '../domain/committed-state.js';
 import type { GridSource } from '../domain/grid-source.js';
 import { FIRST_ENTRIES, firstOrder, type createOrderReader } from './order-reader.js';
@@ -39,8 +39,8 @@ interface Waiting {
   lastAt: number;
 }
 
-const newer = (a: CommittedState, b: CommittedState) =>
-  b.generation !== a.generation || b.version > a.version ? b : a;
+/** Generation first: a grid moved to a new generation counts as newer whatever its versions. */
+const newer = (a: CommittedState, b: CommittedState) => (compareGridVersions(b, a) > 0 ? b : a);
 
 export function createWriteRefill(deps: WriteRefillDeps) {
   const { guard, source, reader } = deps;

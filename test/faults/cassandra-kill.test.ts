@@ -8,10 +8,10 @@
  * What must hold: every move acknowledged before the kill is still there, the service recovers
  * without a restart of its own, no move is left with an unknown outcome, and every grid reads
  * back exactly as the model replays the acknowledged moves in version order. The first holds
- * because the private node syncs its commit log before acknowledging
- * (CASSANDRA_COMMITLOG_SYNC=group). With `periodic` a killed single node (RF 1) loses up to one
- * sync period of acknowledged writes: replay stops at the last sync marker. Runs here lost the
- * last 2–3 versions of a grid that way.
+ * because the private node syncs its commit log before acknowledging (CASSANDRA_COMMITLOG_SYNC
+ * `group`, the development default). With `periodic` a killed single node (RF 1) loses the
+ * acknowledged writes after its last sync marker (replay stops there): runs here lost the last
+ * 2–3 versions of a grid that way; version-names.test.ts covers what the service then does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../tools/infra/process-utils.js';

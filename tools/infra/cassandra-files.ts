@@ -33,8 +33,10 @@ export interface NodeLayout {
   readonly nativePort: number;
   readonly storagePort: number;
   readonly jmxPort: number;
-  /** `periodic` (fast; a killed node loses up to 10 s of acknowledged writes) or `group`. */
+  /** `group` (the default: nothing acknowledged is lost) or `periodic` (benchmarks only). */
   readonly commitlogSync: 'periodic' | 'group';
+  /** LZ4 commit log segments (with `periodic`: sync markers only at each sync, every 10 s). */
+  readonly commitlogCompression: 'off' | 'lz4';
   /** `paxos_variant` in cassandra.yaml (v2 unless CASSANDRA_PAXOS_VARIANT says otherwise). */
   readonly paxosVariant: 'v1' | 'v2';
   /** Loopback address this node listens on (a ring puts node i on 127.0.0.i). */
@@ -62,7 +64,12 @@ export type LayoutConfig = Pick<
   | 'CASSANDRA_STORAGE_PORT'
   | 'CASSANDRA_JMX_PORT'
 > &
-  Partial<Pick<Config, 'CASSANDRA_COMMITLOG_SYNC' | 'CASSANDRA_PAXOS_VARIANT'>>;
+  Partial<
+    Pick<
+      Config,
+      'CASSANDRA_COMMITLOG_SYNC' | 'CASSANDRA_COMMITLOG_COMPRESSION' | 'CASSANDRA_PAXOS_VARIANT'
+    >
+  >;
 
 /** A node's own folders under its `nodeDir` (one node, or one node of a ring). */
 export function nodeFolders(nodeDir: string) {
@@ -95,7 +102,8 @@ export function nodeLayout(config: LayoutConfig): NodeLayout {
     nativePort: config.CASSANDRA_PORT,
     storagePort: config.CASSANDRA_STORAGE_PORT,
     jmxPort: config.CASSANDRA_JMX_PORT,
-    commitlogSync: config.CASSANDRA_COMMITLOG_SYNC ?? 'periodic',
+    commitlogSync: config.CASSANDRA_COMMITLOG_SYNC ?? 'group',
+    commitlogCompression: config.CASSANDRA_COMMITLOG_COMPRESSION ?? 'off',
     paxosVariant: config.CASSANDRA_PAXOS_VARIANT ?? 'v2',
     address: '127.0.0.1',
     seeds: `127.0.0.1:${config.CASSANDRA_STORAGE_PORT}`,
@@ -104,15 +112,20 @@ export function nodeLayout(config: LayoutConfig): NodeLayout {
 }
 
 /**
- * Commit log durability. `periodic` acknowledges a write before it is synced: replay after a
- * crash or a SIGKILL reads only what the last sync marked, so a single node (RF 1) can lose up to
- * one period of acknowledged writes. `group` syncs every few milliseconds before acknowledging
- * (slower writes, nothing acknowledged is lost); the fault tests run their node that way.
+ * Commit log durability. `group` (the default) syncs every few milliseconds before acknowledging:
+ * nothing acknowledged is lost to a crash or a SIGKILL. `periodic` (an explicit opt-in for
+ * benchmarks) acknowledges a write before it is synced: replay reads only what the last sync
+ * marked, so a single node (RF 1) can lose up to one period of acknowledged writes.
  */
 function commitlogSyncYaml(mode: 'periodic' | 'group'): string {
   return mode === 'group'
     ? 'commitlog_sync: group\ncommitlog_sync_group_window: 15ms'
     : 'commitlog_sync: periodic\ncommitlog_sync_period: 10000ms';
+}
+
+/** Compressed segments are marked only at each sync (periodic: a kill loses up to a period). */
+function commitlogCompressionYaml(mode: 'off' | 'lz4'): string {
+  return mode === 'lz4' ? 'commitlog_compression:\n  - class_name: LZ4Compressor\n' : '';
 }
 
 /**
@@ -148,7 +161,7 @@ cdc_raw_directory: ${q(layout.cdcDir)}
 
 ${commitlogSyncYaml(layout.commitlogSync)}
 commitlog_segment_size: 16MiB
-
+${commitlogCompressionYaml(layout.commitlogCompression)}
 # Paxos v2: two round trips per LWT write instead of four (not in the shipped yaml); v1 only to
 # measure the difference (CASSANDRA_PAXOS_VARIANT, npm run bench:paxos).
 paxos_variant: ${layout.paxosVariant}

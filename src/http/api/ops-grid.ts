@@ -30,9 +30,11 @@ export const gridOperations = {
     idempotent: true,
     ok: {
       status: 200,
-      description: 'the new grid version and the undo handle',
+      description:
+        'the new grid version and the undo handle; `ETag: "<generation>.<version>"` names the state the move committed',
       schema: MovedJson,
       example: { grid_version: '4', move_id: '0f7d3c1e-5b0a-4d3e-9a55-2f1c9e8b7a61' },
+      etag: true,
     },
     problems: [
       'post_not_on_grid',

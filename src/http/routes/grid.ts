@@ -1,6 +1,6 @@
 /**
  * The grid: move one post, read a page.
- *   POST /v1/me/grid/moves                 {post_id, after} → {grid_version, move_id}
+ *   POST /v1/me/grid/moves                 {post_id, after} → {grid_version, move_id} + ETag
  *   GET  /v1/profiles/:profile_id/grid     ?limit&cursor&min_version
  *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed,
  *           post_count?}   (strong ETag; If-None-Match → 304: conditional.ts)
@@ -19,6 +19,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { ServerResponse } from 'node:http';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
+import { formatEtag } from '../../domain/etag.js';
 import type { Logger } from '../../obs/logger.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { RenderedRead } from '../../service/read/rendered-read.js';
@@ -90,14 +91,17 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
     const body = await readBody(c, MoveBody);
     // Every move can be undone: its move_id comes from the request (so a replay repeats it).
     const moveId = requestScopedUuid(c, profileId, 'move');
-    const render = (_r: unknown, v: bigint): StoredResponse => ({
+    // The ETag names the state the move committed, `"<generation>.<version>"`: a version number
+    // alone is not a name once a grid moved to a new generation (docs/architecture.md).
+    const render = (_r: unknown, v: bigint, g: bigint): StoredResponse => ({
       status: 200,
       body: { grid_version: versionView(v), move_id: moveId } satisfies Body<typeof MovedJson>,
+      etag: formatEtag({ version: v, generation: g }),
     });
     const spec = { scope: profileId, gridProfileId: profileId, render };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
       const out = await service.move(profileId, body.post_id, body.after, { ...opts(), moveId });
-      return render(null, out.version);
+      return render(null, out.version, out.generation);
     });
   });
 

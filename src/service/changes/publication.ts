@@ -1,7 +1,8 @@
 /**
  * The change stream's part in each write round of the grid writer (service/write-line/write-line.ts
  * `publishWith`): a mark before the round's first batch, sent when the round opens (so its round
- * trip overlaps the snapshot read and the planning) and awaited before the batch; kept if a batch
+ * trip overlaps the snapshot read and the planning, and it reads the grid's watermark, which the
+ * writer checks its head against) and awaited before the batch; kept if a batch
  * applied (refreshed by the publish script, or left for the sweeper if this process dies first),
  * taken back if none did. The publish is not awaited by the write: the commands of one
  * connection run in order, so the next round's publish follows this one, and the script's gap
@@ -15,7 +16,7 @@
  * process takes it back itself, so idle grids leave no marks for the sweeper to read.
  */
 import type { CommitEvent, Publication, PublicationRound } from '../write-line/types.js';
-import type { ChangePublisher } from './publisher.js';
+import type { ChangePublisher, Mark } from './publisher.js';
 
 interface Kept {
   readonly member: string;
@@ -49,11 +50,11 @@ export function publicationOf(
   const idle = new Map<bigint, NodeJS.Timeout>();
   const usable = (k: Kept | undefined): k is Kept =>
     k !== undefined && Date.now() - k.at < keepForMs;
-  const fresh = (profileId: bigint) => {
+  const fresh = (profileId: bigint): Promise<Mark> => {
     const at = Date.now();
-    return publisher.mark(profileId).then((member) => {
-      if (member) kept.set(profileId, { member, at });
-      return member;
+    return publisher.mark(profileId).then((mark) => {
+      if (mark.member) kept.set(profileId, { member: mark.member, at });
+      return mark;
     });
   };
   /** Takes the kept mark back once no round used it for `keepForMs`. */
@@ -73,15 +74,17 @@ export function publicationOf(
     open(profileId: bigint): PublicationRound {
       count(running, profileId, 1);
       const held = kept.get(profileId);
-      let marking = usable(held)
-        ? Promise.resolve<string | undefined>(held.member)
+      // A kept mark costs no round trip and reads no watermark: this process published the
+      // grid's last versions itself, and its own newest commit is the writer's evidence then.
+      let marking: Promise<Mark> = usable(held)
+        ? Promise.resolve({ member: held.member })
         : fresh(profileId);
       let applied = false;
       return {
         async beforeBatch() {
           // A kept mark that aged while this round planned: a new one first.
           if (usable(held) && !usable(kept.get(profileId))) marking = fresh(profileId);
-          await marking;
+          return (await marking).published;
         },
         applied() {
           applied = true;
@@ -89,7 +92,7 @@ export function publicationOf(
         },
         publish(event: CommitEvent) {
           const publishing = (async () => {
-            const member = await marking;
+            const { member } = await marking;
             const at = Date.now();
             const ok = await publisher.publishCommitted(event, member, member !== undefined);
             // A failed publish leaves its mark unkept in Redis (swept once aged) and is owed.
@@ -109,7 +112,7 @@ export function publicationOf(
         done() {
           count(running, profileId, -1);
           if (applied) return;
-          void marking.then((m) => {
+          void marking.then(({ member: m }) => {
             if (!m) return;
             // Still the grid's kept mark: its idle timer takes it back (or a later round uses it).
             if (kept.get(profileId)?.member === m) return releaseLater(profileId, m);

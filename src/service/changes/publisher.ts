@@ -20,6 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   markMember,
+  parseWatermark,
   shardOf,
   streamKeys,
   withChangeCommands,
@@ -28,6 +29,7 @@ import {
 import type { RedisGuard } from '../../cache/redis.js';
 import type { Config } from '../../config.js';
 import type { ChangeRecord } from '../../domain/change-log.js';
+import type { GridVersion } from '../../domain/grid-version.js';
 import {
   changesLost,
   changesPublished,
@@ -69,6 +71,13 @@ const MAX_OWED = 10_000;
 
 type Published = { added: number; watermark: bigint; gap: boolean };
 
+/** A writer's mark: its member (undefined when Redis did not answer) and the watermark it read. */
+export interface Mark {
+  readonly member: string | undefined;
+  /** The newest state published for the grid, when the mark's reply came in time. */
+  readonly published?: GridVersion;
+}
+
 export class ChangePublisher {
   private readonly token = randomUUID().slice(0, 8);
   private seq = 0;
@@ -90,16 +99,27 @@ export class ChangePublisher {
   }
 
   /**
-   * Marks the grid before a batch; the mark's member, undefined when Redis did not answer. Waits
-   * at most CHANGES_MARK_WAIT_MS for Redis: a slow Redis must not hold every write up to its
-   * timeout. Past that the batch goes ahead with the mark still on its way (sent before the
-   * publish on the same connection, so the publish still clears it) and the grid is owed too, so
-   * this process's sweeper covers it even if the mark never lands.
+   * Marks the grid before a batch, and reads its watermark in the same script: the mark's member
+   * (undefined when Redis did not answer) and what was published. Waits at most
+   * CHANGES_MARK_WAIT_MS for Redis: a slow Redis must not hold every write up to its timeout.
+   * Past that the batch goes ahead with the mark still on its way (sent before the publish on the
+   * same connection, so the publish still clears it) and the grid is owed too, so this process's
+   * sweeper covers it even if the mark never lands.
    */
-  async mark(profileId: bigint): Promise<string | undefined> {
+  async mark(profileId: bigint): Promise<Mark> {
     const member = markMember(profileId, `${this.token}:${++this.seq}`);
-    const { pending } = this.keysOf(profileId);
-    const sent = this.redis.run((c) => c.zadd(pending, Date.now(), member));
+    const { pending, watermarks } = this.keysOf(profileId);
+    const pid = profileId.toString();
+    const sent = this.redis.run(async (c) => {
+      const wm = await withChangeCommands(c).regridMark(
+        pending,
+        watermarks,
+        Date.now(),
+        member,
+        pid,
+      );
+      return { wm };
+    });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>(
       (r) => (timer = setTimeout(() => r('late'), this.settings.markWaitMs)),
@@ -110,12 +130,15 @@ export class ChangePublisher {
       changesPublishFailures.inc({ step: 'mark_late' });
       this.owe(profileId);
       void sent.then((d) => (d === undefined ? this.owe(profileId) : undefined));
-      return member;
+      return { member };
     }
-    if (done !== undefined) return member;
+    if (done !== undefined) {
+      const published = parseWatermark(done.wm);
+      return published ? { member, published } : { member };
+    }
     changesPublishFailures.inc({ step: 'mark' });
     this.owe(profileId);
-    return undefined;
+    return { member: undefined };
   }
 
   /** Remembers a grid this process must roll forward (Redis did not answer for it). */
@@ -199,7 +222,9 @@ export class ChangePublisher {
     const argv = [profileId.toString(), String(this.settings.maxLen), force ? '1' : '0'];
     argv.push(keep ? String(Date.now()) : '');
     argv.push(String(marks.length), ...marks);
-    for (const r of records) argv.push(r.version.toString(), eventOf(profileId, r));
+    for (const r of records) {
+      argv.push(r.generation.toString(), r.version.toString(), eventOf(profileId, r));
+    }
     let reply: [number, string, string] | undefined;
     try {
       reply = await this.redis.run((c) =>
@@ -217,6 +242,7 @@ export class ChangePublisher {
     for (const r of records.slice(records.length - Math.max(added, 0))) {
       changesPublishLag.observe(Math.max(0, now - r.at) / 1000);
     }
-    return { added: Math.max(added, 0), watermark: BigInt(before), gap: added < 0 };
+    const watermark = parseWatermark(before)?.version ?? 0n;
+    return { added: Math.max(added, 0), watermark, gap: added < 0 };
   }
 }

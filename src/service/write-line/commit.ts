@@ -14,8 +14,17 @@
  * deadline must not fail the others' snapshot); planners run in their own request's context; the
  * batch runs in a GroupScope (store/group-scope.ts): a write of every request it carries, and
  * refused if a request's deadline already answered "not applied".
+ *
+ * One name, one state: a snapshot whose head is behind a state this service already acknowledged
+ * or published (the newest state this process committed, LastCommitted `newest`; the change
+ * stream's watermark, read with the round's mark) lost those versions (a node that acknowledged
+ * them before its commit log synced them, an asynchronous failover). Its versions would be issued
+ * again for other states, so the batch moves the grid to a new generation instead: the
+ * `generation` static is written in the same conditional batch, which applies only if the head
+ * is still the one found behind (`versionFloor`, `planBatch`'s `generation`).
  */
 import { DomainError } from '../../domain/errors.js';
+import { compareGridVersions, type GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
 import { statementScope } from '../../store/cql-budget.js';
 import { storeDidNotAnswer } from '../../store/cql-errors.js';
@@ -40,7 +49,11 @@ export interface CommitDeps {
   readonly queued: boolean;
   /** After the batch applied: the crash seam, the membership effects, the commit hooks. */
   readonly committed: (event: CommitEvent, effects: Effects | undefined) => Promise<void>;
-  readonly beforeBatch?: () => Promise<void>; // the change stream's mark (changes/publication.ts)
+  /**
+   * The change stream's mark (changes/publication.ts), awaited before each batch; resolves the
+   * newest state the stream has published for the grid when the mark's round trip read it.
+   */
+  readonly beforeBatch?: () => Promise<GridVersion | undefined>;
 }
 
 /**
@@ -69,13 +82,16 @@ const sealed = (w: QueuedWrite) => (w.scope?.sealed ? out.notSent() : undefined)
 async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promise<void> {
   const { store, records, settings } = deps;
   let mayTrust = deps.queued;
+  let published: GridVersion | undefined; // the stream's watermark, once a mark read it
   for (let attempt = 1; turn.waiting.length > 0 && attempt <= settings.maxAttempts;) {
     const start = await records.start(profileId, store, mayTrust);
     mayTrust = false;
     const { snapshot } = start;
     if (!start.trusted) await deps.membership.rollForward(profileId, snapshot.head);
     const rows = rowsReadThrough(start.rows, profileId, store);
-    const plan = await planBatch(store, profileId, snapshot, turn.waiting, attempt, settings, rows);
+    const floor = versionFloor(snapshot.head, [records.newest(profileId), published]);
+    const opts = floor === undefined ? settings : { ...settings, generation: floor };
+    const plan = await planBatch(store, profileId, snapshot, turn.waiting, attempt, opts, rows);
     // The records planners wrote must exist before the batch (and before a put-back write re-plans).
     const failed = await plan.failedWork();
     turn.back.push(...plan.back);
@@ -85,7 +101,14 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
     if (out.drop(turn, (w) => failed.get(w))) continue; // not an attempt: nothing was sent
     // Requests their deadline answered "not applied" meanwhile must stay so: re-plan without.
     if (out.drop(turn, sealed)) continue;
-    await deps.beforeBatch?.();
+    const seen = await deps.beforeBatch?.();
+    if (floor === undefined && seen && compareGridVersions(seen, snapshot.head) > 0) {
+      // Published past this head: versions were lost (or a commit since the read: the head read
+      // again shows it). Planned again on a fresh read, no attempt spent: nothing was sent.
+      published = seen;
+      records.distrust(profileId);
+      continue;
+    }
     const cas = await send(store, profileId, snapshot, plan, turn.waiting);
     if (cas === 'refused' && out.drop(turn, sealed)) continue;
     if (cas === 'refused') continue;
@@ -93,7 +116,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
       const event: CommitEvent = {
         profileId,
         version: snapshot.head.version + BigInt(plan.writes),
-        generation: snapshot.head.generation,
+        generation: plan.after.head.generation,
         mutation: plan.mutation,
         before: snapshot,
         after: plan.after.overrides,
@@ -122,14 +145,32 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
   for (const w of turn.waiting.splice(0)) out.giveUp(w, settings);
 }
 
-/** Plans `writes` one after another on `read` (see the header). */
+/**
+ * The generation a batch planned on `head` must commit in, when `head` is behind any of `known`
+ * (states acknowledged or published): one above every generation seen. Undefined: `head`'s own.
+ */
+export function versionFloor(
+  head: GridVersion,
+  known: ReadonlyArray<GridVersion | undefined>,
+): bigint | undefined {
+  let newest: GridVersion | undefined;
+  for (const k of known) if (k && (!newest || compareGridVersions(k, newest) > 0)) newest = k;
+  if (!newest || compareGridVersions(newest, head) <= 0) return undefined;
+  return (newest.generation > head.generation ? newest.generation : head.generation) + 1n;
+}
+
+/**
+ * Plans `writes` one after another on `read` (see the header). With `settings.generation` the
+ * writes commit in that generation: planned on `read` renamed to it, the first write's batch
+ * setting the static; a skip before any write answers `read`'s own name.
+ */
 export async function planBatch(
   store: Pick<GridStore, 'countGridRows'>,
   profileId: bigint,
   read: OverridesSnapshot,
   writes: readonly QueuedWrite[],
   attempt: number,
-  settings: Pick<WriterSettings, 'batch' | 'changeSlots'>,
+  settings: Pick<WriterSettings, 'batch' | 'changeSlots'> & { readonly generation?: bigint },
   rows: GridRowsRead,
 ): Promise<BatchPlan> {
   const now: PlannedWrite[] = [];
@@ -141,7 +182,8 @@ export async function planBatch(
   const work: Array<Promise<[QueuedWrite, unknown] | undefined>> = [];
   const addChange = changeRound(settings.changeSlots);
   const base = { profileId, attempt, rows };
-  let s = read;
+  const bump = settings.generation;
+  let s = bump === undefined ? read : { ...read, head: { ...read.head, generation: bump } };
   for (let i = 0; i < writes.length; i++) {
     const write = writes[i]!;
     const nextVersion = s.head.version + 1n;
@@ -174,10 +216,15 @@ export async function planBatch(
     const { generation } = snapshot.head;
     if (!planned.mutation) {
       const { result } = decision;
-      into.push({ kind: 'skip', write, result, version: s.head.version, generation });
+      // Nothing committed yet: the state it saw is still the one read, under its own name.
+      const named = limits.writes === 0 ? read.head.generation : generation;
+      into.push({ kind: 'skip', write, result, version: s.head.version, generation: named });
       continue;
     }
     let mutation = planned.mutation;
+    if (bump !== undefined && limits.writes === 0) {
+      mutation = { ...mutation, statics: { ...mutation.statics, generation: bump } };
+    }
     if (!limits.fits(mutation)) {
       back = writes.slice(i);
       break;

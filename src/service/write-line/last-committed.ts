@@ -23,8 +23,13 @@
  * was read, then are read again (a row written outside the compare-and-set, by seeding or a
  * repair, bumps no version). What the record holds of its own commit never expires: every use of
  * it is checked by the compare-and-set (trusted) or the head read (confirmed).
+ *
+ * Apart from the records, the newest state this process committed per grid (`newest`), kept
+ * when its record goes (bounded by `NEWEST_MAX` grids, least recently committed first out): the
+ * evidence that a head read behind it lost versions this process acknowledged (commit.ts
+ * `versionFloor`), so the grid's next write moves it to a new generation.
  */
-import { sameGridState } from '../../domain/grid-version.js';
+import { compareGridVersions, sameGridState, type GridVersion } from '../../domain/grid-version.js';
 import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import { GridPostsMemo } from './known-rows.js';
 import type { RecordSettings } from './types.js';
@@ -48,8 +53,12 @@ export interface Start {
   readonly afterIdle: boolean;
 }
 
+/** Grids whose newest committed state is kept (a few dozen bytes each). */
+const NEWEST_MAX = 100_000;
+
 export class LastCommitted {
   private readonly records = new Map<bigint, Entry>();
+  private readonly newestOf = new Map<bigint, GridVersion>();
   private readonly sharedUntil = new Map<bigint, number>();
   private rows = 0;
 
@@ -100,6 +109,7 @@ export class LastCommitted {
     running: boolean,
   ): void {
     this.forget(profileId);
+    this.remember(profileId, state.head);
     if (this.settings.maxRows <= 0) return;
     const size = state.overrides.length + (rows?.size() ?? 0);
     if (size > this.settings.maxRows) return;
@@ -110,6 +120,21 @@ export class LastCommitted {
       if (this.rows <= this.settings.maxRows) break;
       this.forget(id);
     }
+  }
+
+  /** The newest state this process committed on the grid (while it is among the kept ones). */
+  newest(profileId: bigint): GridVersion | undefined {
+    return this.newestOf.get(profileId);
+  }
+
+  private remember(profileId: bigint, head: GridVersion): void {
+    const before = this.newestOf.get(profileId);
+    this.newestOf.delete(profileId); // most recently committed last
+    const { generation, version } = head;
+    const newest =
+      before && compareGridVersions(before, head) > 0 ? before : { generation, version };
+    this.newestOf.set(profileId, newest);
+    if (this.newestOf.size > NEWEST_MAX) this.newestOf.delete(this.newestOf.keys().next().value!);
   }
 
   /** A batch ended without applying (or failed): the next one confirms the record first. */

@@ -6,6 +6,7 @@
 import type { Config } from '../../config.js';
 import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
+import type { GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
 import type { StatementScope } from '../../store/cql-budget.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
@@ -113,8 +114,11 @@ export interface WriterHooks {
 
 /** The change stream's part in one turn of a grid (service/changes/publication.ts). */
 export interface PublicationRound {
-  /** Before each batch is sent, awaited: the mark that lets a crash after the commit be found. */
-  beforeBatch(): Promise<void>;
+  /**
+   * Before each batch is sent, awaited: the mark that lets a crash after the commit be found.
+   * Resolves the newest state the stream published for the grid, when the mark read it.
+   */
+  beforeBatch(): Promise<GridVersion | undefined>;
   /** The batch applied (before the crash seam: from here on the mark must stay). */
   applied(): void;
   /** After the batch and its membership effects: publish its versions (not awaited). */

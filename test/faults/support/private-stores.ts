@@ -5,7 +5,10 @@
  * touched, because every signal goes to a PID that is checked against the private node's folder
  * (or to the redis-server the global setup spawned) first.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig, type Config } from '../../../src/config.js';
+import { stopCassandra } from '../../../tools/infra/cassandra-control.js';
 import { nodeLayout } from '../../../tools/infra/cassandra-files.js';
 import { ensureCassandra, liveNodePid } from '../../../tools/infra/embedded-cassandra.js';
 import { commandLineOf, isAlive, sleep } from '../../../tools/infra/process-utils.js';
@@ -20,8 +23,7 @@ const NODE_ENV_VARS = {
   CASSANDRA_STORAGE_PORT: '17100',
   CASSANDRA_JMX_PORT: '17299',
   CASSANDRA_HEAP: '512M',
-  // A killed single node must not lose acknowledged moves: sync before acknowledging.
-  CASSANDRA_COMMITLOG_SYNC: 'group',
+  // The commit log is the development default (a test that needs `periodic` asks for it).
   CASSANDRA_CONTACT_POINTS: '', // empty: provision the local node (never an external cluster)
 } as const;
 
@@ -74,11 +76,42 @@ export function signalRedis(pid: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
   process.kill(pid, signal);
 }
 
-/** Starts the private node again on its data (commit log replay included); its new PID. */
-export async function restartNode(log: (line: string) => void): Promise<number> {
-  const target = await ensureCassandra(faultsConfig(), { log });
+/**
+ * Starts the private node again on its data (commit log replay included); its new PID. `env`
+ * changes how it runs (e.g. `CASSANDRA_COMMITLOG_SYNC`): cassandra.yaml is written at each start.
+ */
+export async function restartNode(
+  log: (line: string) => void,
+  env: Record<string, string> = {},
+): Promise<number> {
+  const target = await ensureCassandra(faultsConfig(env), { log });
   if (target.origin !== 'started' || target.pid === undefined) {
     throw new Error(`expected to start the private node, got '${target.origin}'`);
   }
   return target.pid;
+}
+
+/** The commit log mode the running private node was started with (its cassandra.yaml), e.g. `periodic+lz4`. */
+export function runningCommitlogSync(): string | undefined {
+  const config = faultsConfig();
+  if (privateNodePid(config) === undefined) return undefined;
+  const yaml = readFileSync(join(nodeLayout(config).confDir, 'cassandra.yaml'), 'utf8');
+  const lz4 = /^ {2}- class_name: LZ4Compressor$/m.test(yaml) ? '+lz4' : '';
+  return `${/^commitlog_sync: (\w+)$/m.exec(yaml)?.[1]}${lz4}`;
+}
+
+/**
+ * Makes the private node run with `env`'s commit log mode: kept if it already does, else
+ * stopped (SIGTERM to the PID of its own pidfile, a clean drain) and started with it.
+ */
+export async function nodeWithCommitlog(
+  log: (line: string) => void,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const layout = nodeLayout(faultsConfig(env));
+  const want = `${layout.commitlogSync}${layout.commitlogCompression === 'lz4' ? '+lz4' : ''}`;
+  if (runningCommitlogSync() === want) return;
+  const res = await stopCassandra(faultsConfig(), 30_000);
+  log(`cassandra: ${res.detail}`);
+  await restartNode(log, env);
 }

@@ -48,15 +48,15 @@ export interface ReadSample {
 export class RunLog {
   readonly attempts: MoveAttempt[] = [];
   readonly reads: ReadSample[] = [];
-  private readonly acks = new Map<bigint, Array<AckedMove & { at: number }>>();
+  private readonly acks = new Map<bigint, Ack[]>();
   private readonly unresolved = new Map<bigint, number>();
   /** Keys of the unresolved moves, for messages. */
   readonly unresolvedKeys: string[] = [];
   private seq = 0;
 
-  ack(profileId: bigint, move: Omit<AckedMove, 'seq'>, at: number): void {
+  ack(profileId: bigint, move: Omit<AckedMove, 'seq'>, at: number, seen: AckSeen = {}): void {
     const list = this.acks.get(profileId) ?? [];
-    list.push({ ...move, seq: this.seq++, at });
+    list.push({ ...move, ...seen, seq: this.seq++, at });
     this.acks.set(profileId, list);
   }
 
@@ -75,7 +75,7 @@ export class RunLog {
       .join('; ');
   }
 
-  acked(profileId?: bigint): Array<AckedMove & { at: number }> {
+  acked(profileId?: bigint): Ack[] {
     if (profileId !== undefined) return this.acks.get(profileId) ?? [];
     return [...this.acks.values()].flat();
   }
@@ -114,6 +114,16 @@ export class RunLog {
     );
   }
 }
+
+/** What the response of an acknowledged move named besides its version. */
+export interface AckSeen {
+  /** Its Idempotency-Key. */
+  readonly key?: string;
+  /** Its `ETag: "<generation>.<version>"`: the name of the state it committed or left. */
+  readonly etag?: string;
+}
+
+export type Ack = AckedMove & AckSeen & { readonly at: number };
 
 export interface MoverOptions {
   readonly name: string;
@@ -175,7 +185,8 @@ async function settleMove(
       replayed: r.replayed,
     });
     if (r.status === 200) {
-      log.ack(profileId, { postId, after, version: BigInt(r.json.grid_version) }, endedAt);
+      const seen = { key, ...(r.etag ? { etag: r.etag } : {}) };
+      log.ack(profileId, { postId, after, version: BigInt(r.json.grid_version) }, endedAt, seen);
       return;
     }
     const unknown = r.status >= 500 || code === 'idempotency_in_flight';
