@@ -86,8 +86,9 @@ export const NO_REDIS = 'none';
  */
 export function missingForProduction(env: Record<string, string | undefined> = process.env) {
   const unset = (name: string) => !env[name]?.trim();
-  // With a key set there is no shared secret to derive the cursor key from.
-  const tokens = unset('AUTH_JWKS_URL') ? ['AUTH_JWT_SECRET'] : ['CURSOR_SECRET'];
+  // With a key set there may be no shared secret to derive the cursor key from.
+  const keySet = !unset('AUTH_JWKS_URL');
+  const tokens = !keySet ? ['AUTH_JWT_SECRET'] : unset('AUTH_JWT_SECRET') ? ['CURSOR_SECRET'] : [];
   const missing = ['CASSANDRA_CONTACT_POINTS', 'REDIS_URL', ...tokens].filter(unset);
   // Cluster seeds alone name a Redis too (redis-target.ts).
   return unset('REDIS_CLUSTER_NODES') ? missing : missing.filter((n) => n !== 'REDIS_URL');
