@@ -51,9 +51,10 @@ export const IdpConfig = {
     .meta({
       description:
         "the identity provider's JSON Web Key Set (its `jwks_uri`); set = user tokens are " +
-        'verified against it (RS256, ES256, EdDSA) instead of `AUTH_JWT_SECRET`; needs ' +
+        'verified against it (`AUTH_JWT_ALGORITHMS`) instead of `AUTH_JWT_SECRET`; needs ' +
         '`AUTH_JWT_ISSUER` and `AUTH_JWT_AUDIENCE`',
       unset: 'HS256 with `AUTH_JWT_SECRET`',
+      allowed: '`http://` or `https://` URL',
     }),
   AUTH_JWT_ISSUER: z
     .string()
