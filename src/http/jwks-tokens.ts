@@ -81,6 +81,9 @@ export function keySetTokens(
         return known.claims;
       }
       if (token.length > MAX_TOKEN_CHARS) throw new TokenRejected('malformed token');
+      // Read before verifying: a fetch that lands meanwhile (one the verification itself may have
+      // started in the background) must not vouch for a key it no longer holds.
+      const generation = keys.freshGeneration();
       let claims: Claims;
       try {
         const result = await jwtVerify(token, keys.keyFor, {
@@ -101,7 +104,6 @@ export function keySetTokens(
         throw new TokenRejected('token is issued for both user and service audiences');
       }
       checkTimes(claims, policy, nowS);
-      const generation = keys.freshGeneration();
       if (generation !== undefined) {
         if (verified.size >= max) verified.delete(verified.keys().next().value!);
         verified.set(token, { claims, generation });
