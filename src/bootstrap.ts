@@ -163,13 +163,20 @@ export interface Secrets {
  */
 export function settleSecrets(config: Config): Secrets {
   const fresh = () => randomBytes(32).toString('base64url');
-  if (!config.AUTH_JWT_SECRET && config.NODE_ENV === 'production') {
+  const production = config.NODE_ENV === 'production';
+  // With a key set (AUTH_JWKS_URL) user tokens need no secret; HS256 tokens are then refused.
+  const keySet = config.AUTH_JWKS_URL !== undefined;
+  if (!config.AUTH_JWT_SECRET && production && !keySet) {
     throw new Error('AUTH_JWT_SECRET must be set in production');
+  }
+  if (!config.AUTH_JWT_SECRET && !config.CURSOR_SECRET && production && keySet) {
+    throw new Error('CURSOR_SECRET must be set in production with AUTH_JWKS_URL');
   }
   const jwtSecret = config.AUTH_JWT_SECRET ?? fresh();
   return {
     jwtSecret,
-    cursorSecret: config.CURSOR_SECRET ?? (config.NODE_ENV === 'production' ? jwtSecret : fresh()),
-    generated: !config.AUTH_JWT_SECRET,
+    cursorSecret: config.CURSOR_SECRET ?? (production ? jwtSecret : fresh()),
+    // No development sign-in with a key set: its HS256 tokens would be refused.
+    generated: !config.AUTH_JWT_SECRET && !keySet,
   };
 }

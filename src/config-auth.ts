@@ -1,8 +1,9 @@
 /**
  * Who may call (config.ts): the secrets of user tokens (http/auth.ts), service tokens
- * (http/service-auth.ts) and the admin API, the cursor key, and the token rules. In development a
- * user-token secret and a cursor key are generated and printed when none is configured; a
- * production server refuses to start without AUTH_JWT_SECRET.
+ * (http/service-auth.ts) and the admin API, the cursor key, and the token rules (which apply to
+ * an identity provider's tokens too, config-idp.ts). In development a user-token secret and a
+ * cursor key are generated and printed when none is configured; a production server refuses to
+ * start without AUTH_JWT_SECRET (or AUTH_JWKS_URL and CURSOR_SECRET).
  */
 import { z } from 'zod';
 
@@ -12,7 +13,9 @@ const seconds = (def: number, min: number, max: number) =>
 
 export const AuthConfig = {
   AUTH_JWT_SECRET: secret().meta({
-    description: 'HS256 secret of user tokens (`sub` = the profile ID); required in production',
+    description:
+      'HS256 secret of user tokens (`sub` = the profile ID); required in production unless ' +
+      '`AUTH_JWKS_URL` is set (then no HS256 token is accepted)',
     unset: 'generated in development',
   }),
   ADMIN_TOKEN: secret().describe('bearer token of `/v1/admin/*`; unset = the admin API is off'),
@@ -22,7 +25,7 @@ export const AuthConfig = {
   ),
   CURSOR_SECRET: secret().meta({
     description: 'HMAC key of page cursors; set it explicitly when several processes serve one API',
-    unset: 'generated (development), `AUTH_JWT_SECRET` (production)',
+    unset: 'generated (development), `AUTH_JWT_SECRET` (production; required without it)',
   }),
   AUTH_MAX_TOKEN_LIFETIME_S: seconds(24 * 3600, 60, Number.MAX_SAFE_INTEGER).describe(
     'longest accepted user token: `exp - iat` above this is a 401 (tokens must carry `exp` and `iat`)',

@@ -12,7 +12,8 @@ export const ServerConfig = {
     .describe(
       '`production`: nothing is provisioned or generated; the server exits at once, naming every ' +
         'one of `CASSANDRA_CONTACT_POINTS`, `REDIS_URL` (or `REDIS_URL=none`) and ' +
-        '`AUTH_JWT_SECRET` that is unset ([operating.md](operating.md) "Production")',
+        '`AUTH_JWT_SECRET` (with `AUTH_JWKS_URL`: `CURSOR_SECRET`) that is unset ' +
+        '([operating.md](operating.md) "Production")',
     ),
   HOST: z.string().default('127.0.0.1').describe('HTTP listener address (`0.0.0.0` in containers)'),
   PORT: intFrom(8080, 0, 65535).describe('HTTP listener port (0 = any free port)'),

@@ -9,6 +9,7 @@ import { CassandraConfig } from './config-cassandra.js';
 import { ChangesConfig } from './config-changes.js';
 import { FlagsConfig } from './config-flags.js';
 import { HttpServerConfig } from './config-http.js';
+import { IdpConfig, idpProblems } from './config-idp.js';
 import { LocalNodeConfig } from './config-local.js';
 import { RedisConfig } from './config-redis.js';
 import { ServerConfig } from './config-server.js';
@@ -30,6 +31,7 @@ export const CONFIG_GROUPS = [
   { title: 'Redis', shape: RedisConfig },
   { title: 'Cache', shape: CacheConfig },
   { title: 'Authentication', shape: AuthConfig },
+  { title: 'Identity provider (JWKS)', shape: IdpConfig },
   { title: 'Writes', shape: WritesConfig },
   { title: 'Change stream', shape: ChangesConfig },
   { title: 'Flags and self-checks', shape: FlagsConfig },
@@ -43,6 +45,7 @@ export const ConfigSchema = z.object({
   ...RedisConfig,
   ...CacheConfig,
   ...AuthConfig,
+  ...IdpConfig,
   ...WritesConfig,
   ...ChangesConfig,
   ...FlagsConfig,
@@ -58,6 +61,8 @@ const CheckedConfig = ConfigSchema.superRefine((c, ctx) => {
     const message = 'must differ from AUTH_JWT_SECRET';
     ctx.addIssue({ code: 'custom', path: ['AUTH_SERVICE_JWT_SECRET'], message });
   }
+  for (const { path, message } of idpProblems(c))
+    ctx.addIssue({ code: 'custom', path: [path], message });
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -76,11 +81,15 @@ export const NO_REDIS = 'none';
 
 /**
  * What a production server must be told rather than defaulted or provisioned: where Cassandra is,
- * where Redis is (or REDIS_URL=none), and the JWT secret. Every unset one, in that order.
+ * where Redis is (or REDIS_URL=none), and how user tokens are verified (the JWT secret, or an
+ * identity provider's key set with its own CURSOR_SECRET). Every unset one, in that order.
  */
 export function missingForProduction(env: Record<string, string | undefined> = process.env) {
   const unset = (name: string) => !env[name]?.trim();
-  const missing = ['CASSANDRA_CONTACT_POINTS', 'REDIS_URL', 'AUTH_JWT_SECRET'].filter(unset);
+  // With a key set there may be no shared secret to derive the cursor key from.
+  const keySet = !unset('AUTH_JWKS_URL');
+  const tokens = !keySet ? ['AUTH_JWT_SECRET'] : unset('AUTH_JWT_SECRET') ? ['CURSOR_SECRET'] : [];
+  const missing = ['CASSANDRA_CONTACT_POINTS', 'REDIS_URL', ...tokens].filter(unset);
   // Cluster seeds alone name a Redis too (redis-target.ts).
   return unset('REDIS_CLUSTER_NODES') ? missing : missing.filter((n) => n !== 'REDIS_URL');
 }

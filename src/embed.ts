@@ -52,8 +52,12 @@ export interface Regrid {
 export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   const config = loadConfig({ ...options.config });
   const log = options.log ?? ((msg: string, err?: unknown) => console.error(msg, err ?? ''));
-  const jwtSecret = config.AUTH_JWT_SECRET;
-  if (!jwtSecret) throw new Error('createRegrid: config.AUTH_JWT_SECRET is required');
+  // With a key set (AUTH_JWKS_URL) no HS256 token verifies; the secret then only keys cursors.
+  const jwtSecret = config.AUTH_JWT_SECRET ?? (config.AUTH_JWKS_URL && config.CURSOR_SECRET);
+  if (!jwtSecret)
+    throw new Error(
+      'createRegrid: config.AUTH_JWT_SECRET is required (or AUTH_JWKS_URL with CURSOR_SECRET)',
+    );
   const client = options.cassandra;
   await client.connect(); // a no-op when the host has connected it
   const keyspace = config.CASSANDRA_KEYSPACE;
@@ -93,7 +97,7 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   const app = createApp({
     service,
     idempotency,
-    ...appSettingsOf(config),
+    ...appSettingsOf(config, log),
     jwtSecret,
     readiness: makeReadiness({ cql, redis, timeoutMs: config.READYZ_TIMEOUT_MS }),
     deadlines: deadlinesOf(config),

@@ -100,7 +100,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const app = createApp({
     service,
     idempotency,
-    ...appSettingsOf(config),
+    ...appSettingsOf(config, logCallback(logger.child({ component: 'auth' }), 'warn')),
     jwtSecret: secrets.jwtSecret,
     readiness: makeReadiness({
       cql: cassandra.cql,

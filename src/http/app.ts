@@ -8,7 +8,8 @@
 import { Hono } from 'hono';
 import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency/idempotency.js';
-import { requireProfile } from './auth.js';
+import { requireProfile, type TokenRules } from './auth.js';
+import { keySetRulesOf } from './jwks-tokens.js';
 import { requireService } from './service-auth.js';
 import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
@@ -57,13 +58,21 @@ export interface AppDeps {
   readonly editorRoot?: string;
   /** HS256 secret of service tokens (http/service-auth.ts); unset = the service routes are off. */
   readonly serviceJwtSecret?: string | undefined;
+  /** User tokens from an identity provider (http/jwks-tokens.ts); set = `jwtSecret` verifies none. */
+  readonly userTokens?: TokenRules;
+  /** Service tokens from an identity provider; set = `serviceJwtSecret` is not used. */
+  readonly serviceTokens?: TokenRules;
   /** Development sign-in (POST /dev/token); only when the JWT secret was generated. */
   readonly devTokens?: DevTokens;
 }
 
-/** The app's settings that come straight from the configuration (the server and createRegrid). */
-export const appSettingsOf = (config: Config) => ({
+/**
+ * The app's settings that come straight from the configuration (the server and createRegrid);
+ * `log` is told when the identity provider's key set cannot be fetched.
+ */
+export const appSettingsOf = (config: Config, log?: (msg: string, err: unknown) => void) => ({
   ...(config.ADMIN_TOKEN ? { adminToken: config.ADMIN_TOKEN } : {}),
+  ...keySetRulesOf(config, log),
   serviceJwtSecret: config.AUTH_SERVICE_JWT_SECRET,
   tokenPolicy: tokenPolicyOf(config),
   bodyLimitBytes: config.BODY_LIMIT_BYTES,
@@ -82,8 +91,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // The body first: the request deadline is the store's, so its clock starts once the body is in.
   app.use('*', bodyLimit(deps.bodyLimitBytes, deps.bodyTimeoutMs ?? 5_000));
   if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));
-  app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
-  const serviceAuth = requireService(deps.serviceJwtSecret, deps.tokenPolicy);
+  app.use('/v1/me/*', requireProfile(deps.userTokens ?? deps.jwtSecret, deps.tokenPolicy));
+  const serviceAuth = requireService(deps.serviceTokens ?? deps.serviceJwtSecret, deps.tokenPolicy);
   app.use('/v1/profiles/:profile_id/posts/:post_id', serviceAuth);
 
   app.route('/', healthRoutes(deps.readiness));

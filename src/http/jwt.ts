@@ -32,7 +32,8 @@ export class TokenRejected extends Error {
 }
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
-const MAX_TOKEN_CHARS = 8192;
+/** A longer bearer token is refused unread (any kind: ./jwks-tokens.ts too). */
+export const MAX_TOKEN_CHARS = 8192;
 
 const mac = (secret: string, signingInput: string) =>
   createHmac('sha256', secret).update(signingInput).digest('base64url');

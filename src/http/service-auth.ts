@@ -2,18 +2,20 @@
  * Service credentials: how a platform's own services (its post service, an importer) call the
  * service routes (`/v1/profiles/:profile_id/posts/:post_id`, docs/integration.md).
  *
- * A service token is an HS256 JWT `{sub: <service name>, scope: "service", iat, exp}` signed with
- * AUTH_SERVICE_JWT_SECRET, checked by the same rules as user tokens (./jwt.ts). The two kinds can
- * never stand in for each other, for two independent reasons: they are signed with different
- * secrets (the config refuses equal ones), and each middleware checks the `scope` claim
- * (`requireService` demands "service"; `requireProfile` refuses any token that carries a scope).
- * Without AUTH_SERVICE_JWT_SECRET the service routes are off (403), like the admin API.
+ * With the shared secret, a service token is an HS256 JWT `{sub: <service name>, scope:
+ * "service", iat, exp}` signed with AUTH_SERVICE_JWT_SECRET, checked by the same rules as user
+ * tokens (./jwt.ts). The two kinds can never stand in for each other, for two independent
+ * reasons: they are signed with different secrets (the config refuses equal ones), and each
+ * middleware checks the `scope` claim (`requireService` demands "service"; `requireProfile`
+ * refuses any token that carries a scope). With an identity provider (AUTH_SERVICE_JWT_AUDIENCE,
+ * ./jwks-tokens.ts) the audience tells them apart instead. Without either the service routes are
+ * off (403), like the admin API.
  */
 import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../domain/errors.js';
-import { bearerClaims } from './auth.js';
+import { bearerClaims, type TokenRules } from './auth.js';
 import type { AppEnv } from './env.js';
-import { DEFAULT_TOKEN_POLICY, signHs256, verifierOf } from './jwt.js';
+import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifierOf } from './jwt.js';
 import type { TokenPolicy } from './jwt.js';
 
 export const SERVICE_SCOPE = 'service';
@@ -22,26 +24,42 @@ const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const nowSeconds = () => Date.now() / 1000;
 
+/** Service tokens signed with the shared secret: `scope` must be "service". */
+export function hs256ServiceTokens(secret: string, policy: TokenPolicy): TokenRules {
+  const verified = verifierOf(secret, policy);
+  return {
+    subjectClaim: 'sub',
+    verify(token, nowS) {
+      const claims = verified(token, nowS);
+      if (claims['scope'] !== SERVICE_SCOPE)
+        throw new TokenRejected('not a service token (scope must be "service")');
+      return claims;
+    },
+  };
+}
+
+/** `tokens`: the rules, or the HS256 secret of service tokens; unset = the routes are off. */
 export function requireService(
-  secret: string | undefined,
+  tokens: string | TokenRules | undefined,
   policy: TokenPolicy = DEFAULT_TOKEN_POLICY,
   now: () => number = nowSeconds,
 ): MiddlewareHandler<AppEnv> {
-  const verify = secret ? verifierOf(secret, policy) : undefined;
+  const rules =
+    typeof tokens === 'string' ? (tokens ? hs256ServiceTokens(tokens, policy) : undefined) : tokens;
   return async function authenticateService(c, next) {
-    if (!verify) {
+    if (!rules) {
       throw new DomainError(
         'forbidden',
-        'the service API is disabled (no AUTH_SERVICE_JWT_SECRET)',
+        'the service API is disabled (no AUTH_SERVICE_JWT_SECRET or AUTH_SERVICE_JWT_AUDIENCE)',
       );
     }
-    const claims = bearerClaims(c, verify, now());
-    if (claims['scope'] !== SERVICE_SCOPE) {
-      throw new DomainError('unauthorized', 'not a service token (scope must be "service")');
-    }
-    const sub = claims['sub'];
+    const claims = await bearerClaims(c, rules, now());
+    const sub = claims[rules.subjectClaim];
     if (typeof sub !== 'string' || !SERVICE_NAME.test(sub)) {
-      throw new DomainError('unauthorized', 'service token subject must be a service name');
+      throw new DomainError(
+        'unauthorized',
+        `service token claim ${rules.subjectClaim} must be a service name`,
+      );
     }
     c.set('serviceName', sub);
     await next();

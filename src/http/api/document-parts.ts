@@ -7,7 +7,7 @@ export const components = {
       scheme: 'bearer',
       bearerFormat: 'JWT',
       description:
-        "HS256 JWT signed with AUTH_JWT_SECRET; `sub` = the caller's profile ID (decimal string); numeric `exp` and `iat` required.",
+        "HS256 JWT signed with AUTH_JWT_SECRET (`sub` = the caller's profile ID, decimal string), or with AUTH_JWKS_URL set a token of the identity provider (RS256, ES256, EdDSA; `iss` = AUTH_JWT_ISSUER, `aud` containing AUTH_JWT_AUDIENCE, the profile ID in AUTH_PROFILE_CLAIM). Numeric `exp` and `iat` required. While the provider's key set cannot be fetched and none is cached: 503 `unavailable` with Retry-After.",
     },
     adminToken: {
       type: 'http',
@@ -20,7 +20,7 @@ export const components = {
       scheme: 'bearer',
       bearerFormat: 'JWT',
       description:
-        'HS256 JWT signed with AUTH_SERVICE_JWT_SECRET: `{sub: <service name>, scope: "service", iat, exp}`. A user token is refused here and a service token is refused on /v1/me/*; without the secret the service routes answer 403.',
+        'HS256 JWT signed with AUTH_SERVICE_JWT_SECRET: `{sub: <service name>, scope: "service", iat, exp}`; or with AUTH_SERVICE_JWT_AUDIENCE set a token of the identity provider whose `aud` contains it (the service name in AUTH_SERVICE_NAME_CLAIM). A user token is refused here and a service token is refused on /v1/me/*; without either setting the service routes answer 403.',
     },
   },
   parameters: {
