@@ -10,6 +10,7 @@ import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency/idempotency.js';
 import { requireProfile } from './auth.js';
 import { requireService } from './service-auth.js';
+import { identifyViewer } from './viewer.js';
 import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
 import { tokenPolicyOf, type TokenPolicy } from './jwt.js';
@@ -85,6 +86,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('/v1/me/*', requireProfile(deps.jwtSecret, deps.tokenPolicy));
   const serviceAuth = requireService(deps.serviceJwtSecret, deps.tokenPolicy);
   app.use('/v1/profiles/:profile_id/posts/:post_id', serviceAuth);
+  // Public reads that answer an owner more than anyone else (an archived post, private kinds).
+  const viewer = identifyViewer(deps.jwtSecret, deps.serviceJwtSecret, deps.tokenPolicy);
+  app.use('/v1/posts/:post_id', viewer);
+  app.use('/v1/profiles/:profile_id/grid/changes', viewer);
 
   app.route('/', healthRoutes(deps.readiness));
   app.route('/', metricsRoutes(registry));
