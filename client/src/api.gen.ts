@@ -144,7 +144,10 @@ export type Post = {
   caption: string | null;
   media_url: string | null;
   created_at: string;
+  /** the collaborators whose grid shows the post (absent: none); one who has not accepted is not listed */
   collaborators?: string[];
+  /** the author's own read only: named collaborators whose invitation still waits (absent: none) */
+  pending_collaborators?: string[];
 };
 
 export type GridItem = {
@@ -174,7 +177,7 @@ export type CreatePostResult = {
   not_invited?: {
     /** A 64-bit ID as a canonical decimal string */
     profile_id: string;
-    reason: 'not_accepting' | 'inbox_full' | 'pair_limit' | 'daily_limit';
+    reason: 'not_delivered' | 'daily_limit';
   }[];
 };
 
@@ -265,6 +268,7 @@ export type ReadChangesResult = {
     /** The grid version (decimal string) */
     generation: string;
     at: string;
+    /** the owner's and a service's read: the stream's kinds; anyone else's: `added`, `removed` (naming no post), the order changes, `changed` (docs/http-api.md) */
     kind:
       | 'created'
       | 'registered'
@@ -283,8 +287,10 @@ export type ReadChangesResult = {
       | 'collaborator_removed'
       | 'taken_down'
       | 'undone'
-      | 'changed';
-    /** the posts this version changed (not relabelled neighbours) */
+      | 'changed'
+      | 'added'
+      | 'removed';
+    /** the posts this version changed (not relabelled neighbours); none on a public `removed` or `changed` */
     post_ids: string[];
   }[];
   /** The grid version (decimal string) */

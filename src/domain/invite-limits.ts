@@ -15,13 +15,13 @@ export const MAX_PENDING_PER_AUTHOR = 3;
 /** Invitations one author may deliver in one UTC day, to everyone together. */
 export const MAX_INVITES_PER_AUTHOR_DAY = 100;
 
-/** Why a named collaborator was not invited (the create's `not_invited[].reason`). */
-export const NOT_INVITED_REASONS = [
-  'not_accepting',
-  'inbox_full',
-  'pair_limit',
-  'daily_limit',
-] as const;
+/**
+ * Why a named collaborator was not invited (the create's `not_invited[].reason`). What the
+ * author learns is only what is the author's own: `daily_limit`, their own quota; every refusal
+ * that comes from the invitee's state (a block, a full inbox, this author's invitations already
+ * waiting there) is one `not_delivered`, so a block cannot be told from the others (issue 31).
+ */
+export const NOT_INVITED_REASONS = ['not_delivered', 'daily_limit'] as const;
 export type NotInvitedReason = (typeof NOT_INVITED_REASONS)[number];
 
 export interface InboxFacts {
@@ -36,13 +36,14 @@ export interface InboxFacts {
 /**
  * The first limit an invitation from an author to one invitee runs into, or undefined when it
  * may be delivered. `sentToday` counts the author's deliveries today, those of this post so far
- * included. A block is reported as `not_accepting`: the author is not told they are blocked.
+ * included. The author's own quota is checked first: past it every invitee reads the same,
+ * blocked or not; before it, a block, the per-pair cap and a full inbox are all `not_delivered`.
  */
 export function refusalOf(facts: InboxFacts, sentToday: number): NotInvitedReason | undefined {
-  if (facts.blocked) return 'not_accepting';
-  if (facts.pendingFromAuthor >= MAX_PENDING_PER_AUTHOR) return 'pair_limit';
-  if (facts.pending >= MAX_PENDING_INVITES) return 'inbox_full';
   if (sentToday >= MAX_INVITES_PER_AUTHOR_DAY) return 'daily_limit';
+  if (facts.blocked) return 'not_delivered';
+  if (facts.pendingFromAuthor >= MAX_PENDING_PER_AUTHOR) return 'not_delivered';
+  if (facts.pending >= MAX_PENDING_INVITES) return 'not_delivered';
   return undefined;
 }
 

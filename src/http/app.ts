@@ -11,6 +11,7 @@ import type { IdempotencyService } from '../service/idempotency/idempotency.js';
 import { requireProfile, type TokenRules } from './auth.js';
 import { keySetRulesOf } from './jwks-tokens.js';
 import { requireService } from './service-auth.js';
+import { identifyViewer } from './viewer.js';
 import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
 import { tokenPolicyOf, type TokenPolicy } from './jwt.js';
@@ -94,6 +95,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('/v1/me/*', requireProfile(deps.userTokens ?? deps.jwtSecret, deps.tokenPolicy));
   const serviceAuth = requireService(deps.serviceTokens ?? deps.serviceJwtSecret, deps.tokenPolicy);
   app.use('/v1/profiles/:profile_id/posts/:post_id', serviceAuth);
+  // Public reads that answer an owner more than anyone else (an archived post, private kinds).
+  const viewer = identifyViewer(deps.jwtSecret, deps.serviceJwtSecret, deps.tokenPolicy);
+  app.use('/v1/posts/:post_id', viewer);
+  app.use('/v1/profiles/:profile_id/grid/changes', viewer);
 
   app.route('/', healthRoutes(deps.readiness));
   app.route('/', metricsRoutes(registry));

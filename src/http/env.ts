@@ -1,5 +1,11 @@
 import type { Context } from 'hono';
 
+/** Who reads a route that answers an owner more than anyone else (http/viewer.ts). */
+export type Viewer =
+  | { readonly kind: 'anyone' }
+  | { readonly kind: 'profile'; readonly profileId: bigint }
+  | { readonly kind: 'service'; readonly name: string };
+
 /** The Hono environment shared by the app and its sub-apps. */
 export interface AppEnv {
   Variables: {
@@ -7,6 +13,8 @@ export interface AppEnv {
     profileId: bigint;
     /** Set by the service-token middleware on service routes (http/service-auth.ts). */
     serviceName: string;
+    /** Set on the reads that answer an owner more (http/viewer.ts). */
+    viewer: Viewer;
     /** Set by the observe middleware on every request (http/observe.ts). */
     requestId: string;
     /** The response already carries `x-request-id` (set by a handler that builds its headers). */

@@ -1,8 +1,13 @@
 /** JSON views of domain records: IDs and versions as decimal strings, times as ISO 8601. */
 import type { GridPage } from '../service/read/read-page.js';
+import type { ShownPost } from '../service/read/post-view.js';
 import type { PostRecord } from '../store/posts-store.js';
 import type { Body, GridItemJson, GridPageJson, PostJson } from './api/responses.js';
 
+/**
+ * The post as its writer wrote it, collaborators named: only for the answer to that writer (the
+ * create's author, the registering service). Reads use `shownPostView`.
+ */
 export const postView = (p: PostRecord): PostJson => ({
   id: p.postId.toString(),
   author_id: p.authorId.toString(),
@@ -10,6 +15,12 @@ export const postView = (p: PostRecord): PostJson => ({
   media_url: p.mediaUrl ?? null,
   created_at: p.createdAt.toISOString(),
   ...(p.collaborators.length > 0 ? { collaborators: p.collaborators.map(String) } : {}),
+});
+
+/** A post as one reader may see it (service/read/post-view.ts): no pending collaborator. */
+export const shownPostView = ({ post, collaborators, pending }: ShownPost): PostJson => ({
+  ...postView({ ...post, collaborators }),
+  ...(pending && pending.length > 0 ? { pending_collaborators: pending.map(String) } : {}),
 });
 
 export const gridItemView = (p: PostRecord): GridItemJson => ({

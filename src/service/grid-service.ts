@@ -32,6 +32,7 @@ import { takedownPost } from './operations/takedown.js';
 import { undoMove } from './operations/undo.js';
 import { auditAll, auditProfile } from './read/audit.js';
 import { listMedia, type MediaQuery } from './read/media.js';
+import { readPost, showPosts } from './read/post-view.js';
 import type { ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import type { RenderedRead } from './read/rendered-read.js';
@@ -180,6 +181,7 @@ export class GridService {
 
   // --- reads (one-line delegations as properties: the operations live in read/ and ops/) ------
 
+  /** The body as stored, whoever may see it (tools and tests; readers get `readPost`). */
   async getPost(postId: bigint): Promise<PostRecord> {
     const post = await this.posts.getPost(postId);
     if (!post || post.removedAt)
@@ -206,6 +208,10 @@ export class GridService {
     return readOrder(this.ports, profileId);
   }
 
+  /** One post as `viewer` (a profile; undefined = anyone) may see it (read/post-view.ts). */
+  readonly readPost = (postId: bigint, viewer?: bigint) => readPost(this.ports, postId, viewer);
+  /** Posts of a listing with the collaborators each may be shown with (read/post-view.ts). */
+  readonly showPosts = (posts: readonly PostRecord[]) => showPosts(this.ports, posts);
   readonly listMedia = (q: MediaQuery) => listMedia(this.ports, q);
   readonly listArchive = (profileId: bigint, limit: number, before?: bigint) =>
     archive.listArchive(this.ports, profileId, limit, before);

@@ -6,7 +6,8 @@
  * no 5xx except 503 with Retry-After, every 4xx is problem+json, a request naming an ID or time
  * outside the contract is a 4xx (support/fuzz-contract.ts), nothing is logged as unhandled, and
  * a reference grid seeded before (a move and a pin on it) has the same order, pins, version and
- * ETag after, with a clean audit. Then slow and partial requests on raw sockets to the same app on
+ * ETag after, with a clean audit, and what only its owner may see (an archived post, the change
+ * log's private kinds, a pending collaborator) is in no answer. Then slow and partial requests on raw sockets to the same app on
  * a real server (support/fuzz-wire.ts): each is a 408 (or a 413 past the limit) and a close.
  */
 import type { AddressInfo } from 'node:net';
@@ -35,6 +36,8 @@ const SEED = 20260604;
 const RUNS = 4000;
 const JWT = 'fuzz-tests-jwt-secret-0123456789';
 const ADMIN = 'fuzz-tests-admin-token-0123456789';
+/** The caption of the reference owner's archived post: no answer to anyone else may contain it. */
+const ARCHIVED_CAPTION = 'fuzz-archived-caption-only-the-owner-sees';
 
 let config: Config;
 let client: Client;
@@ -43,6 +46,7 @@ let app: ReturnType<typeof createApp>;
 let service: GridService;
 let features: GridService;
 let world: FuzzWorld;
+let pendingInvitee: bigint;
 const logged: Array<{ msg: string; err: unknown }> = [];
 
 async function snapshot(profileId: bigint) {
@@ -139,6 +143,15 @@ beforeAll(async () => {
   const ref = await grid(6);
   await service.move(ref.profile, ref.posts[0]!, ref.posts[3]!);
   await features.setPins(ref.profile, [ref.posts[4]!]);
+  // Owner-only state on the reference grid: an archived post and an invitation not yet accepted.
+  const archived = (await service.createPost(ref.profile, { caption: ARCHIVED_CAPTION })).value;
+  await features.archivePost(ref.profile, archived.postId);
+  pendingInvitee = ids.next();
+  const duet = await service.createPost(ref.profile, {
+    caption: 'duet',
+    collaborators: [pendingInvitee],
+  });
+  ref.posts.push(archived.postId, duet.value.postId);
   const players = [await grid(3), await grid(3)];
   const firstPage = await service.pages.page({ profileId: ref.profile, limit: 2 });
   world = {
@@ -192,6 +205,17 @@ describe('HTTP fuzz', () => {
         const res = await app.request(req);
         const text = await res.text();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        // Nobody here is the reference owner (its credentials are all refused): nothing of its
+        // owner-only state may show, by any route.
+        expect(text, `${r.method} ${r.path} as ${r.as}`).not.toContain(ARCHIVED_CAPTION);
+        if (r.path.startsWith(`/v1/profiles/${world.refProfile}/grid/changes`)) {
+          expect(text, `${r.method} ${r.path} as ${r.as}`).not.toMatch(
+            /"kind":"(archived|unarchived|collaborator_[a-z]+)"/,
+          );
+        }
+        expect(text, `${r.method} ${r.path} as ${r.as}`).not.toMatch(
+          new RegExp(`"collaborators":\\[[^\\]]*"${pendingInvitee}"`),
+        );
         if (res.status >= 500) {
           expect(res.status, text).toBe(503);
           expect(res.headers.get('retry-after')).toMatch(/^[0-9]+$/);

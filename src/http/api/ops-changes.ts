@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { CHANGE_KINDS } from '../../domain/change-log.js';
+import { PUBLIC_ONLY_KINDS } from '../../domain/change-visibility.js';
 import { IdString, pageLimit } from '../schemas.js';
 import { Id, Instant, Version } from './responses.js';
 import type { OperationSpec } from './operation.js';
@@ -26,10 +27,14 @@ export const ChangeJson = z.object({
   version: Version,
   generation: Version,
   at: Instant,
-  kind: z.enum(CHANGE_KINDS),
-  post_ids: z
-    .array(Id)
-    .meta({ description: 'the posts this version changed (not relabelled neighbours)' }),
+  kind: z.enum([...CHANGE_KINDS, ...PUBLIC_ONLY_KINDS]).meta({
+    description:
+      "the owner's and a service's read: the stream's kinds; anyone else's: `added`, `removed` (naming no post), the order changes, `changed` (docs/http-api.md)",
+  }),
+  post_ids: z.array(Id).meta({
+    description:
+      'the posts this version changed (not relabelled neighbours); none on a public `removed` or `changed`',
+  }),
 });
 
 export const ChangesJson = z.object({
@@ -49,7 +54,7 @@ export const changesOperations = {
     tag: 'grid',
     summary: 'The grid changes since a version (catch-up)',
     description:
-      'The changes after `after_version`, oldest first, one per version, from the bounded change log (CHANGE_LOG_VERSIONS). 410 `history_gone` with the current `grid_version` when the log no longer reaches back to `after_version`: read the grid again. The same events reach the change stream (docs/integration.md).',
+      "The changes after `after_version`, oldest first, one per version, from the bounded change log (CHANGE_LOG_VERSIONS). 410 `history_gone` with the current `grid_version` when the log no longer reaches back to `after_version`: read the grid again. With the grid owner's token or a service token the records are the change stream's (docs/integration.md); anyone else (no token, another profile's) reads their public form, which tells nothing a grid read would not: posts that joined read `added`, anything that took a post off the grid (an archive, a deletion, a takedown, a collaborator leaving) reads `removed` naming no post, order changes keep their kind, the rest reads `changed`. A bearer token that is neither is a 401.",
     auth: 'none',
     params: { profile_id: IdString },
     query: ChangesQuery,
@@ -71,6 +76,6 @@ export const changesOperations = {
         next_after_version: '8',
       },
     },
-    problems: ['history_gone'],
+    problems: ['unauthorized', 'history_gone'],
   },
 } as const satisfies Record<string, OperationSpec>;

@@ -37,7 +37,7 @@ export const postOperations = {
     tag: 'posts',
     summary: 'Create a post',
     description:
-      "Joins the top of the author's grid (right after the pins). Named collaborators are invited: the post shows on their grid once they accept. An invitation past a limit (the invitee's 50 pending, 3 pending from one author, 100 sent by the author today) or to a profile that blocks the author is not sent: `not_invited` says whom and why; the post is created all the same.",
+      "Joins the top of the author's grid (right after the pins). Named collaborators are invited: the post shows on their grid once they accept. An invitation past a limit or to a profile that blocks the author is not sent: `not_invited` says whom, with `daily_limit` (the author's 100 a day) or `not_delivered` (the invitee's side: their 50 pending, 3 pending from this author, or a block, not told apart); the post is created all the same. `post.collaborators` in this answer lists whom it invited.",
     auth: 'user',
     body: CreatePostBody,
     bodyOptional: true,
@@ -56,10 +56,12 @@ export const postOperations = {
     path: '/v1/posts/:post_id',
     tag: 'posts',
     summary: 'Read one post',
+    description:
+      "Readable by anyone while a grid shows it. An archived post (on no grid) is a 404 exactly like a post that does not exist, except with the token of the profile whose archive holds it; a deleted or taken-down post is a 404 for everyone. `collaborators` lists only those whose grid shows the post (none who has not accepted); with the author's token, `pending_collaborators` lists the invitations still waiting. The bearer token is optional; one that is not valid is a 401.",
     auth: 'none',
     params: { post_id: IdString },
     ok: { status: 200, description: 'the post', schema: PostJson, example: post },
-    problems: ['post_not_found'],
+    problems: ['unauthorized', 'post_not_found'],
   },
   deletePost: {
     method: 'delete',
@@ -177,7 +179,7 @@ export const postOperations = {
     tag: 'profile',
     summary: 'Take no invitations from this author',
     description:
-      "Drops the author's pending invitations to the caller; later ones are not sent (the author sees `not_accepting`). Blocking again changes nothing.",
+      "Drops the author's pending invitations to the caller; later ones are not sent (the author sees `not_delivered`, as for a full inbox). Blocking again changes nothing.",
     auth: 'user',
     params: { profile_id: IdString },
     idempotent: true,

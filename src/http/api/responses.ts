@@ -29,8 +29,14 @@ export const PostJson = z.object({
   caption: z.string().nullable(),
   media_url: z.string().nullable(),
   created_at: Instant,
-  /** Present on a collaborative post only. */
-  collaborators: z.array(Id).optional(),
+  collaborators: z.array(Id).optional().meta({
+    description:
+      'the collaborators whose grid shows the post (absent: none); one who has not accepted is not listed',
+  }),
+  pending_collaborators: z.array(Id).optional().meta({
+    description:
+      "the author's own read only: named collaborators whose invitation still waits (absent: none)",
+  }),
 });
 
 export const GridItemJson = z.object({

@@ -4,8 +4,13 @@
  *   GET /v1/profiles/:profile_id/grid/changes?after_version=N&limit=L
  *     → {changes: [{version, generation, at, kind, post_ids}], grid_version, next_after_version?}
  *     → 410 history_gone {grid_version} when the log no longer reaches back to N
+ * The grid's owner (its profile's token) and the platform's own services (a service token: the
+ * stream's consumers repairing from here) read the records as the stream carries them; anyone
+ * else reads their public form (domain/change-visibility.ts): one record per version all the
+ * same, so paging, 410 and the versions are the same for everyone.
  */
 import { Hono } from 'hono';
+import { publicChange } from '../../domain/change-visibility.js';
 import { DomainError } from '../../domain/errors.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { AppEnv } from '../env.js';
@@ -27,14 +32,19 @@ export function changesRoutes(service: GridService) {
         ...(page.oldest !== undefined ? { oldest_version: page.oldest.toString() } : {}),
       });
     }
+    const viewer = c.get('viewer');
+    const full =
+      viewer.kind === 'service' || (viewer.kind === 'profile' && viewer.profileId === profileId);
     const body: Body<typeof ChangesJson> = {
-      changes: page.changes.map((r) => ({
-        version: r.version.toString(),
-        generation: r.generation.toString(),
-        at: new Date(r.at).toISOString(),
-        kind: r.kind,
-        post_ids: r.postIds.map(String),
-      })),
+      changes: page.changes
+        .map((record) => (full ? record : publicChange(record)))
+        .map((r) => ({
+          version: r.version.toString(),
+          generation: r.generation.toString(),
+          at: new Date(r.at).toISOString(),
+          kind: r.kind,
+          post_ids: r.postIds.map(String),
+        })),
       grid_version: gridVersion.toString(),
       ...(page.next !== undefined ? { next_after_version: page.next.toString() } : {}),
     };

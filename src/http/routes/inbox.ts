@@ -19,7 +19,7 @@ import { ArchiveQuery } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';
-import { postView, versionOnly } from '../views.js';
+import { shownPostView, versionOnly } from '../views.js';
 import type { Body, ArchivePageJson, BlockJson, InvitesJson } from '../api/responses.js';
 
 export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
@@ -28,9 +28,10 @@ export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
   app.get('/me/archive', async (c) => {
     const q = readQuery(c, ArchiveQuery);
     const page = await features.listArchive(c.get('profileId'), q.limit, q.before);
+    const shown = await features.showPosts(page.items.map((i) => i.post));
     return c.json({
-      data: page.items.map((i) => ({
-        post: postView(i.post),
+      data: page.items.map((i, k) => ({
+        post: shownPostView(shown[k]!),
         archived_at: i.archivedAt.toISOString(),
       })),
       paging: { next_before: page.nextBefore === null ? null : page.nextBefore.toString() },
@@ -39,8 +40,13 @@ export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
 
   app.get('/me/invites', async (c) => {
     const invites = await features.listInvites(c.get('profileId'));
+    // Another invitee of the same post is not named until they accept (read/post-view.ts).
+    const shown = await features.showPosts(invites.map((i) => i.post));
     return c.json({
-      data: invites.map((i) => ({ post: postView(i.post), author_id: i.authorId.toString() })),
+      data: invites.map((i, k) => ({
+        post: shownPostView(shown[k]!),
+        author_id: i.authorId.toString(),
+      })),
     } satisfies Body<typeof InvitesJson>);
   });
 

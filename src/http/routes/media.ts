@@ -2,7 +2,7 @@
  * The chronological media list (design §7.2), unaffected by any reorder:
  *   GET /v1/profiles/:profile_id/media?since=&until=&before=&limit=
  *       → {data: [post...], paging: {next: "<query for the next page>" | null}}
- * Newest first. `since` (inclusive) / `until` (exclusive) are Unix times in seconds (fractions =
+ * Newest first; only posts the profile's grid holds (an archived post is not among them). `since` (inclusive) / `until` (exclusive) are Unix times in seconds (fractions =
  * milliseconds) within the range IDs encode (400 outside); `before` is the last post ID of the
  * previous page. Display order is a separate resource (/grid).
  */
@@ -12,7 +12,7 @@ import type { AppEnv } from '../env.js';
 import { MediaQuery, formatUnixSeconds } from '../edit-schemas.js';
 import { readQuery } from '../request.js';
 import { parseIdParam } from '../schemas.js';
-import { postView } from '../views.js';
+import { shownPostView } from '../views.js';
 import type { Body, MediaPageJson } from '../api/responses.js';
 
 export function mediaRoutes(features: GridService) {
@@ -37,9 +37,9 @@ export function mediaRoutes(features: GridService) {
       if (q.since !== undefined) qs.set('since', formatUnixSeconds(q.since));
       next = `/v1/profiles/${profileId}/media?${qs}`;
     }
-    return c.json({ data: page.items.map(postView), paging: { next } } satisfies Body<
-      typeof MediaPageJson
-    >);
+    // Collaborators as the grids show them: none who has not accepted (read/post-view.ts).
+    const data = (await features.showPosts(page.items)).map(shownPostView);
+    return c.json({ data, paging: { next } } satisfies Body<typeof MediaPageJson>);
   });
 
   return app;

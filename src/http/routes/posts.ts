@@ -2,7 +2,9 @@
  * Posts: create (joins the author's grid at the top), read one, delete (leaves the grid).
  *   POST   /v1/me/posts            {caption?, media_url?, collaborators?}
  *                                   → 201 {post, grid_version, not_invited: [{profile_id, reason}]}
- *   GET    /v1/posts/:post_id      → the post
+ *   GET    /v1/posts/:post_id      → the post as the caller may see it (optional bearer token:
+ *                                     service/read/post-view.ts; 404 off every grid but the
+ *                                     caller's own archive, like a post that does not exist)
  *   DELETE /v1/me/posts/:post_id   → {grid_version}
  */
 import { Hono } from 'hono';
@@ -13,7 +15,8 @@ import type { AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
 import { CreatePostBody, parseIdParam } from '../schemas.js';
-import { postView, versionOnly, versionView } from '../views.js';
+import { postView, shownPostView, versionOnly, versionView } from '../views.js';
+import { viewerProfile } from '../viewer.js';
 import type { Body, CreatedPostJson } from '../api/responses.js';
 
 export function postsRoutes(service: GridService, idempotency?: IdempotencyService) {
@@ -51,8 +54,9 @@ export function postsRoutes(service: GridService, idempotency?: IdempotencyServi
   });
 
   app.get('/posts/:post_id', async (c) => {
-    const post = await service.getPost(parseIdParam(c.req.param('post_id'), 'post_id'));
-    return c.json(postView(post));
+    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+    const shown = await service.readPost(postId, viewerProfile(c.get('viewer')));
+    return c.json(shownPostView(shown));
   });
 
   app.delete('/me/posts/:post_id', async (c) => {

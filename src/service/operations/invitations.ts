@@ -199,8 +199,8 @@ export async function dropFromCollaborators(
 }
 
 /**
- * `profileId` takes no invitations from `authorId` any more: new ones are refused (reported as
- * `not_accepting`) and the pending ones are dropped, as declines. One being accepted right now
+ * `profileId` takes no invitations from `authorId` any more: new ones are refused (reported to
+ * the author as `not_delivered`, like a full inbox) and the pending ones are dropped, as declines. One being accepted right now
  * is left to its accept. Blocking again changes nothing.
  */
 export async function blockAuthor(

@@ -4,6 +4,9 @@
  * time-ordered `grid_posts` partition (post IDs are time-ordered), never the overrides, so no
  * reorder, pin or reset can change what it returns.
  *
+ * The grid is rolled forward first (as every grid read is): an archive or removal a crashed writer
+ * left half-applied must not leave its post in the list.
+ *
  * Bounds: `since` (inclusive) and `until` (exclusive) are instants; `before` is the last post ID of
  * the previous page (exclusive), which pages without losing posts created in the same millisecond.
  */
@@ -26,6 +29,7 @@ export interface MediaPage {
 }
 
 export async function listMedia(deps: ServiceDeps, q: MediaQuery): Promise<MediaPage> {
+  await deps.reader.readHead(q.profileId); // rolls the grid forward
   let upper: bigint | undefined = q.before; // exclusive
   if (q.untilMs !== undefined) {
     const u = lowestIdAt(q.untilMs);

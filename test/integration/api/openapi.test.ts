@@ -265,7 +265,7 @@ describe('real replies', () => {
       body: { collaborators: [String(friend)] },
     });
     expect(blocked.json.not_invited).toEqual([
-      { profile_id: String(friend), reason: 'not_accepting' },
+      { profile_id: String(friend), reason: 'not_delivered' },
     ]);
     expect((await hit('DELETE', `/v1/me/blocks/${me}`, { as: friend })).status).toBe(200);
     expect((await hit('DELETE', `/v1/me/posts/${duetId}/collaborators/${friend}`, as)).status).toBe(

@@ -124,7 +124,9 @@ describe('archive and unarchive', () => {
       (await call('POST', `/v1/me/posts/${a}/archive`, { as: p })).json.grid_version,
     );
     expect((await order(p)).ids).toEqual([d, c, b]);
-    expect((await call('GET', `/v1/posts/${a}`)).status).toBe(200); // archived, not deleted
+    // Archived, not deleted: its owner still reads it; nobody else can (issue 31).
+    expect((await call('GET', `/v1/posts/${a}`, { as: p })).status).toBe(200);
+    expect((await call('GET', `/v1/posts/${a}`)).status).toBe(404);
 
     const back = await call('POST', `/v1/me/posts/${a}/unarchive`, {
       as: p,

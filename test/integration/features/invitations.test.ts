@@ -203,7 +203,9 @@ describe('flood-proof invitations', () => {
     for (let i = 0; i < 60; i++) {
       const r = await invite(spammer, [victim]);
       if ((r.not_invited ?? []).length === 0) delivered += 1;
-      else expect(r.not_invited).toEqual([{ profile_id: victim.toString(), reason: 'pair_limit' }]);
+      // The invitee's state is not the author's to know: the same reason as a block or a full inbox.
+      else
+        expect(r.not_invited).toEqual([{ profile_id: victim.toString(), reason: 'not_delivered' }]);
     }
     expect(delivered).toBe(MAX_PENDING_PER_AUTHOR);
     expect(await inbox(victim)).toHaveLength(MAX_PENDING_PER_AUTHOR);
@@ -231,12 +233,14 @@ describe('flood-proof invitations', () => {
     const late = freshProfile(f);
     const other = freshProfile(f);
     const r = await invite(late, [q, other]);
-    expect(r.not_invited).toEqual([{ profile_id: q.toString(), reason: 'inbox_full' }]);
+    expect(r.not_invited).toEqual([{ profile_id: q.toString(), reason: 'not_delivered' }]);
     expect(r.post.collaborators).toEqual([other.toString()]);
     expect((await orderOf(late)).ids).toEqual([r.post.id]);
-    expect((await call('GET', `/v1/posts/${r.post.id}`)).json.collaborators).toEqual([
-      other.toString(),
-    ]);
+    // `other` has not accepted yet: the public view does not name them, the author's does.
+    expect((await call('GET', `/v1/posts/${r.post.id}`)).json.collaborators).toBeUndefined();
+    expect(
+      (await call('GET', `/v1/posts/${r.post.id}`, { as: late })).json.pending_collaborators,
+    ).toEqual([other.toString()]);
     expect((await inbox(other)).map((i) => i.post.id)).toEqual([r.post.id]);
     expect(await inbox(q)).toHaveLength(MAX_PENDING_INVITES);
   });
@@ -248,6 +252,8 @@ describe('flood-proof invitations', () => {
       expect((await invite(author, invitees.slice(i, i + 5))).not_invited).toEqual([]);
     }
     const over = invitees.slice(MAX_INVITES_PER_AUTHOR_DAY);
+    // One of them blocks the author: past the quota that reads as the quota, like the others.
+    expect((await call('PUT', `/v1/me/blocks/${author}`, { as: over[0]! })).status).toBe(200);
     const r = await invite(author, over);
     expect(r.not_invited).toEqual(
       over.map((p) => ({ profile_id: p.toString(), reason: 'daily_limit' })),
@@ -283,7 +289,8 @@ describe('flood-proof invitations', () => {
       );
     }
     const refused = await invite(pest, [q]);
-    expect(refused.not_invited).toEqual([{ profile_id: q.toString(), reason: 'not_accepting' }]);
+    // Not revealed as a block: the reason a full inbox or the per-pair limit gives.
+    expect(refused.not_invited).toEqual([{ profile_id: q.toString(), reason: 'not_delivered' }]);
     expect((await orderOf(pest)).ids[0]).toBe(refused.post.id);
     expect(await versionOf(q)).toBe(v0);
     expect((await orderOf(q)).etag).toBe(etag);

@@ -31,6 +31,7 @@ const ROUTES: ReadonlyArray<readonly [string, string]> = [
   ['GET', '/v1/profiles/{profile}/media'],
   ['GET', '/v1/posts/{post}'],
   ['POST', '/v1/me/posts'],
+  ['GET', '/v1/profiles/{profile}/grid/changes'],
   ['DELETE', '/v1/me/posts/{post}'],
   ['POST', '/v1/me/posts/{post}/archive'],
   ['POST', '/v1/me/posts/{post}/unarchive'],
@@ -180,6 +181,7 @@ export function fuzzRequest(w: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     const route = fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...ROUTES.slice(0, 2)) },
       { weight: 1, arbitrary: fc.constant(ROUTES[3]!) },
+      { weight: 1, arbitrary: fc.constant(ROUTES[4]!) }, // the changes route: owner-only kinds
       { weight: 8, arbitrary: fc.constantFrom(...ROUTES) },
     );
     const method = fc.oneof(

@@ -99,7 +99,7 @@ const QUERY_VALUES = [
 ];
 
 export function query(w: FuzzWorld) {
-  const known = ['limit', 'cursor', 'min_version', 'since', 'until', 'before'] as const;
+  const known = ['limit', 'cursor', 'min_version', 'since', 'until', 'before', 'after_version'];
   const key = fc.constantFrom(...known, 'bogus', '', 'limit[]', '__proto__');
   const cursors = w.refCursors.flatMap((c) => [c, `${c}x`, c.slice(0, -2), c.toUpperCase()]);
   const value = fc.oneof(
@@ -124,6 +124,7 @@ export function query(w: FuzzWorld) {
       param('limit', fc.constantFrom(...QUERY_VALUES)),
       param('cursor', fc.constantFrom(...cursors, 'x')),
       param('min_version', fc.constantFrom('1', '"1.2"', '1.99', '0', '-1', '01', '1.')),
+      param('after_version', fc.constantFrom('0', '0', '3', '-1', '01', '1.5')),
     ),
     { maxLength: 2 },
   );
