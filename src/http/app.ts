@@ -96,7 +96,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const serviceAuth = requireService(deps.serviceTokens ?? deps.serviceJwtSecret, deps.tokenPolicy);
   app.use('/v1/profiles/:profile_id/posts/:post_id', serviceAuth);
   // Public reads that answer an owner more than anyone else (an archived post, private kinds).
-  const viewer = identifyViewer(deps.jwtSecret, deps.serviceJwtSecret, deps.tokenPolicy);
+  const viewer = identifyViewer(
+    deps.userTokens ?? deps.jwtSecret,
+    deps.serviceTokens ?? deps.serviceJwtSecret,
+    deps.tokenPolicy,
+  );
   app.use('/v1/posts/:post_id', viewer);
   app.use('/v1/profiles/:profile_id/grid/changes', viewer);
 

@@ -8,7 +8,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../domain/errors.js';
-import { requireProfile } from './auth.js';
+import { requireProfile, type TokenRules } from './auth.js';
 import { headerOf, type AppEnv, type Viewer } from './env.js';
 import { DEFAULT_TOKEN_POLICY, type TokenPolicy } from './jwt.js';
 import { requireService } from './service-auth.js';
@@ -16,13 +16,14 @@ import { requireService } from './service-auth.js';
 const ANYONE: Viewer = { kind: 'anyone' };
 const checked = async () => {};
 
+/** The same token rules as the routes that require a token (HS256 secrets or a JWKS key set). */
 export function identifyViewer(
-  userSecret: string,
-  serviceSecret: string | undefined,
+  userTokens: string | TokenRules,
+  serviceTokens: string | TokenRules | undefined,
   policy: TokenPolicy = DEFAULT_TOKEN_POLICY,
 ): MiddlewareHandler<AppEnv> {
-  const asProfile = requireProfile(userSecret, policy);
-  const asService = requireService(serviceSecret, policy);
+  const asProfile = requireProfile(userTokens, policy);
+  const asService = requireService(serviceTokens, policy);
   return async function identifyViewer(c, next) {
     c.set('viewer', await viewerOf());
     await next();
@@ -33,18 +34,23 @@ export function identifyViewer(
       try {
         await asProfile(c, checked);
         return { kind: 'profile', profileId: c.get('profileId') };
-      } catch {
-        // not a user token: perhaps a service's
+      } catch (err) {
+        // Not a user token: perhaps a service's. A 503 (the key set unavailable) stays a 503.
+        if (!refused(err)) throw err;
       }
       try {
         await asService(c, checked);
         return { kind: 'service', name: c.get('serviceName') };
-      } catch {
+      } catch (err) {
+        if (!refused(err)) throw err;
         throw new DomainError('unauthorized', 'not a valid user or service token');
       }
     }
   };
 }
+
+const refused = (err: unknown) =>
+  err instanceof DomainError && (err.code === 'unauthorized' || err.code === 'forbidden');
 
 /** The viewer's profile, if a profile's token came with the request. */
 export const viewerProfile = (v: Viewer): bigint | undefined =>
