@@ -111,6 +111,25 @@ describe('user tokens from the provider', () => {
   });
 });
 
+describe('the owner-only reads with provider tokens', () => {
+  it("an archived post and the changes route's private form answer the owner's provider token", async () => {
+    const me = randomProfile();
+    const es = await userToken(ec, me);
+    const created = await hit('POST', '/v1/me/posts', es, { caption: 'kept for me' });
+    expect(created.status).toBe(201);
+    const id = created.json.post.id as string;
+    expect((await hit('POST', `/v1/me/posts/${id}/archive`, es)).status).toBe(200);
+    expect((await hit('GET', `/v1/posts/${id}`)).status).toBe(404);
+    const stranger = await userToken(ec, randomProfile());
+    expect((await hit('GET', `/v1/posts/${id}`, stranger)).status).toBe(404);
+    const mine = await hit('GET', `/v1/posts/${id}`, es);
+    expect([mine.status, mine.json.id ?? mine.json.post?.id]).toEqual([200, id]);
+    const changes = await hit('GET', `/v1/profiles/${me}/grid/changes?after_version=0`, es);
+    expect(changes.status).toBe(200);
+    expect(JSON.stringify(changes.json)).toContain(id);
+  });
+});
+
 describe('service tokens from the provider', () => {
   it('the service audience registers a platform post; a user token is refused there', async () => {
     const me = randomProfile();
