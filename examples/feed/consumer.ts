@@ -26,11 +26,18 @@
  */
 import { Cluster } from 'ioredis';
 import { changesAfter, readGrid, type Get } from './api.js';
-import { feedOpOf, formatWatermark, parseEvent, planOf, type ChangeEvent } from './decide.js';
+import {
+  durableVerdict,
+  feedOpOf,
+  formatWatermark,
+  parseEvent,
+  planOf,
+  type ChangeEvent,
+} from './decide.js';
 import type { FeedKeys } from './keys.js';
 import { follow as followInRedis, followersOf } from './graph.js';
 import { applyForFollower, resyncFollower, type FeedRedis } from './scripts.js';
-import type { FeedStore, ProfileMark, ProfileTx } from './store.js';
+import type { FeedStore, ProfileTx } from './store.js';
 
 export interface ConsumerSettings {
   readonly streamKeys: readonly string[];
@@ -509,22 +516,4 @@ export class FeedConsumer {
     this.deferredEntries.delete(tag);
     this.stats.events += 1;
   }
-}
-
-/**
- * An event against a profile's durable watermark: `apply` the next version (of the same
- * generation, or of any when the generation is unknown); `duplicate` at or below it, or of an
- * older generation; `gap` further ahead; `repair` a newer generation, or no state yet.
- */
-export function durableVerdict(
-  mark: ProfileMark | undefined,
-  event: ChangeEvent,
-): 'apply' | 'duplicate' | 'gap' | 'repair' {
-  if (mark === undefined) return 'repair';
-  const generation = BigInt(event.generation);
-  const version = BigInt(event.version);
-  if (mark.generation !== undefined && generation < mark.generation) return 'duplicate';
-  if (mark.generation !== undefined && generation > mark.generation) return 'repair';
-  if (version <= mark.version) return 'duplicate';
-  return version === mark.version + 1n ? 'apply' : 'gap';
 }

@@ -17,6 +17,7 @@
  * entry, whose follower scripts are idempotent).
  */
 import pg from 'pg';
+import type { ProfileMark } from './decide.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -30,12 +31,6 @@ export interface ProfileTx {
   /** Replaces the profile's set (a grid read) and its watermark. */
   replace(mark: ProfileMark, posts: readonly bigint[]): Promise<void>;
   posts(): Promise<bigint[]>;
-}
-
-/** A watermark whose generation may be unknown (a grid read of a version the log no longer holds). */
-export interface ProfileMark {
-  readonly generation: bigint | undefined;
-  readonly version: bigint;
 }
 
 export class FeedStore {
