@@ -143,9 +143,11 @@ interface Consumer {
 function startConsumer(args: string[]): Consumer {
   let out = '';
   let err = '';
+  // node itself (tsx as its loader), not npx: the PID is the consumer's, so SIGSTOP freezes it.
   const child = spawn(
-    'npx',
+    process.execPath,
     [
+      '--import',
       'tsx',
       'examples/feed/main.ts',
       '--redis',
