@@ -1,11 +1,12 @@
 /**
  * The feeds held to the grids (main.ts --check): reads every followed profile's grid from a
- * running regrid (GET /v1/profiles/:id/grid, page by page) and compares each follower's timeline
+ * running regrid (GET /v1/profiles/:id/grid, page by page, api.ts readGrid) and compares each follower's timeline
  * with the union of the grids it follows. What the closing note of a load run reports:
  * missing (on a followed grid, not in the feed), extra (in the feed, on no followed grid: an
  * archived or deleted post that stayed, or a re-inserted one), misplaced (not at its creation
  * time), and how many followed grids are at a version the follower has not applied yet.
  */
+import { readGrid, type Get } from './api.js';
 import { feedScore } from './decide.js';
 import { marksOf, readTimeline } from './graph.js';
 import type { FeedKeys } from './keys.js';
@@ -21,37 +22,17 @@ export interface FeedCheck {
   readonly behind: number;
 }
 
-/** GETs a path of the regrid API (`fetch` on a base URL, or a Hono app's `request` in tests). */
-export type Get = (path: string) => Promise<Response>;
-
-async function gridOf(get: Get, profile: string) {
-  const posts = new Set<string>();
-  let cursor: string | null = null;
-  let version = 0n;
-  do {
-    const q = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-    const res = await get(`/v1/profiles/${profile}/grid?limit=100${q}`);
-    if (!res.ok) throw new Error(`GET grid of ${profile}: ${res.status}`);
-    const page = (await res.json()) as {
-      items: Array<{ id: string }>;
-      next_cursor: string | null;
-      grid_version: string;
-    };
-    for (const item of page.items) posts.add(item.id);
-    if (version === 0n) version = BigInt(page.grid_version);
-    cursor = page.next_cursor;
-  } while (cursor);
-  return { posts, version };
-}
-
 export async function checkFeeds(
   redis: FeedRedis,
   keys: FeedKeys,
   get: Get,
   follows: ReadonlyArray<{ follower: string; profiles: readonly string[] }>,
 ): Promise<FeedCheck> {
-  const grids = new Map<string, Awaited<ReturnType<typeof gridOf>>>();
-  for (const p of new Set(follows.flatMap((f) => f.profiles))) grids.set(p, await gridOf(get, p));
+  const grids = new Map<string, { posts: Set<string>; version: bigint }>();
+  for (const p of new Set(follows.flatMap((f) => f.profiles))) {
+    const grid = await readGrid(get, p);
+    grids.set(p, { posts: new Set(grid.posts.map(String)), version: grid.version });
+  }
   let entries = 0;
   let missing = 0;
   let extra = 0;

@@ -141,3 +141,27 @@ export function parseWatermark(text: string | null | undefined): Watermark | und
   const match = /^(\d+):(\d+)$/.exec(text ?? '');
   return match ? { generation: BigInt(match[1]!), version: BigInt(match[2]!) } : undefined;
 }
+
+/** A profile's durable watermark (store.ts); the generation is unknown after some grid reads. */
+export interface ProfileMark {
+  readonly generation: bigint | undefined;
+  readonly version: bigint;
+}
+
+/**
+ * An event against a profile's durable watermark: `apply` the next version (of the same
+ * generation, or of any when the generation is unknown); `duplicate` at or below it, or of an
+ * older generation; `gap` further ahead; `repair` a newer generation, or no state yet.
+ */
+export function durableVerdict(
+  mark: ProfileMark | undefined,
+  event: ChangeEvent,
+): 'apply' | 'duplicate' | 'gap' | 'repair' {
+  if (mark === undefined) return 'repair';
+  const generation = BigInt(event.generation);
+  const version = BigInt(event.version);
+  if (mark.generation !== undefined && generation < mark.generation) return 'duplicate';
+  if (mark.generation !== undefined && generation > mark.generation) return 'repair';
+  if (version <= mark.version) return 'duplicate';
+  return version === mark.version + 1n ? 'apply' : 'gap';
+}

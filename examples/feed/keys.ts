@@ -10,6 +10,11 @@ export const streamKeysOf = (streamPrefix: string, shards: number): string[] =>
   Array.from({ length: shards }, (_, shard) => `${streamPrefix}changes:{${shard}}`);
 
 export interface FeedKeys {
+  /**
+   * Set once the feed's Redis state was rebuilt from its durable store (store.ts): its absence
+   * says Redis lost the feed's data (a restart without persistence, a failover, a flush).
+   */
+  rebuilt(): string;
   /** Who follows the profile (fan-out list, read outside the scripts). */
   followers(profile: string): string;
   /** The profiles a follower follows (checked inside the scripts). */
@@ -31,6 +36,7 @@ export interface FeedKeys {
 export function feedKeysOf(prefix: string): FeedKeys {
   const user = (f: string, what: string) => `${prefix}u:{${f}}:${what}`;
   return {
+    rebuilt: () => `${prefix}rebuilt`,
     followers: (p) => `${prefix}p:{${p}}:followers`,
     following: (f) => user(f, 'following'),
     marks: (f) => user(f, 'marks'),

@@ -9,14 +9,21 @@
  * --report-every-ms on stderr and once more at the end on stdout (--json for one JSON line).
  * Stops on SIGINT/SIGTERM, after --duration-ms, or once no entry came for --until-idle-ms; then,
  * with --check <regrid base URL>, compares the followers' timelines with the grids (check.ts).
+ *
+ * With --pg (or FEED_PG_URL) the follow graph and per-profile watermarks live in PostgreSQL
+ * (store.ts) and the consumer survives a Redis data loss; with --api (or FEED_API_URL, default
+ * the --check URL) it repairs profiles from regrid's catch-up route, sending FEED_SERVICE_TOKEN
+ * (a service token; only in the environment, never on the command line) as its bearer (api.ts).
  */
 import { parseArgs } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
+import { regridGet } from './api.js';
 import { checkFeeds } from './check.js';
 import { FeedConsumer, type FeedStats } from './consumer.js';
 import { follow, readTimeline } from './graph.js';
 import { feedKeysOf, streamKeysOf } from './keys.js';
 import type { FeedRedis } from './scripts.js';
+import { FeedStore } from './store.js';
 
 const { values } = parseArgs({
   options: {
@@ -42,6 +49,9 @@ const { values } = parseArgs({
     'auto-pool': { type: 'string', default: '8' },
     'from-now': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
+    pg: { type: 'string' },
+    'pg-schema': { type: 'string' },
+    api: { type: 'string' },
   },
 });
 
@@ -74,10 +84,19 @@ const redis: FeedRedis = values.cluster
       }),
     )
   : new Redis(values.redis!);
+// Reconnecting after a Redis restart is ioredis's job; a command that fails meanwhile rejects
+// (the loop below retries the round), so the connection's own error events are only noise.
+redis.on('error', () => {});
 const keys = feedKeysOf(values['feed-prefix']!);
-for (const { follower, profiles } of follows) {
-  for (const profile of profiles) await follow(redis, keys, follower, profile);
-}
+const env = process.env;
+const pgUrl = values.pg ?? env['FEED_PG_URL'];
+const store = pgUrl
+  ? await FeedStore.open(pgUrl, values['pg-schema'] ?? env['FEED_PG_SCHEMA'] ?? 'feed')
+  : undefined;
+const apiUrl = values.api ?? env['FEED_API_URL'] ?? values.check;
+const api = apiUrl ? regridGet(apiUrl, env['FEED_SERVICE_TOKEN']) : undefined;
+// Follows go to the durable store (and Redis) once the consumer exists; without a store, to Redis.
+let followOne = (follower: string, profile: string) => follow(redis, keys, follower, profile);
 
 // --auto-follow K: every profile first seen in the stream gets K followers out of a pool of
 // --auto-pool (auto-0 … auto-<pool-1>, by profile ID mod pool), so followers share profiles. Its
@@ -87,7 +106,7 @@ const pool = Math.max(autoK, int('auto-pool'));
 const autoFollow = async (profile: string) => {
   for (let i = 0; i < autoK; i++) {
     const follower = `auto-${Number((BigInt(profile) + BigInt(i)) % BigInt(pool))}`;
-    await follow(redis, keys, follower, profile);
+    await followOne(follower, profile);
     const entry = follows.find((f) => f.follower === follower);
     if (entry) entry.profiles.push(profile);
     else follows.push({ follower, profiles: [profile] });
@@ -106,13 +125,20 @@ const consumer = new FeedConsumer(redis, keys, {
   claimEveryMs: int('claim-every-ms'),
   gapTimeoutMs: int('gap-timeout-ms'),
   audit: values.audit!,
+  ...(store ? { store } : {}),
+  ...(api ? { api } : {}),
 });
+if (store) followOne = (follower, profile) => consumer.follow(follower, profile);
+for (const { follower, profiles } of follows) {
+  for (const profile of profiles) await followOne(follower, profile);
+}
 
 const line = (s: FeedStats) =>
   `events ${s.events} applied ${s.applied} duplicates-skipped ${s.duplicates} ` +
   `inserts ${s.inserts} removals ${s.removals} kept-by-another-grid ${s.kept} ` +
   `reinserts-refused ${s.reinsertsRefused} deferred ${s.deferred} claimed ${s.claimed} ` +
-  `gaps-accepted ${s.gapsAccepted} ` +
+  `gaps-accepted ${s.gapsAccepted} recoveries ${s.recoveries} repaired ${s.repaired} ` +
+  `caught-up ${s.caughtUp} grid-reads ${s.gridReads} resynced ${s.resynced} ` +
   `not-following ${s.notFollowing} malformed ${s.malformed}`;
 
 const stop = new AbortController();
@@ -124,9 +150,22 @@ let lastReport = Date.now();
 const durationMs = values['duration-ms'] === undefined ? Infinity : int('duration-ms');
 const untilIdleMs = values['until-idle-ms'] === undefined ? Infinity : int('until-idle-ms');
 
-await consumer.start();
+// A round that fails (Redis restarting, the API or PostgreSQL away) is retried: nothing was
+// acknowledged that was not applied. Time spent failing does not count as idle.
+const retrying = async <T>(what: string, work: () => Promise<T>): Promise<T | undefined> => {
+  try {
+    return await work();
+  } catch (err) {
+    console.error(`[feed ${values.consumer}] ${what}: ${(err as Error).message}; retrying`);
+    lastEntry = Date.now();
+    await new Promise((r) => setTimeout(r, 500));
+    return undefined;
+  }
+};
+const started_ = () => consumer.start().then(() => true);
+while (!stop.signal.aborted && (await retrying('start', started_)) === undefined);
 while (!stop.signal.aborted) {
-  if ((await consumer.poll()) > 0) lastEntry = Date.now();
+  if (((await retrying('poll', () => consumer.poll())) ?? 0) > 0) lastEntry = Date.now();
   const now = Date.now();
   if (now - started >= durationMs || now - lastEntry >= untilIdleMs) break;
   if (now - lastReport >= int('report-every-ms')) {
@@ -135,8 +174,10 @@ while (!stop.signal.aborted) {
   }
 }
 
-// Timelines of the followers named on the command line, and (with --audit) how many of their
-// posts entered a timeline more than once (a removal and a return, e.g. archive then unarchive).
+// With the durable store, every follower of the graph (not only those this process was told of).
+if (store) follows.splice(0, follows.length, ...(await store.follows()));
+// Timelines of the followers, and (with --audit) how many of their posts entered a timeline
+// more than once (a removal and a return, e.g. archive then unarchive).
 const timelines: Record<string, { posts: number; reentered: number }> = {};
 for (const { follower } of follows) {
   const entries = await readTimeline(redis, keys, follower);
@@ -148,12 +189,7 @@ for (const { follower } of follows) {
 }
 // --check http://host:port: the feeds against the grids the service shows now.
 const check = values.check
-  ? await checkFeeds(
-      redis,
-      keys,
-      (path) => fetch(`${values.check!.replace(/\/$/, '')}${path}`),
-      follows,
-    )
+  ? await checkFeeds(redis, keys, regridGet(values.check, env['FEED_SERVICE_TOKEN']), follows)
   : undefined;
 console.log(
   values.json
@@ -173,4 +209,5 @@ console.log(
       ].join('\n'),
 );
 await consumer.close();
+await store?.close();
 redis.disconnect();

@@ -8,7 +8,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { FeedKeys } from './keys.js';
 import type { ApplyResult } from './model.js';
-import type { PlannedEvent } from './decide.js';
+import { feedMember, feedScore, type PlannedEvent } from './decide.js';
 
 export type FeedRedis = Redis | Cluster;
 
@@ -103,10 +103,51 @@ redis.call('HDEL', KEYS[2], profile)
 return removed
 `;
 
+/**
+ * KEYS: following, marks, timeline, sources, refs, by(profile), inserts (all of one follower).
+ * ARGV: profile, watermark ("generation:version"), audit ('1'), then member, score pairs: the
+ * profile's whole post set. Makes the follower's share of that profile exactly that set (the
+ * repair after a Redis data loss, a 410 or a new generation, examples/feed/store.ts): follows
+ * the profile, takes out the posts the set no longer has (unless another followed grid holds
+ * them), puts in the missing ones at their creation time, sets the watermark. Returns
+ * {inserted, removed}.
+ */
+const RESYNC = `
+local profile = ARGV[1]
+local want = {}
+for i = 4, #ARGV, 2 do want[ARGV[i]] = ARGV[i + 1] end
+redis.call('SADD', KEYS[1], profile)
+local inserted, removed = 0, 0
+for _, member in ipairs(redis.call('SMEMBERS', KEYS[6])) do
+  if not want[member] then
+    redis.call('SREM', KEYS[6], member)
+    if redis.call('HDEL', KEYS[4], member .. ':' .. profile) == 1 then
+      if redis.call('HINCRBY', KEYS[5], member, -1) <= 0 then
+        redis.call('HDEL', KEYS[5], member)
+        removed = removed + redis.call('ZREM', KEYS[3], member)
+      end
+    end
+  end
+end
+for member, score in pairs(want) do
+  if redis.call('HSETNX', KEYS[4], member .. ':' .. profile, 1) == 1 then
+    redis.call('HINCRBY', KEYS[5], member, 1)
+    redis.call('SADD', KEYS[6], member)
+  end
+  if redis.call('ZADD', KEYS[3], 'NX', score, member) == 1 then
+    inserted = inserted + 1
+    if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[7], member, 1) end
+  end
+end
+redis.call('HSET', KEYS[2], profile, ARGV[2])
+return {inserted, removed}
+`;
+
 interface FeedCommands {
   feedApply(...keysAndArgs: string[]): Promise<[string, number, number, number, number]>;
   feedFollow(...keysAndArgs: string[]): Promise<number>;
   feedUnfollow(...keysAndArgs: string[]): Promise<number>;
+  feedResync(...keysAndArgs: string[]): Promise<[number, number]>;
 }
 
 const registered = new WeakSet<FeedRedis>();
@@ -116,6 +157,7 @@ function commandsOf(redis: FeedRedis): FeedCommands {
     redis.defineCommand('feedApply', { numberOfKeys: 7, lua: APPLY_EVENT });
     redis.defineCommand('feedFollow', { numberOfKeys: 2, lua: FOLLOW });
     redis.defineCommand('feedUnfollow', { numberOfKeys: 6, lua: UNFOLLOW });
+    redis.defineCommand('feedResync', { numberOfKeys: 7, lua: RESYNC });
     registered.add(redis);
   }
   return redis as unknown as FeedCommands;
@@ -180,4 +222,30 @@ export function unfollowScript(
     keys.by(follower, profile),
     profile,
   );
+}
+
+/** Sets the follower's share of one profile to `posts` at `mark` (RESYNC above). */
+export async function resyncFollower(
+  redis: FeedRedis,
+  keys: FeedKeys,
+  follower: string,
+  profile: string,
+  mark: string,
+  posts: readonly bigint[],
+  audit: boolean,
+): Promise<{ inserted: number; removed: number }> {
+  const [inserted, removed] = await commandsOf(redis).feedResync(
+    keys.following(follower),
+    keys.marks(follower),
+    keys.timeline(follower),
+    keys.sources(follower),
+    keys.refs(follower),
+    keys.by(follower, profile),
+    keys.inserts(follower),
+    profile,
+    mark,
+    audit ? '1' : '0',
+    ...posts.flatMap((p) => [feedMember(p), String(feedScore(p))]),
+  );
+  return { inserted, removed };
 }

@@ -251,9 +251,12 @@ describe('feed consumer group over the shard streams (real Redis)', () => {
     }
 
     // The CLI as a consumer, killed while entries it read are still pending on it.
+    // node itself (tsx as its loader), not npx: SIGKILL then reaches the consumer, which would
+    // otherwise outlive the test, orphaned, still reading the shared Redis.
     const doomed = spawn(
-      'npx',
+      process.execPath,
       [
+        '--import',
         'tsx',
         'examples/feed/main.ts',
         '--redis',
