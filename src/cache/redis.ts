@@ -29,7 +29,7 @@
 import type { Config } from '../config.js';
 import { redisErrors, watchBreaker } from '../obs/metrics.js';
 import { redisTargetOf } from '../redis-target.js';
-import { createRedisClient, isCluster } from './redis-client.js';
+import { createRedisClient, isCluster, redisTlsOf, usesTls } from './redis-client.js';
 import type { RedisClient } from './redis-client.js';
 
 export type RedisHealth = 'ok' | 'degraded';
@@ -82,11 +82,26 @@ type Settings = Pick<
   Config,
   | 'REDIS_URL'
   | 'REDIS_CLUSTER_NODES'
+  | 'REDIS_SENTINELS'
+  | 'REDIS_SENTINEL_MASTER'
+  | 'REDIS_SENTINEL_PASSWORD'
+  | 'REDIS_TLS_CA_FILE'
+  | 'REDIS_TLS_CERT_FILE'
+  | 'REDIS_TLS_KEY_FILE'
+  | 'REDIS_TLS_VERIFY_HOSTNAME'
+  | 'REDIS_TLS_SERVERNAME'
   | 'REDIS_TIMEOUT_MS'
   | 'REDIS_BREAKER_FAILURES'
   | 'REDIS_BREAKER_COOLDOWN_MS'
   | 'REDIS_REPAIR_PROBE_MS'
 >;
+
+/** This process's own connection: the target the settings name, with their TLS files read. */
+function connectionOf(config: Settings): RedisClient {
+  const target = redisTargetOf(config);
+  const tls = usesTls(target) ? redisTlsOf(config) : {};
+  return createRedisClient(target, config.REDIS_TIMEOUT_MS, tls);
+}
 
 export function createRedisGuard(config: Settings, options: RedisGuardOptions = {}): RedisGuard {
   const timeoutMs = config.REDIS_TIMEOUT_MS;
@@ -96,7 +111,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   const log = options.log ?? ((msg: string) => console.warn(msg));
 
   const owned = options.client === undefined;
-  const client = options.client ?? createRedisClient(redisTargetOf(config), timeoutMs);
+  const client = options.client ?? connectionOf(config);
 
   let consecutiveFailures = 0;
   let openUntil = 0;
