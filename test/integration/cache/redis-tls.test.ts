@@ -107,7 +107,11 @@ describe('Redis over TLS (rediss://, REDIS_TLS_*)', () => {
   const noTls = { REDIS_TLS_CA_FILE: '', REDIS_TLS_CERT_FILE: '', REDIS_TLS_KEY_FILE: '' };
   it.each([
     ['a plain connection to the TLS port', { ...noTls, REDIS_URL: 'plain' }, /ECONNRESET|closed/],
-    ['no client certificate', { REDIS_TLS_CERT_FILE: '', REDIS_TLS_KEY_FILE: '' }, /ECONNRESET|certificate/],
+    [
+      'no client certificate',
+      { REDIS_TLS_CERT_FILE: '', REDIS_TLS_KEY_FILE: '' },
+      /ECONNRESET|certificate/,
+    ],
     ['a CA that did not sign the server', { REDIS_TLS_CA_FILE: 'other' }, /certificate/i],
     ['a host name the certificate does not carry', { REDIS_TLS_SERVERNAME: 'wrong.example' }, /wrong\.example|altnames/i], // prettier-ignore
   ])('refuses %s', async (what, change: Record<string, string>, said) => {
