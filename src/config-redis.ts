@@ -35,13 +35,10 @@ export const RedisConfig = {
         "the primary's name in the sentinels' configuration (`sentinel monitor <name> …`)",
       unset: 'required with `REDIS_SENTINELS`',
     }),
-  REDIS_SENTINEL_PASSWORD: z
-    .string()
-    .optional()
-    .meta({
-      description: "the sentinels' own password (`requirepass` in sentinel.conf)",
-      unset: 'none',
-    }),
+  REDIS_SENTINEL_PASSWORD: z.string().optional().meta({
+    description: "the sentinels' own password (`requirepass` in sentinel.conf)",
+    unset: 'none',
+  }),
   REDIS_TLS_CA_FILE: z
     .string()
     .min(1)
