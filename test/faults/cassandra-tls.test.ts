@@ -7,7 +7,7 @@
  * migrates the keyspace, and a create, a move and a page go through the service over TLS; a
  * plain connection, no client certificate, a wrong CA and a wrong host name are each refused.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCassandra } from '../../src/bootstrap.js';
 import type { Config } from '../../src/config.js';
@@ -106,6 +106,7 @@ afterAll(async () => {
   await inst?.close();
   // By the PID in the TLS node's own pidfile (checked to be a CassandraDaemon first).
   if (layout) log((await stopCassandra(tlsConfig(), 20_000)).detail);
+  if (certs) rmSync(certs.dir, { recursive: true, force: true });
 });
 
 describe('Cassandra client encryption (CASSANDRA_TLS_*)', () => {

@@ -8,7 +8,7 @@
  * afterwards, even for a move whose invalidation the old primary acknowledged but never passed
  * to the replica (made certain here: the replica's link is cut just before that move).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -32,6 +32,7 @@ let primaryPort: number;
 let replicaPort: number;
 let sentinelPorts: number[];
 let s: Stores;
+let dir: string | undefined;
 
 const admin = (port: number) => {
   const r = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, lazyConnect: true });
@@ -63,12 +64,12 @@ beforeAll(async () => {
   if (!findOnPath('redis-sentinel')) {
     throw new Error('redis-sentinel is not on PATH: run scripts/ensure-sentinel.sh (as root)');
   }
-  const dir = mkdtempSync(join(tmpdir(), 'regrid-sentinel-'));
+  const home = (dir = mkdtempSync(join(tmpdir(), 'regrid-sentinel-')));
   const ports = new Set<number>();
   while (ports.size < 5) ports.add(await freePort());
   [primaryPort, replicaPort, ...sentinelPorts] = [...ports] as [number, number, ...number[]];
   const server = (port: number, extra: string[]) => {
-    const d = join(dir, String(port));
+    const d = join(home, String(port));
     mkdirSync(d);
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']; // prettier-ignore
     const p = spawnOwn('redis-server', [...args, '--dir', d, ...extra]);
@@ -82,13 +83,13 @@ beforeAll(async () => {
     /master_link_status:up/.test(await info(replicaPort, 'replication')),
   );
   for (const port of sentinelPorts) {
-    const conf = join(dir, `sentinel-${port}.conf`);
+    const conf = join(home, `sentinel-${port}.conf`);
     writeFileSync(
       conf,
       [
         `port ${port}`,
         'bind 127.0.0.1',
-        `dir ${dir}`,
+        `dir ${home}`,
         `sentinel monitor ${MASTER} 127.0.0.1 ${primaryPort} 2`,
         // Short, so the failover happens within the test: down after 1 s without an answer.
         `sentinel down-after-milliseconds ${MASTER} 1000`,
@@ -124,6 +125,7 @@ afterAll(async () => {
   for (const a of admins) a.disconnect();
   await s?.close();
   for (const p of procs.reverse()) await p.kill();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('Redis Sentinel: the primary killed under moves', () => {

@@ -5,6 +5,7 @@
  * go through that cache; a plain connection, a missing client certificate, a wrong CA and a wrong
  * host name are each refused.
  */
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
@@ -45,6 +46,7 @@ afterAll(async () => {
   for (const g of guards) await g.close();
   await s?.close();
   await server?.kill();
+  if (certs) rmSync(certs.dir, { recursive: true, force: true });
 });
 
 /**
