@@ -28,6 +28,47 @@ export const CassandraConfig = {
   }),
   CASSANDRA_USERNAME: z.string().optional().describe('plain-text auth: user'),
   CASSANDRA_PASSWORD: z.string().optional().describe('plain-text auth: password'),
+  CASSANDRA_TLS: z
+    .stringbool()
+    .default(false)
+    .describe(
+      "client-to-node encryption: `true` = connect with TLS (the nodes' " +
+        '`client_encryption_options`); the chain is always verified',
+    ),
+  CASSANDRA_TLS_CA_FILE: z.string().min(1).optional().meta({
+    allowed: 'a file path',
+    description: "PEM CA bundle the nodes' certificates must chain to",
+    unset: "Node's built-in CAs",
+  }),
+  CASSANDRA_TLS_CERT_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      allowed: 'a file path',
+      description:
+        'PEM client certificate, for nodes that require one (`require_client_auth`); with ' +
+        '`CASSANDRA_TLS_KEY_FILE`',
+      unset: 'no client certificate',
+    }),
+  CASSANDRA_TLS_KEY_FILE: z.string().min(1).optional().meta({
+    description: 'PEM key of that certificate (unencrypted)',
+    allowed: 'a file path',
+  }),
+  CASSANDRA_TLS_VERIFY_HOSTNAME: z
+    .stringbool()
+    .default(true)
+    .describe(
+      "check that each node's certificate names the address connected to (the driver connects " +
+        'to IP addresses: the certificates need IP SANs) or `CASSANDRA_TLS_SERVERNAME`; ' +
+        '`false` checks the chain only',
+    ),
+  CASSANDRA_TLS_SERVERNAME: z.string().min(1).optional().meta({
+    allowed: 'a host name',
+    description:
+      "the name checked against every node's certificate (and sent as SNI) instead of its address",
+    unset: "each node's IP address",
+  }),
   CASSANDRA_CONSISTENCY: z
     .enum(['localQuorum', 'quorum', 'one', 'localOne', 'all'])
     .default('localQuorum')

@@ -20,6 +20,63 @@ export const RedisConfig = {
     "Redis Cluster seeds `host:port,...` (they replace `REDIS_URL`'s hosts); keys of one " +
       'profile share a hash slot (docs/cache.md "Redis Cluster")',
   ),
+  REDIS_SENTINELS: csv().describe(
+    'Redis Sentinel: the sentinels `host:port,...` to ask for the current primary of ' +
+      "`REDIS_SENTINEL_MASTER` (they replace `REDIS_URL`'s host, which still lends its " +
+      'credentials, database and TLS); a failover is followed by itself ' +
+      '([operating.md](operating.md) "Redis Sentinel")',
+  ),
+  REDIS_SENTINEL_MASTER: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/)
+    .optional()
+    .meta({
+      description:
+        "the primary's name in the sentinels' configuration (`sentinel monitor <name> …`)",
+      unset: 'required with `REDIS_SENTINELS`',
+    }),
+  REDIS_SENTINEL_PASSWORD: z.string().optional().meta({
+    description: "the sentinels' own password (`requirepass` in sentinel.conf)",
+    unset: 'none',
+  }),
+  REDIS_TLS_CA_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      allowed: 'a file path',
+      description:
+        "PEM CA bundle the server's certificate must chain to (a `rediss://` URL; with " +
+        'Sentinel, the sentinels are reached over TLS too)',
+      unset: "Node's built-in CAs",
+    }),
+  REDIS_TLS_CERT_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      allowed: 'a file path',
+      description:
+        'PEM client certificate, for a server that requires one (`tls-auth-clients`); with ' +
+        '`REDIS_TLS_KEY_FILE`',
+      unset: 'no client certificate',
+    }),
+  REDIS_TLS_KEY_FILE: z.string().min(1).optional().meta({
+    description: 'PEM key of that certificate (unencrypted)',
+    allowed: 'a file path',
+  }),
+  REDIS_TLS_VERIFY_HOSTNAME: z
+    .stringbool()
+    .default(true)
+    .describe(
+      "check that the server's certificate names the host connected to (or " +
+        '`REDIS_TLS_SERVERNAME`); `false` checks the chain only',
+    ),
+  REDIS_TLS_SERVERNAME: z.string().min(1).optional().meta({
+    allowed: 'a host name',
+    description: "the name checked against the server's certificate (and sent as SNI)",
+    unset: 'the host connected to',
+  }),
   REDIS_TIMEOUT_MS: intFrom(150, 10).describe('bound on every Redis call'),
   REDIS_BREAKER_FAILURES: intFrom(3, 1).describe(
     'after this many consecutive Redis failures, skip Redis for `REDIS_BREAKER_COOLDOWN_MS`',

@@ -15,6 +15,7 @@ import { RedisConfig } from './config-redis.js';
 import { ServerConfig } from './config-server.js';
 import { WritesConfig } from './config-writes.js';
 import { redisTargetProblem } from './redis-target.js';
+import { tlsSettingsProblem } from './tls-options.js';
 
 export { CQL_LIMIT_DEFAULTS } from './config-cassandra.js';
 
@@ -56,6 +57,36 @@ const CheckedConfig = ConfigSchema.superRefine((c, ctx) => {
   // A Redis target that cannot be read fails at start-up, not at the first cache call.
   const problem = redisTargetProblem(c);
   if (problem) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: problem });
+  // TLS files that would go unused, or a certificate without its key, fail at start-up too.
+  const tls = [
+    tlsSettingsProblem(
+      {
+        caFile: c.CASSANDRA_TLS_CA_FILE,
+        certFile: c.CASSANDRA_TLS_CERT_FILE,
+        keyFile: c.CASSANDRA_TLS_KEY_FILE,
+        verifyHostname: c.CASSANDRA_TLS_VERIFY_HOSTNAME,
+        serverName: c.CASSANDRA_TLS_SERVERNAME,
+      },
+      c.CASSANDRA_TLS,
+      'CASSANDRA_TLS',
+      'CASSANDRA_TLS is false',
+    ),
+    tlsSettingsProblem(
+      {
+        caFile: c.REDIS_TLS_CA_FILE,
+        certFile: c.REDIS_TLS_CERT_FILE,
+        keyFile: c.REDIS_TLS_KEY_FILE,
+        verifyHostname: c.REDIS_TLS_VERIFY_HOSTNAME,
+        serverName: c.REDIS_TLS_SERVERNAME,
+      },
+      /^rediss[:+]/i.test(c.REDIS_URL),
+      'REDIS_TLS',
+      'REDIS_URL is not rediss://',
+    ),
+  ];
+  for (const t of tls) {
+    if (t) ctx.addIssue({ code: 'custom', path: [t.setting], message: t.message });
+  }
   // One secret for both kinds would let a user token's signature pass as a service token's.
   if (c.AUTH_SERVICE_JWT_SECRET && c.AUTH_SERVICE_JWT_SECRET === c.AUTH_JWT_SECRET) {
     const message = 'must differ from AUTH_JWT_SECRET';
@@ -90,6 +121,7 @@ export function missingForProduction(env: Record<string, string | undefined> = p
   const keySet = !unset('AUTH_JWKS_URL');
   const tokens = !keySet ? ['AUTH_JWT_SECRET'] : unset('AUTH_JWT_SECRET') ? ['CURSOR_SECRET'] : [];
   const missing = ['CASSANDRA_CONTACT_POINTS', 'REDIS_URL', ...tokens].filter(unset);
-  // Cluster seeds alone name a Redis too (redis-target.ts).
-  return unset('REDIS_CLUSTER_NODES') ? missing : missing.filter((n) => n !== 'REDIS_URL');
+  // Cluster seeds or sentinels alone name a Redis too (redis-target.ts).
+  const named = !unset('REDIS_CLUSTER_NODES') || !unset('REDIS_SENTINELS');
+  return named ? missing.filter((n) => n !== 'REDIS_URL') : missing;
 }

@@ -58,6 +58,10 @@ export function createGridCache(
   const { read, summaryOf, cachedOrder, direct, readAtLeast } = reader;
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);
   const owe = guard.addRepair(pending);
+  guard.onFailover(() => {
+    pending.addAll();
+    owe();
+  });
 
   /** Fill under a lease (`token`), or none when leases are off (the benchmark's comparison). */
   async function fill(profileId: bigint, token: string | undefined, min?: MinVersion) {

@@ -20,6 +20,10 @@
  *
  * An entry is dropped only if it was not owed again while its delete was in flight: a write that
  * commits after the delete ran needs a delete of its own.
+ *
+ * After a Redis Sentinel failover (`addAll`, redis.ts `onFailover`) the sweep is owed outright:
+ * the promoted replica may lack invalidations the old primary acknowledged, and nobody knows
+ * which.
  */
 import { cacheKeys, SUMMARY_SWEEP_PATTERNS } from './keys.js';
 import { scanTargets, unlinkGroups } from './redis-batch.js';
@@ -43,6 +47,8 @@ export interface PendingInvalidationStats {
 
 export interface PendingInvalidations extends RedisRepair {
   add(profileId: bigint): void;
+  /** Owes a sweep of every summary: Redis may have lost invalidations nobody knows of (failover). */
+  addAll(): void;
   /** Profiles currently remembered. */
   readonly size: number;
   readonly stats: PendingInvalidationStats;
@@ -60,6 +66,12 @@ export function createPendingInvalidations(maxProfiles: number): PendingInvalida
     stats.deferred += 1;
     if (owed.has(profileId) || owed.size < maxProfiles) owed.set(profileId, seq);
     else overflowAt = seq;
+    recount();
+  }
+
+  function addAll(): void {
+    seq += 1;
+    overflowAt = seq;
     recount();
   }
 
@@ -131,6 +143,7 @@ export function createPendingInvalidations(maxProfiles: number): PendingInvalida
 
   return {
     add,
+    addAll,
     pending,
     settle,
     stats,

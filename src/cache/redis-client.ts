@@ -1,6 +1,8 @@
 /**
- * The ioredis client behind the guard (redis.ts): a single Redis (the default) or a Redis Cluster
- * (REDIS_URL `redis+cluster://…` or REDIS_CLUSTER_NODES, src/redis-target.ts).
+ * The ioredis client behind the guard (redis.ts): a single Redis (the default), a Redis Cluster
+ * (REDIS_URL `redis+cluster://…` or REDIS_CLUSTER_NODES, src/redis-target.ts), or the primary
+ * that Redis Sentinel names (REDIS_SENTINELS). TLS (`rediss`) takes its CA, client certificate
+ * and hostname check from REDIS_TLS_* (src/tls-options.ts).
  *
  * Both are set up to fail fast rather than wait, because every caller has a Cassandra path:
  * no offline queue, no per-request retries, a command timeout. For a cluster that also means no
@@ -10,15 +12,50 @@
  * the commands issued in one tick per master, which is how bodies in other slots are fetched in
  * one round trip per master (redis-batch.ts).
  */
+import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
+import type { Config } from '../config.js';
 import type { RedisTarget } from '../redis-target.js';
+import { tlsOptionsOf } from '../tls-options.js';
 
 export type RedisClient = Redis | Cluster;
 
 export const isCluster = (client: RedisClient): client is Cluster => client instanceof Cluster;
 
-export function createRedisClient(target: RedisTarget, timeoutMs: number): RedisClient {
+type TlsSettings = Pick<
+  Config,
+  | 'REDIS_TLS_CA_FILE'
+  | 'REDIS_TLS_CERT_FILE'
+  | 'REDIS_TLS_KEY_FILE'
+  | 'REDIS_TLS_VERIFY_HOSTNAME'
+  | 'REDIS_TLS_SERVERNAME'
+>;
+
+/** Node `tls.connect` options from REDIS_TLS_* (files read now), for a `rediss` target. */
+export const redisTlsOf = (config: TlsSettings): ConnectionOptions =>
+  tlsOptionsOf(
+    {
+      caFile: config.REDIS_TLS_CA_FILE,
+      certFile: config.REDIS_TLS_CERT_FILE,
+      keyFile: config.REDIS_TLS_KEY_FILE,
+      verifyHostname: config.REDIS_TLS_VERIFY_HOSTNAME,
+      serverName: config.REDIS_TLS_SERVERNAME,
+    },
+    'REDIS_TLS',
+  );
+
+/** Whether the target is reached over TLS (`rediss://`, `rediss+cluster://`). */
+export const usesTls = (target: RedisTarget): boolean =>
+  target.kind === 'single' ? /^rediss:/i.test(target.url) : target.tls;
+
+/** `tls` applies only when the target uses TLS (usesTls); otherwise it is ignored. */
+export function createRedisClient(
+  target: RedisTarget,
+  timeoutMs: number,
+  tls: ConnectionOptions = {},
+): RedisClient {
+  const secure = usesTls(target) ? { tls } : {};
   const connection: RedisOptions = {
     commandTimeout: timeoutMs,
     connectTimeout: Math.max(timeoutMs * 4, 500),
@@ -30,9 +67,32 @@ export function createRedisClient(target: RedisTarget, timeoutMs: number): Redis
   if (target.kind === 'single') {
     return new Redis(target.url, {
       ...connection,
+      ...secure,
       enableOfflineQueue: false,
       // Commands issued in the same tick by concurrent requests leave in one socket write: a
       // write syscall per command was the largest single cost of a move in Node's profile.
+      enableAutoPipelining: true,
+      retryStrategy: backoff,
+    });
+  }
+  if (target.kind === 'sentinel') {
+    // ioredis asks the sentinels for the primary at every (re)connection and listens for their
+    // +switch-master, so a failover is followed: the old primary's socket closes, the guard
+    // fails fast meanwhile (no queue), and the next connection goes to the promoted replica.
+    return new Redis({
+      ...connection,
+      sentinels: target.sentinels.map((n) => ({ host: n.host, port: n.port })),
+      name: target.name,
+      db: target.db,
+      ...(target.username ? { username: target.username } : {}),
+      ...(target.password ? { password: target.password } : {}),
+      ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
+      // TLS to the primary and to the sentinels alike (ioredis keeps them apart).
+      ...(target.tls ? { tls, enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
+      sentinelCommandTimeout: connection.connectTimeout!,
+      sentinelRetryStrategy: backoff,
+      failoverDetector: true,
+      enableOfflineQueue: false,
       enableAutoPipelining: true,
       retryStrategy: backoff,
     });
@@ -44,7 +104,7 @@ export function createRedisClient(target: RedisTarget, timeoutMs: number): Redis
         ...connection,
         ...(target.username ? { username: target.username } : {}),
         ...(target.password ? { password: target.password } : {}),
-        ...(target.tls ? { tls: {} } : {}),
+        ...secure,
       },
       enableOfflineQueue: false,
       enableAutoPipelining: true,

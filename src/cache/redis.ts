@@ -29,7 +29,7 @@
 import type { Config } from '../config.js';
 import { redisErrors, watchBreaker } from '../obs/metrics.js';
 import { redisTargetOf } from '../redis-target.js';
-import { createRedisClient, isCluster } from './redis-client.js';
+import { createRedisClient, isCluster, redisTlsOf, usesTls } from './redis-client.js';
 import type { RedisClient } from './redis-client.js';
 
 export type RedisHealth = 'ok' | 'degraded';
@@ -53,6 +53,13 @@ export interface RedisGuard {
    * pending; it closes this guard to other calls at once and starts probing.
    */
   addRepair(repair: RedisRepair): () => void;
+  /**
+   * Redis Sentinel only: `listener` runs as soon as the connection is lost, before any call can
+   * reach the next server. That server may be a promoted replica that never received the old
+   * primary's last acknowledged writes (replication is asynchronous), invalidations among them;
+   * a listener owes a repair (addRepair) that removes what they would have removed.
+   */
+  onFailover(listener: () => void): void;
   /** Waits (bounded) until the connection is ready; true when it is. For start-up and tests. */
   waitReady(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -82,11 +89,26 @@ type Settings = Pick<
   Config,
   | 'REDIS_URL'
   | 'REDIS_CLUSTER_NODES'
+  | 'REDIS_SENTINELS'
+  | 'REDIS_SENTINEL_MASTER'
+  | 'REDIS_SENTINEL_PASSWORD'
+  | 'REDIS_TLS_CA_FILE'
+  | 'REDIS_TLS_CERT_FILE'
+  | 'REDIS_TLS_KEY_FILE'
+  | 'REDIS_TLS_VERIFY_HOSTNAME'
+  | 'REDIS_TLS_SERVERNAME'
   | 'REDIS_TIMEOUT_MS'
   | 'REDIS_BREAKER_FAILURES'
   | 'REDIS_BREAKER_COOLDOWN_MS'
   | 'REDIS_REPAIR_PROBE_MS'
 >;
+
+/** This process's own connection: the target the settings name, with their TLS files read. */
+function connectionOf(config: Settings): RedisClient {
+  const target = redisTargetOf(config);
+  const tls = usesTls(target) ? redisTlsOf(config) : {};
+  return createRedisClient(target, config.REDIS_TIMEOUT_MS, tls);
+}
 
 export function createRedisGuard(config: Settings, options: RedisGuardOptions = {}): RedisGuard {
   const timeoutMs = config.REDIS_TIMEOUT_MS;
@@ -96,7 +118,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   const log = options.log ?? ((msg: string) => console.warn(msg));
 
   const owned = options.client === undefined;
-  const client = options.client ?? createRedisClient(redisTargetOf(config), timeoutMs);
+  const client = options.client ?? connectionOf(config);
 
   let consecutiveFailures = 0;
   let openUntil = 0;
@@ -118,6 +140,20 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   };
   client.on('ready', report);
   client.on('close', report);
+
+  // Sentinel: a lost connection may come back to another server (failover). Each close after the
+  // first ready tells the listeners at once; ioredis emits it before it reconnects, so their
+  // repairs are owed before the next server answers a single call of this guard.
+  const sentinel = !isCluster(client) && (client.options.sentinels?.length ?? 0) > 0;
+  const failoverListeners: Array<() => void> = [];
+  let everReady = client.status === 'ready';
+  const onReady = () => void (everReady = true);
+  const onClose = () => {
+    if (!sentinel || !everReady || closing) return;
+    for (const l of failoverListeners) l();
+  };
+  client.on('ready', onReady);
+  client.on('close', onClose);
 
   function health(): RedisHealth {
     if (client.status !== 'ready' || owed()) return 'degraded';
@@ -221,6 +257,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     clearTimeout(probe);
     if (!owned) {
       client.off('error', quiet).off('ready', report).off('close', report);
+      client.off('ready', onReady).off('close', onClose);
       return;
     }
     try {
@@ -230,5 +267,15 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     }
   }
 
-  return { client, cluster: isCluster(client), run, health, addRepair, waitReady, close };
+  const onFailover = (listener: () => void) => void failoverListeners.push(listener);
+  return {
+    client,
+    cluster: isCluster(client),
+    run,
+    health,
+    addRepair,
+    onFailover,
+    waitReady,
+    close,
+  };
 }

@@ -45,6 +45,42 @@ export interface NodeLayout {
   readonly seeds: string;
   /** This node's one token (Murmur3), pre-computed so nodes can start without allocation. */
   readonly initialToken: string;
+  /** Client-to-node TLS only (plain CQL refused); unset = plain CQL, as every other node here. */
+  readonly clientEncryption?: ClientEncryption;
+}
+
+/**
+ * `client_encryption_options` of a TLS-only node (the TLS fault test): Java keystores as
+ * scripts/make-test-certs.sh makes them with keytool.
+ */
+export interface ClientEncryption {
+  readonly keystore: string;
+  readonly keystorePassword: string;
+  /** With a truststore, clients must present a certificate it vouches for. */
+  readonly truststore?: string;
+  readonly truststorePassword?: string;
+}
+
+function clientEncryptionYaml(tls: ClientEncryption | undefined): string {
+  if (!tls) return '';
+  const q = (s: string) => JSON.stringify(s);
+  const lines = [
+    '',
+    '# TLS only: `optional: false` refuses plain CQL on the native port.',
+    'client_encryption_options:',
+    '  enabled: true',
+    '  optional: false',
+    `  keystore: ${q(tls.keystore)}`,
+    `  keystore_password: ${q(tls.keystorePassword)}`,
+  ];
+  if (tls.truststore) {
+    lines.push(
+      '  require_client_auth: true',
+      `  truststore: ${q(tls.truststore)}`,
+      `  truststore_password: ${q(tls.truststorePassword ?? '')}`,
+    );
+  }
+  return lines.join('\n') + '\n';
 }
 
 /** SimpleSnitch puts every node in this data center. */
@@ -192,7 +228,7 @@ hinted_handoff_enabled: true
 
 tombstone_warn_threshold: 1000
 tombstone_failure_threshold: 100000
-`;
+${clientEncryptionYaml(layout.clientEncryption)}`;
 }
 
 /** logback.xml: everything to a rolling file in the node's log folder; console only for errors. */

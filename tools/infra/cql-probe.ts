@@ -3,6 +3,7 @@
  * enough (the native port opens late, and another program could hold it), so a short-lived
  * driver session runs `SELECT release_version FROM system.local`.
  */
+import type { ConnectionOptions } from 'node:tls';
 import cassandra from 'cassandra-driver';
 import { sleep, tcpOpen } from './process-utils.js';
 
@@ -10,6 +11,8 @@ export interface CqlEndpoint {
   readonly host: string;
   readonly port: number;
   readonly localDataCenter: string;
+  /** A TLS-only node (client_encryption_options): the driver's `sslOptions`. */
+  readonly sslOptions?: ConnectionOptions;
 }
 
 /** The node's release_version when CQL answers, else undefined. Never throws. */
@@ -19,6 +22,7 @@ export async function probeCql(ep: CqlEndpoint, timeoutMs = 4000): Promise<strin
     contactPoints: [`${ep.host}:${ep.port}`],
     localDataCenter: ep.localDataCenter,
     socketOptions: { connectTimeout: timeoutMs, readTimeout: timeoutMs },
+    ...(ep.sslOptions ? { sslOptions: ep.sslOptions } : {}),
     // One attempt: the caller decides how often to poll.
     policies: {
       reconnection: new cassandra.policies.reconnection.ConstantReconnectionPolicy(60_000),

@@ -2,7 +2,8 @@
  * Local Redis for development and tests: if nothing answers at REDIS_URL, the URL points at this
  * machine and `redis-server` is on PATH, start one (daemonized, no persistence) and wait for PING.
  * Remote URLs are never provisioned; a missing Redis is then the service's degraded mode. Nor is
- * a Redis Cluster: its seeds are only probed (building one is the operator's job, docs/cache.md).
+ * a Redis Cluster: its seeds are only probed (building one is the operator's job, docs/cache.md),
+ * nor sentinels (probed) or a TLS Redis (not probed: PING here is plain text).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -48,6 +49,16 @@ export async function ensureRedis(
         return { url, origin: 'reused', detail: `Redis Cluster answers at ${n.host}:${n.port}` };
     }
     return { url, origin: 'absent', detail: `no Redis Cluster seed answers (${seeds})` };
+  }
+  // Sentinels and TLS are an operator's set-up: probed (plain PING), never provisioned.
+  if (/^rediss:/i.test(url)) {
+    return { url, origin: 'absent', detail: 'a TLS Redis (rediss://) is not provisioned' };
+  }
+  if (target.kind === 'sentinel') {
+    const n = target.sentinels[0]!;
+    return (await redisAnswers(n.host, n.port))
+      ? { url, origin: 'reused', detail: `a sentinel answers at ${n.host}:${n.port}` }
+      : { url, origin: 'absent', detail: `no sentinel answers at ${n.host}:${n.port}` };
   }
   const { host, port } = hostPort(url);
   if (await redisAnswers(host, port))

@@ -29,8 +29,12 @@ describe('missingForProduction', () => {
     );
   });
 
-  it('takes Redis Cluster seeds in place of REDIS_URL', () => {
+  it('takes Redis Cluster seeds or sentinels in place of REDIS_URL', () => {
     expect(missingForProduction({ REDIS_CLUSTER_NODES: 'r1:6379' })).toEqual([
+      'CASSANDRA_CONTACT_POINTS',
+      'AUTH_JWT_SECRET',
+    ]);
+    expect(missingForProduction({ REDIS_SENTINELS: 's1:26379' })).toEqual([
       'CASSANDRA_CONTACT_POINTS',
       'AUTH_JWT_SECRET',
     ]);

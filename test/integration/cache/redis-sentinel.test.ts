@@ -1,0 +1,271 @@
+/**
+ * The cache behind Redis Sentinel (REDIS_SENTINELS, REDIS_SENTINEL_MASTER): a private primary, a
+ * replica and three sentinels (Debian's `redis-sentinel`, scripts/ensure-sentinel.sh) on free
+ * loopback ports, each stopped by PID. Two service instances (A moves and reads, B reads) use the
+ * cache through the sentinels while moves run; the primary is SIGKILLed; the sentinels promote
+ * the replica and both instances follow. Every move is answered and none acknowledged is lost
+ * (Cassandra holds them); the cache answers again from the promoted replica; and no page is stale
+ * afterwards, even for a move whose invalidation the old primary acknowledged but never passed
+ * to the replica (made certain here: the replica's link is cut just before that move).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeSummary } from '../../../src/cache/codec.js';
+import { cacheKeys } from '../../../src/cache/keys.js';
+import { createRedisGuard } from '../../../src/cache/redis.js';
+import type { RedisGuard } from '../../../src/cache/redis.js';
+import { findOnPath } from '../../../tools/infra/process-utils.js';
+import { testConfig } from '../support/stores.js';
+import { freshProfile, openStores, seedPosts } from './harness.js';
+import type { Stores } from './harness.js';
+import { allPages, move, serviceWith } from './service-api.js';
+import { freePort, sleep, spawnOwn, until, type OwnProcess } from '../support/own-processes.js';
+
+const MASTER = 'regrid';
+const procs: OwnProcess[] = [];
+const admins: Redis[] = [];
+let primary: OwnProcess;
+let primaryPort: number;
+let replicaPort: number;
+let sentinelPorts: number[];
+let s: Stores;
+let dir: string | undefined;
+
+const admin = (port: number) => {
+  const r = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, lazyConnect: true });
+  r.on('error', () => {});
+  admins.push(r);
+  return r;
+};
+const info = async (port: number, section: string) => {
+  const r = admin(port);
+  try {
+    await r.connect();
+    return await r.info(section);
+  } finally {
+    r.disconnect();
+  }
+};
+const masterSeenBy = async (sentinelPort: number) => {
+  const r = admin(sentinelPort);
+  try {
+    await r.connect();
+    const [, port] = (await r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER)) as string[];
+    return Number(port);
+  } finally {
+    r.disconnect();
+  }
+};
+
+beforeAll(async () => {
+  if (!findOnPath('redis-sentinel')) {
+    throw new Error('redis-sentinel is not on PATH: run scripts/ensure-sentinel.sh (as root)');
+  }
+  const home = (dir = mkdtempSync(join(tmpdir(), 'regrid-sentinel-')));
+  const ports = new Set<number>();
+  while (ports.size < 5) ports.add(await freePort());
+  [primaryPort, replicaPort, ...sentinelPorts] = [...ports] as [number, number, ...number[]];
+  const server = (port: number, extra: string[]) => {
+    const d = join(home, String(port));
+    mkdirSync(d);
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']; // prettier-ignore
+    const p = spawnOwn('redis-server', [...args, '--dir', d, ...extra]);
+    procs.push(p);
+    return p;
+  };
+  primary = server(primaryPort, []);
+  await until('the primary answers', async () => /redis_version/.test(await info(primaryPort, 'server'))); // prettier-ignore
+  server(replicaPort, ['--replicaof', '127.0.0.1', String(primaryPort)]);
+  await until('the replica is in sync', async () =>
+    /master_link_status:up/.test(await info(replicaPort, 'replication')),
+  );
+  for (const port of sentinelPorts) {
+    const conf = join(home, `sentinel-${port}.conf`);
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${home}`,
+        `sentinel monitor ${MASTER} 127.0.0.1 ${primaryPort} 2`,
+        // Short, so the failover happens within the test: down after 1 s without an answer.
+        `sentinel down-after-milliseconds ${MASTER} 1000`,
+        `sentinel failover-timeout ${MASTER} 5000`,
+        `sentinel parallel-syncs ${MASTER} 1`,
+        '',
+      ].join('\n'),
+    );
+    procs.push(spawnOwn('redis-sentinel', [conf]));
+  }
+  // Each sentinel must know the replica and the two other sentinels before a failover can run.
+  for (const port of sentinelPorts) {
+    await until(
+      `sentinel ${port} knows the replica and its peers`,
+      async () => {
+        const r = admin(port);
+        try {
+          await r.connect();
+          const replicas = (await r.call('SENTINEL', 'REPLICAS', MASTER)) as unknown[];
+          const peers = (await r.call('SENTINEL', 'SENTINELS', MASTER)) as unknown[];
+          return replicas.length === 1 && peers.length === 2;
+        } finally {
+          r.disconnect();
+        }
+      },
+      30_000,
+    );
+  }
+  s = await openStores();
+});
+
+afterAll(async () => {
+  for (const a of admins) a.disconnect();
+  await s?.close();
+  for (const p of procs.reverse()) await p.kill();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Redis Sentinel: the primary killed under moves', () => {
+  it('regrid follows the failover, loses no acknowledged move, and serves no stale page', async () => {
+    // Production Redis timeout; request deadlines twice the production ones (shared machine).
+    const config = testConfig({
+      REDIS_SENTINELS: sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','),
+      REDIS_SENTINEL_MASTER: MASTER,
+      REDIS_TIMEOUT_MS: '150',
+      REQUEST_DEADLINE_READ_MS: '2000',
+      REQUEST_DEADLINE_WRITE_MS: '4000',
+    });
+    const guards: RedisGuard[] = [];
+    try {
+      const guardA = createRedisGuard(config, { log: () => {} });
+      const guardB = createRedisGuard(config, { log: () => {} });
+      guards.push(guardA, guardB);
+      expect(await guardA.waitReady(5000)).toBe(true);
+      expect(await guardB.waitReady(5000)).toBe(true);
+      const servedBy = async (g: RedisGuard) =>
+        Number(/tcp_port:(\d+)/.exec((await g.run((c) => c.info('server'))) ?? '')?.[1]);
+      expect(await servedBy(guardA)).toBe(primaryPort);
+
+      const a = serviceWith(s, config, guardA, { deadlines: true });
+      const b = serviceWith(s, config, guardB, { deadlines: true });
+      const plain = serviceWith(s, s.config);
+      const profiles = [freshProfile(s), freshProfile(s), freshProfile(s), freshProfile(s)];
+      const postsOf = new Map<bigint, bigint[]>();
+      for (const p of profiles) postsOf.set(p, await seedPosts(s, p, 30));
+      for (const api of [a, b, a, b]) for (const p of profiles) await allPages(api, p, 24); // warm
+      const statsOf = (api: typeof a) => api.service.caches!.grid.stats;
+      expect(statsOf(a).hits).toBeGreaterThan(0);
+      expect(statsOf(b).hits).toBeGreaterThan(0);
+
+      const statuses: number[] = [];
+      const acked = new Map<bigint, { postId: bigint; version: bigint }>();
+      const moveOne = async (p: bigint, postId: bigint) => {
+        const m = await move(a, p, postId, null);
+        statuses.push(m.status);
+        if (m.status !== 200) return;
+        acked.set(p, { postId, version: BigInt(m.json.grid_version) });
+        const q = new URLSearchParams({ limit: '24', min_version: m.json.grid_version });
+        const mine = await a.call('GET', `/v1/profiles/${p}/grid?${q}`);
+        statuses.push(mine.status);
+        if (mine.status === 200) expect(mine.json.items[0].id).toBe(String(postId));
+        statuses.push((await b.call('GET', `/v1/profiles/${p}/grid?limit=24`)).status);
+      };
+      const round = (n: number, which = profiles) =>
+        Promise.all(
+          which.map((p) => {
+            const posts = postsOf.get(p)!;
+            return moveOne(p, posts[(n * 7 + profiles.indexOf(p)) % posts.length]!);
+          }),
+        );
+      for (let n = 0; n < 3; n++) await round(n);
+
+      // The invalidation the replica never gets: the primary stops taking the replica back
+      // (a password it does not have) and drops its link; then one move, acknowledged.
+      const victim = profiles[0]!;
+      const gate = admin(primaryPort);
+      await gate.connect();
+      await gate.config('SET', 'requirepass', 'replica-locked-out');
+      await gate.client('KILL', 'TYPE', 'replica');
+      gate.disconnect();
+      const lostPost = postsOf.get(victim)![29]!;
+      await moveOne(victim, lostPost);
+      expect(acked.get(victim)?.postId).toBe(lostPost);
+      expect(await info(replicaPort, 'replication')).toMatch(/master_link_status:down/);
+      // What the replica will be promoted with: the summary of a state before that move.
+      const onReplica = admin(replicaPort);
+      await onReplica.connect();
+      const stale = decodeSummary(await onReplica.get(cacheKeys.summary(victim)));
+      onReplica.disconnect();
+      expect(stale).toBeDefined();
+      expect(stale!.version).toBeLessThan(acked.get(victim)!.version);
+
+      const hitsAtKill = [statsOf(a).hits, statsOf(b).hits];
+      const killedAt = Date.now();
+      await primary.kill();
+
+      // Moves of the other profiles go on through the failover (the victim's last move must
+      // stay the one the replica missed), and B keeps reading the victim, until both instances
+      // answer from the promoted replica and a few rounds more; bounded at 40 s.
+      let n = 3;
+      let followedAt = 0;
+      let seen = '';
+      while (Date.now() - killedAt < 40_000) {
+        await round(n++, profiles.slice(1));
+        statuses.push((await b.call('GET', `/v1/profiles/${victim}/grid?limit=24`)).status);
+        const [pa, pb] = await Promise.all([servedBy(guardA), servedBy(guardB)]);
+        seen = `A on :${pa} (${guardA.health()}), B on :${pb} (${guardB.health()})`;
+        if (!followedAt && pa === replicaPort && pb === replicaPort) followedAt = n;
+        if (followedAt && n >= followedAt + 4) break;
+      }
+      const promoted = await Promise.all(sentinelPorts.map(masterSeenBy));
+      console.log(
+        `[redis sentinel] primary :${primaryPort} killed; sentinels name :${promoted.join(', :')}; ` +
+          `${followedAt ? 'both instances followed' : 'not followed'} (${seen}) ` +
+          `${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill, ${n} rounds, ${statuses.length} requests ${JSON.stringify(countOf(statuses))}; ` +
+          `failover sweeps A ${a.service.caches!.grid.repairs.sweeps}, B ${b.service.caches!.grid.repairs.sweeps}`,
+      );
+      expect(followedAt).toBeGreaterThan(0);
+      expect(promoted).toEqual(sentinelPorts.map(() => replicaPort));
+      expect(statuses.filter((x) => x !== 200)).toEqual([]);
+      // Each instance swept the summaries the promoted replica might hold from before.
+      expect(a.service.caches!.grid.repairs.sweeps).toBeGreaterThan(0);
+      expect(b.service.caches!.grid.repairs.sweeps).toBeGreaterThan(0);
+
+      // No stale page: B (which never wrote) reads every grid as Cassandra has it, with the last
+      // acknowledged move on top; the cache answers again (hits after the failover) from the
+      // promoted replica, and agrees page by page with the uncached service. First the
+      // process-local tier's own bound passes (CACHE_LOCAL_TTL_MS: another process's write shows
+      // within it, failover or not), so every page below went through Redis.
+      await sleep(config.CACHE_LOCAL_TTL_MS + 200);
+      for (const p of profiles) {
+        const truth = await allPages(plain, p, 24);
+        expect(truth[0]!.ids[0]).toBe(String(acked.get(p)!.postId));
+        expect(BigInt(truth[0]!.version)).toBe(acked.get(p)!.version);
+        expect(new Set(truth.flatMap((x) => x.ids)).size).toBe(30);
+        for (const api of [b, a, b, a]) {
+          const pages = await allPages(api, p, 24);
+          expect(pages.map((x) => x.ids)).toEqual(truth.map((x) => x.ids));
+          expect(pages[0]!.version).toBe(truth[0]!.version);
+        }
+      }
+      expect(statsOf(a).hits).toBeGreaterThan(hitsAtKill[0]!);
+      expect(statsOf(b).hits).toBeGreaterThan(hitsAtKill[1]!);
+      expect(guardA.health()).toBe('ok');
+      expect(guardB.health()).toBe('ok');
+      const ready = await a.call('GET', '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.json.checks.redis).toBe('ok');
+    } finally {
+      for (const g of guards) await g.close();
+    }
+  });
+});
+
+function countOf(xs: readonly number[]): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const x of xs) out[x] = (out[x] ?? 0) + 1;
+  return out;
+}
