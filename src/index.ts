@@ -1,5 +1,5 @@
 /**
- * The package's entry (`import { createRegrid } from 'regrid'`): regrid embedded in a host's Hono
+ * The package's entry (`import { createRegrid } from '@regrid/server'`): regrid embedded in a host's Hono
  * app over the host's Cassandra and Redis connections (src/embed.ts, docs/embedding.md).
  */
 export { createRegrid, type Regrid, type RegridOptions } from './embed.js';
