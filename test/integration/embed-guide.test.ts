@@ -161,7 +161,7 @@ it('on SIGTERM its handler drains: /readyz answers 503 draining while requests s
     ready = await call('GET', '/regrid/readyz');
   }
   expect(ready.status).toBe(503);
-  expect(ready.json).toMatchObject({ ready: false, draining: true });
+  expect(ready.json).toMatchObject({ status: 'draining' });
   // Still serving while it drains: the balancer stops sending, the requests in flight finish.
   const me = randomProfile();
   expect((await call('GET', `/regrid/v1/profiles/${me}/grid`)).status).toBe(200);

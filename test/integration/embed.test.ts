@@ -164,7 +164,7 @@ describe('createRegrid mounted in a host app', () => {
     regrid.drain();
     const during = await send(host, 'GET', '/regrid/readyz');
     expect(during.status).toBe(503);
-    expect(during.json).toMatchObject({ ready: false, draining: true });
+    expect(during.json).toMatchObject({ status: 'draining' });
     expect((await send(host, 'GET', `/regrid/v1/profiles/${randomProfile()}/grid`)).status).toBe(
       200,
     );

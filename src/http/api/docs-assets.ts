@@ -14,9 +14,11 @@ interface Asset {
   readonly text?: string;
 }
 
+// Every URL below is relative to the page (/docs: no trailing slash, so `docs/x` is /docs/x), so
+// the page works under whatever prefix a host mounts regrid at (docs/embedding.md).
 const INIT = `window.onload = function () {
   window.ui = SwaggerUIBundle({
-    url: '/openapi.json',
+    url: 'openapi.json',
     dom_id: '#swagger-ui',
     deepLinking: true,
     persistAuthorization: true,
@@ -45,14 +47,14 @@ export const DOCS_PAGE = `<!doctype html>
   <head>
     <meta charset="utf-8" />
     <title>regrid API</title>
-    <link rel="stylesheet" href="/docs/swagger-ui.css" />
-    <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" />
+    <link rel="stylesheet" href="docs/swagger-ui.css" />
+    <link rel="icon" type="image/png" href="docs/favicon-32x32.png" />
   </head>
   <body>
     <div id="swagger-ui"></div>
-    <script src="/docs/swagger-ui-bundle.js"></script>
-    <script src="/docs/swagger-ui-standalone-preset.js"></script>
-    <script src="/docs/init.js"></script>
+    <script src="docs/swagger-ui-bundle.js"></script>
+    <script src="docs/swagger-ui-standalone-preset.js"></script>
+    <script src="docs/init.js"></script>
   </body>
 </html>
 `;
