@@ -14,8 +14,9 @@ interface Asset {
   readonly text?: string;
 }
 
-// Every URL below is relative to the page (/docs: no trailing slash, so `docs/x` is /docs/x), so
-// the page works under whatever prefix a host mounts regrid at (docs/embedding.md).
+// Every URL below is relative to the page, which has no trailing slash: the page's file named
+// `docs/<name>` resolves to /docs/<name>, or to /prefix/docs/<name> where a host mounts regrid
+// (docs/embedding.md), and the document to /openapi.json or /prefix/openapi.json.
 const INIT = `window.onload = function () {
   window.ui = SwaggerUIBundle({
     url: 'openapi.json',
