@@ -67,7 +67,8 @@ grep -q '^package/src/' <<<"$LISTING" && fail "the server tarball carries src/"
 say "packed $(basename "$SERVER_TGZ") ($(du -k "$SERVER_TGZ" | cut -f1) KB, $(wc -l <<<"$LISTING") files)"
 rm -rf client/dist
 CLIENT_TGZ="$WORK/$(cd client && npm pack --silent --pack-destination "$WORK" | tail -n 1)" || fail "npm pack (client)"
-tar -tzf "$CLIENT_TGZ" | grep -qx package/dist/index.d.ts || fail "the client tarball has no dist/index.d.ts"
+# A here-string, not a pipe: grep -q closing early would fail tar under pipefail.
+grep -qx package/dist/index.d.ts <<<"$(tar -tzf "$CLIENT_TGZ")" || fail "the client tarball has no dist/index.d.ts"
 say "packed $(basename "$CLIENT_TGZ") with the root's tsc"
 
 # --- 2. The production install keeps the peers; the client packs beside it.
