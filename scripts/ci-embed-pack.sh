@@ -38,7 +38,7 @@ cleanup() {
   if [[ -n "$HOST_PID" ]] && kill -0 "$HOST_PID" 2>/dev/null; then
     kill -KILL "$HOST_PID" 2>/dev/null || true
   fi
-  [[ $rc -ne 0 && -f "$WORK/host.log" ]] && { echo "--- host log"; tail -n 30 "$WORK/host.log"; }
+  if [[ $rc -ne 0 && -f "$WORK/host.log" ]]; then echo "--- host log"; tail -n 30 "$WORK/host.log"; fi
   if [[ -d "$HOSTAPP/node_modules/cassandra-driver" ]]; then
     (cd "$HOSTAPP" && timeout 60 node --input-type=module -e "
       import driver from 'cassandra-driver';
@@ -78,9 +78,10 @@ for peer in hono ioredis cassandra-driver; do
   [[ -f "node_modules/$peer/package.json" ]] || fail "the production install lacks $peer"
 done
 [[ ! -e node_modules/typescript ]] || fail "the production install has typescript"
+mkdir -p "$WORK/client-after-prod"
 (cd client && timeout 600 npm ci --no-audit --no-fund --prefer-offline >"$WORK/npm-ci-client.log" 2>&1 &&
   npm pack --silent --pack-destination "$WORK/client-after-prod" >/dev/null 2>"$WORK/pack-client.log") ||
-  { tail -30 "$WORK/pack-client.log" "$WORK/npm-ci-client.log" 2>/dev/null; fail "cd client && npm ci && npm pack after the production install"; }
+  { tail -n 30 "$WORK/npm-ci-client.log" "$WORK/pack-client.log" 2>/dev/null || true; fail "cd client && npm ci && npm pack after the production install"; }
 say "after npm ci --omit=dev: hono, ioredis, cassandra-driver installed; cd client && npm ci && npm pack built the client"
 
 # --- 3. A host project: the server tarball, its peers (ioredis $IOREDIS), the guide's example.
