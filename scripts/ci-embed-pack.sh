@@ -72,7 +72,7 @@ grep -qx package/dist/index.d.ts <<<"$(tar -tzf "$CLIENT_TGZ")" || fail "the cli
 say "packed $(basename "$CLIENT_TGZ") with the root's tsc"
 
 # --- 2. The production install keeps the peers; the client packs beside it.
-rm -rf node_modules client/node_modules client/dist
+rm -rf node_modules && (cd client && rm -rf node_modules dist)
 timeout 600 npm ci --omit=dev --no-audit --no-fund --prefer-offline >"$WORK/npm-ci-prod.log" 2>&1 || { tail -30 "$WORK/npm-ci-prod.log"; fail "npm ci --omit=dev"; }
 for peer in hono ioredis cassandra-driver; do
   [[ -f "node_modules/$peer/package.json" ]] || fail "the production install lacks $peer"
