@@ -66,8 +66,8 @@ for dev in tsx vite typescript vitest @types/node pg undici fast-check prettier;
   [[ ! -e "node_modules/$dev" ]] || fail "the production install has $dev"
 done
 # The package's export map resolves to the build (a package may import itself by its name).
-node --input-type=module -e "import { createRegrid } from 'regrid';
-  if (typeof createRegrid !== 'function') process.exit(1);" || fail "import { createRegrid } from 'regrid'"
+node --input-type=module -e "import { createRegrid } from '@regrid/server';
+  if (typeof createRegrid !== 'function') process.exit(1);" || fail "import { createRegrid } from '@regrid/server'"
 say "production install: $(npm ls --all --parseable 2>/dev/null | tail -n +2 | wc -l) packages, $(du -sh node_modules | cut -f1) (du -sh node_modules)"
 say "the CLI offline on this install (scripts/ci-cli-offline.sh): --help, --version, a dead port"
 "$ROOT/scripts/ci-cli-offline.sh" "$APP/dist/cli.js" || fail "the CLI offline"

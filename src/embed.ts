@@ -3,11 +3,14 @@
  * cassandra-driver Client and an ioredis connection that the host owns, to mount with
  * `host.route('/prefix', app)`. The same wiring as src/server.ts minus what belongs to a process:
  * no provisioning, no HTTP server, no signal handlers, no web editor, no development sign-in.
- * `close()` releases what regrid holds (its ID worker lease, its audit rounds) and leaves the
- * host's connections open.
+ * The host's clients are checked before anything is served: a Cassandra client with the
+ * driver's default encoding returns CQL bigint as Long objects, and every request would fail
+ * while /readyz said ready. `drain()` turns /readyz to 503 for the host's shutdown; `close()`
+ * releases what regrid holds (its ID worker lease, its audit rounds) and leaves the host's
+ * connections open.
  */
 import type { Hono } from 'hono';
-import type { Client } from 'cassandra-driver';
+import type { Client, ClientOptions } from 'cassandra-driver';
 import { openIdGenerator } from './bootstrap.js';
 import { createRedisGuard } from './cache/redis.js';
 import type { RedisClient } from './cache/redis-client.js';
@@ -20,6 +23,7 @@ import { recordBuildInfo } from './obs/metrics-platform.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
 import { GridService } from './service/grid-service.js';
 import { makeReadiness } from './service/readiness.js';
+import { quorumCheck } from './service/quorum.js';
 import { IdempotencyService } from './service/idempotency/idempotency.js';
 import { cqlOf } from './store/cassandra.js';
 import { cqlLimitsOf } from './store/cql-budget.js';
@@ -31,7 +35,7 @@ export interface RegridOptions {
   /** Connected with `keyspace` = CASSANDRA_KEYSPACE (default `regrid`); the host owns it. */
   readonly cassandra: Client;
   /** An ioredis Redis or Cluster the host owns; undefined = no cache and no move rate limit. */
-  readonly redis?: RedisClient | undefined;
+  readonly redis?: HostRedis | undefined;
   /** Settings by their environment names (docs/configuration.md); AUTH_JWT_SECRET is required. */
   readonly config: Readonly<Record<string, string | undefined>>;
   /** regrid's warnings and errors (default: console.error). */
@@ -43,10 +47,50 @@ export interface RegridOptions {
   readonly onWorkerLost?: (reason: string) => void;
 }
 
+/**
+ * The host's ioredis connection as regrid's options type it: a few members of ioredis 5's and
+ * 6's `Redis` and `Cluster` alike. Their classes have private members, so one major's class is
+ * not assignable to the other's; the connection is used as the ioredis the host installed (a
+ * peer dependency: one copy in the host's tree).
+ */
+export interface HostRedis {
+  readonly status: string;
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
+  ping(): Promise<string>;
+}
+
 export interface Regrid {
   readonly app: Hono<AppEnv>;
   readonly service: GridService;
+  /**
+   * From now on /readyz answers 503 `draining` while every other route still answers: call it
+   * first on shutdown, wait for the balancer to notice, then close the server and `close()`.
+   */
+  drain(): void;
+  /** Drains, stops regrid's background work and releases its worker lease; idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * Throws, naming the setting, unless the host's client encodes as regrid's statements need:
+ * CQL bigint as JS bigint (IDs and versions are bound and read as bigint), and `undefined` as
+ * unset (the move path leaves columns untouched that way; a null would write a tombstone).
+ */
+function checkEncoding(client: Client): void {
+  const encoding = (client as { options?: ClientOptions }).options?.encoding;
+  if (encoding?.useBigIntAsLong !== true) {
+    throw new Error(
+      'createRegrid: the Cassandra client must be created with `encoding: { useBigIntAsLong: true }` ' +
+        "(regrid's IDs and versions are CQL bigint; the driver's default returns them as Long " +
+        'objects and every request would fail)',
+    );
+  }
+  if (encoding.useUndefinedAsUnset === false) {
+    throw new Error(
+      'createRegrid: the Cassandra client must keep `encoding.useUndefinedAsUnset` true ' +
+        "(the driver's default): regrid leaves columns unset with undefined, and a null is a tombstone",
+    );
+  }
 }
 
 export async function createRegrid(options: RegridOptions): Promise<Regrid> {
@@ -59,6 +103,7 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
       'createRegrid: config.AUTH_JWT_SECRET is required (or AUTH_JWKS_URL with CURSOR_SECRET)',
     );
   const client = options.cassandra;
+  checkEncoding(client);
   await client.connect(); // a no-op when the host has connected it
   const keyspace = config.CASSANDRA_KEYSPACE;
   if (client.keyspace !== keyspace) {
@@ -71,6 +116,7 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   else await assertMigrated(client, keyspace);
 
   const cql = cqlOf(client, cqlLimitsOf(config));
+  let draining = false;
   const lost =
     options.onWorkerLost ??
     ((reason: string) => {
@@ -79,7 +125,7 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
     });
   const { ids, lease } = await openIdGenerator(cql, config, (_worker, reason) => lost(reason));
   const redis = options.redis
-    ? createRedisGuard(config, { client: options.redis, log: (m) => log(m) })
+    ? createRedisGuard(config, { client: options.redis as RedisClient, log: (m) => log(m) })
     : undefined;
   const service = new GridService({
     cql,
@@ -99,7 +145,17 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
     idempotency,
     ...appSettingsOf(config, log),
     jwtSecret,
-    readiness: makeReadiness({ cql, redis, timeoutMs: config.READYZ_TIMEOUT_MS }),
+    readiness: makeReadiness({
+      cql,
+      redis,
+      timeoutMs: config.READYZ_TIMEOUT_MS,
+      draining: () => draining,
+      // The replicas as the host's client sees them, in its local data center.
+      quorum: quorumCheck(client, {
+        ...config,
+        CASSANDRA_LOCAL_DC: localDcOf(client) ?? config.CASSANDRA_LOCAL_DC,
+      }),
+    }),
     deadlines: deadlinesOf(config),
     log,
   });
@@ -120,11 +176,18 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   return {
     app,
     service,
+    drain: () => {
+      draining = true;
+    },
     close: () =>
       (closed ??= (async () => {
+        draining = true;
         await audits?.stop();
         await lease.release();
         await redis?.close(); // the guard's own listeners only: the host's connection stays open
       })()),
   };
 }
+
+const localDcOf = (client: Client): string | undefined =>
+  (client as { options?: ClientOptions }).options?.localDataCenter;

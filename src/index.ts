@@ -1,7 +1,8 @@
 /**
- * The package's entry (`import { createRegrid } from 'regrid'`): regrid embedded in a host's Hono
- * app over the host's Cassandra and Redis connections (src/embed.ts, docs/embedding.md).
+ * The package's entry (`import { createRegrid } from '@regrid/server'`): regrid embedded in a
+ * host's Hono app over the host's Cassandra and Redis connections (src/embed.ts,
+ * docs/embedding.md).
  */
-export { createRegrid, type Regrid, type RegridOptions } from './embed.js';
+export { createRegrid, type HostRedis, type Regrid, type RegridOptions } from './embed.js';
 export type { GridService } from './service/grid-service.js';
 export type { Config } from './config.js';

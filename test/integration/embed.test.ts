@@ -8,7 +8,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from 'cassandra-driver';
+import { Client } from 'cassandra-driver';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +128,62 @@ describe('createRegrid mounted in a host app', () => {
     } finally {
       await unbound.shutdown();
     }
+  });
+
+  it('refuses a host client without the encoding regrid needs, naming the setting', async () => {
+    const config = testConfig();
+    const hostClient = (encoding?: Record<string, boolean>) =>
+      new Client({
+        contactPoints: config.CASSANDRA_CONTACT_POINTS,
+        protocolOptions: { port: config.CASSANDRA_PORT },
+        localDataCenter: config.CASSANDRA_LOCAL_DC,
+        keyspace: TEST_KEYSPACE,
+        ...(encoding ? { encoding } : {}),
+      });
+    // cassandra-driver's defaults: bigint columns come back as Long objects, not bigint.
+    const plain = hostClient();
+    const noUnset = hostClient({ useBigIntAsLong: true, useUndefinedAsUnset: false });
+    try {
+      await expect(createRegrid({ cassandra: plain, config: settings })).rejects.toThrow(
+        /encoding: \{ useBigIntAsLong: true \}/,
+      );
+      await expect(createRegrid({ cassandra: noUnset, config: settings })).rejects.toThrow(
+        /useUndefinedAsUnset/,
+      );
+    } finally {
+      await Promise.all([plain.shutdown(), noUnset.shutdown()]);
+    }
+  });
+
+  it('drain() turns /readyz to 503 draining while the routes still answer; readiness checks the replicas', async () => {
+    const regrid = await createRegrid({ cassandra, redis, config: settings });
+    const host = new Hono().route('/regrid', regrid.app);
+    const before = await send(host, 'GET', '/regrid/readyz');
+    expect(before.status).toBe(200);
+    expect(before.json.checks).toMatchObject({ cassandra: 'ok', replicas: 'ok' });
+    regrid.drain();
+    const during = await send(host, 'GET', '/regrid/readyz');
+    expect(during.status).toBe(503);
+    expect(during.json).toMatchObject({ status: 'draining' });
+    expect((await send(host, 'GET', `/regrid/v1/profiles/${randomProfile()}/grid`)).status).toBe(
+      200,
+    );
+    await regrid.close();
+  });
+
+  it('serves its docs and document under the mount prefix', async () => {
+    const regrid = await createRegrid({ cassandra, config: settings });
+    const host = new Hono().route('/api/grid', regrid.app);
+    const doc = await send(host, 'GET', '/api/grid/openapi.json');
+    expect(doc.json.servers).toEqual([{ url: '/api/grid' }]);
+    const page = await send(host, 'GET', '/api/grid/docs');
+    const refs = [...String(page.json).matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThanOrEqual(4);
+    for (const ref of refs) {
+      const url = new URL(ref, 'http://host/api/grid/docs');
+      expect((await host.request(url.pathname)).status, url.pathname).toBe(200);
+    }
+    await regrid.close();
   });
 
   it('refuses an unmigrated and a partly migrated keyspace; MIGRATE_ON_START=true migrates it', async () => {

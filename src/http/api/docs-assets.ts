@@ -14,9 +14,12 @@ interface Asset {
   readonly text?: string;
 }
 
+// Every URL below is relative to the page, which has no trailing slash: the page's file named
+// `docs/<name>` resolves to /docs/<name>, or to /prefix/docs/<name> where a host mounts regrid
+// (docs/embedding.md), and the document to /openapi.json or /prefix/openapi.json.
 const INIT = `window.onload = function () {
   window.ui = SwaggerUIBundle({
-    url: '/openapi.json',
+    url: 'openapi.json',
     dom_id: '#swagger-ui',
     deepLinking: true,
     persistAuthorization: true,
@@ -45,14 +48,14 @@ export const DOCS_PAGE = `<!doctype html>
   <head>
     <meta charset="utf-8" />
     <title>regrid API</title>
-    <link rel="stylesheet" href="/docs/swagger-ui.css" />
-    <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" />
+    <link rel="stylesheet" href="docs/swagger-ui.css" />
+    <link rel="icon" type="image/png" href="docs/favicon-32x32.png" />
   </head>
   <body>
     <div id="swagger-ui"></div>
-    <script src="/docs/swagger-ui-bundle.js"></script>
-    <script src="/docs/swagger-ui-standalone-preset.js"></script>
-    <script src="/docs/init.js"></script>
+    <script src="docs/swagger-ui-bundle.js"></script>
+    <script src="docs/swagger-ui-standalone-preset.js"></script>
+    <script src="docs/init.js"></script>
   </body>
 </html>
 `;

@@ -1,6 +1,7 @@
 /**
  * The API's description, served by regrid itself:
- *   GET /openapi.json   → the OpenAPI 3.1 document (built once from the zod schemas, api/document.ts)
+ *   GET /openapi.json   → the OpenAPI 3.1 document (built once from the zod schemas, api/document.ts);
+ *                         mounted under a prefix (createRegrid), its `servers` is that prefix
  *   GET /docs           → Swagger UI on that document
  *   GET /docs/:asset    → Swagger UI's files from node_modules (no CDN), 404 for anything else
  */
@@ -12,10 +13,23 @@ import { problemResponse } from '../problem.js';
 
 export function docsRoutes() {
   const app = new Hono<AppEnv>();
-  const document = JSON.stringify(buildDocument());
+  const built = buildDocument();
+  const document = JSON.stringify(built);
+  // A host mounts the app once, under one prefix: a few texts at most (bounded all the same).
+  const prefixed = new Map<string, string>();
+  const documentAt = (prefix: string) => {
+    if (!prefix) return document;
+    let text = prefixed.get(prefix);
+    if (text === undefined) {
+      text = JSON.stringify({ ...built, servers: [{ url: prefix }] });
+      if (prefixed.size >= 8) prefixed.clear();
+      prefixed.set(prefix, text);
+    }
+    return text;
+  };
 
   app.get('/openapi.json', (c) =>
-    c.body(document, 200, {
+    c.body(documentAt(c.req.path.slice(0, -'/openapi.json'.length)), 200, {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-cache',
     }),
