@@ -5,8 +5,9 @@
  *
  * The feed is a platform service, not a user: it sends its service token
  * (`src/http/service-auth.ts` issueServiceToken, `scope: "service"`) as a bearer on every read.
- * The routes it reads are public today and ignore the header; a changes route that answers its
- * full form to service tokens only (and a redacted one to visitors) then needs no change here.
+ * The changes route answers its full form to the owner and to service tokens only; anyone else
+ * gets a public form (kinds `added` and `removed`, archives naming no post) that a feed
+ * cannot be kept with, so a page of that form is refused here with the reason.
  */
 import { ChangeEvent } from './decide.js';
 
@@ -21,6 +22,8 @@ export function regridGet(baseUrl: string, serviceToken?: string): Get {
     : {};
   return (path) => fetch(`${base}${path}`, { headers });
 }
+
+const PUBLIC_KINDS = new Set(['added', 'removed']);
 
 export type ChangesPage =
   | {
@@ -44,6 +47,10 @@ export async function changesAfter(
   const body = (await res.json()) as Record<string, unknown>;
   if (res.status === 410) return { kind: 'gone', gridVersion: BigInt(String(body.grid_version)) };
   if (!res.ok) throw new Error(`GET changes of ${profile}: ${res.status} ${JSON.stringify(body)}`);
+  if ((body.changes as Array<{ kind?: unknown }>).some((c) => PUBLIC_KINDS.has(String(c.kind))))
+    throw new Error(
+      `GET changes of ${profile}: the public form came back; send a service token (FEED_SERVICE_TOKEN)`,
+    );
   const changes = (body.changes as unknown[]).map((c) =>
     ChangeEvent.parse({ ...(c as object), profile_id: profile }),
   );

@@ -19,6 +19,7 @@ import { follow, marksOf, readTimeline } from '../../../examples/feed/graph.js';
 import { feedKeysOf, streamKeysOf } from '../../../examples/feed/keys.js';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
 import { createApp } from '../../../src/http/app.js';
+import { issueServiceToken } from '../../../src/http/service-auth.js';
 import { issueToken } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { GridService } from '../../../src/service/grid-service.js';
@@ -32,6 +33,7 @@ const PREFIX = `regrid_t_feed:e2e-${randomBytes(4).toString('hex')}:`;
 const SHARDS = 4;
 const keys = feedKeysOf(`${PREFIX}feed:`);
 
+const SERVICE_SECRET = 'feed-e2e-tests-service-secret-0123456789';
 let client: Client;
 let guard: RedisGuard;
 let raw: Redis;
@@ -63,6 +65,7 @@ beforeAll(async () => {
   app = createApp({
     service,
     jwtSecret: JWT_SECRET,
+    serviceJwtSecret: SERVICE_SECRET,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     readiness: makeReadiness({ cql: cqlOf(client), redis: guard }),
   });
@@ -304,7 +307,10 @@ describe('the reference feed behind the real service', () => {
       follower,
       profiles: ps.map(String),
     }));
-    const get = (path: string) => Promise.resolve(app.request(path));
+    // The feed is a platform service: its reads carry its service token (examples/feed/api.ts).
+    const token = issueServiceToken(SERVICE_SECRET, 'feed');
+    const get = (path: string) =>
+      Promise.resolve(app.request(path, { headers: { authorization: `Bearer ${token}` } }));
     const clean = await checkFeeds(raw, keys, get, follows);
     expect(clean).toMatchObject({ missing: 0, extra: 0, misplaced: 0, behind: 0 });
     const f = followers[0]!;
