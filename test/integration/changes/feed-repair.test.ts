@@ -22,7 +22,7 @@ import { FeedStore } from '../../../examples/feed/store.js';
 import { issueToken } from '../../../src/http/auth.js';
 import { postgresDown } from '../support/loadtest.js';
 import { requestJson } from '../support/http.js';
-import { openChanges, randomProfile, type ChangesHarness } from './harness.js';
+import { openChanges, randomProfile, serviceToken, type ChangesHarness } from './harness.js';
 
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PG_SCHEMA = `regrid_t_feed_${randomBytes(4).toString('hex')}`;
@@ -66,7 +66,10 @@ describe.skipIf(down !== null)('the feed repairs a profile from the catch-up rou
       gapTimeoutMs: 200,
       audit: false,
       store,
-      api: (path) => Promise.resolve(h.app.request(path)),
+      api: (path) =>
+        Promise.resolve(
+          h.app.request(path, { headers: { authorization: `Bearer ${serviceToken()}` } }),
+        ),
     });
     const profile = randomProfile();
     const follower = `${randomProfile()}`;

@@ -12,6 +12,7 @@ import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
 import { shardOf, streamKeys } from '../../../src/cache/change-stream.js';
 import { composeId, type IdGenerator } from '../../../src/domain/ids.js';
 import { createApp } from '../../../src/http/app.js';
+import { issueServiceToken } from '../../../src/http/service-auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
@@ -47,6 +48,9 @@ export interface ChangesHarness {
 }
 
 export const CURSOR_SECRET = 'changes-tests-cursor-secret-0123456789';
+/** The platform's service tokens (the changes route's full form: `serviceToken()`). */
+export const SERVICE_SECRET = 'changes-tests-service-secret-0123456789';
+export const serviceToken = () => issueServiceToken(SERVICE_SECRET, 'tests');
 
 export async function openChanges(env: Record<string, string> = {}): Promise<ChangesHarness> {
   const prefix = `regrid_t_changes:${randomBytes(4).toString('hex')}:`;
@@ -89,6 +93,7 @@ export async function openChanges(env: Record<string, string> = {}): Promise<Cha
   const app = createApp({
     service,
     jwtSecret: 'changes-tests-jwt-secret-0123456789',
+    serviceJwtSecret: SERVICE_SECRET,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     readiness: makeReadiness({ cql: cqlOf(client), redis }),
   });
