@@ -13,6 +13,7 @@
 import { Cluster, Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import type { RedisTarget } from '../redis-target.js';
+import { traceCommands } from './redis-spans.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -28,32 +29,36 @@ export function createRedisClient(target: RedisTarget, timeoutMs: number): Redis
   // Keep reconnecting forever, backing off to 2 s, so the cache comes back by itself.
   const backoff = (attempt: number) => Math.min(attempt * 100, 2000);
   if (target.kind === 'single') {
-    return new Redis(target.url, {
-      ...connection,
-      enableOfflineQueue: false,
-      // Commands issued in the same tick by concurrent requests leave in one socket write: a
-      // write syscall per command was the largest single cost of a move in Node's profile.
-      enableAutoPipelining: true,
-      retryStrategy: backoff,
-    });
-  }
-  return new Cluster(
-    target.nodes.map((n) => ({ host: n.host, port: n.port })),
-    {
-      redisOptions: {
+    return traceCommands(
+      new Redis(target.url, {
         ...connection,
-        ...(target.username ? { username: target.username } : {}),
-        ...(target.password ? { password: target.password } : {}),
-        ...(target.tls ? { tls: {} } : {}),
+        enableOfflineQueue: false,
+        // Commands issued in the same tick by concurrent requests leave in one socket write: a
+        // write syscall per command was the largest single cost of a move in Node's profile.
+        enableAutoPipelining: true,
+        retryStrategy: backoff,
+      }),
+    );
+  }
+  return traceCommands(
+    new Cluster(
+      target.nodes.map((n) => ({ host: n.host, port: n.port })),
+      {
+        redisOptions: {
+          ...connection,
+          ...(target.username ? { username: target.username } : {}),
+          ...(target.password ? { password: target.password } : {}),
+          ...(target.tls ? { tls: {} } : {}),
+        },
+        enableOfflineQueue: false,
+        enableAutoPipelining: true,
+        clusterRetryStrategy: backoff,
+        maxRedirections: 4,
+        retryDelayOnFailover: 0,
+        retryDelayOnClusterDown: 0,
+        retryDelayOnTryAgain: 0,
+        slotsRefreshTimeout: Math.max(timeoutMs * 4, 500),
       },
-      enableOfflineQueue: false,
-      enableAutoPipelining: true,
-      clusterRetryStrategy: backoff,
-      maxRedirections: 4,
-      retryDelayOnFailover: 0,
-      retryDelayOnClusterDown: 0,
-      retryDelayOnTryAgain: 0,
-      slotsRefreshTimeout: Math.max(timeoutMs * 4, 500),
-    },
+    ),
   );
 }

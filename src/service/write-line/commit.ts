@@ -30,6 +30,8 @@ import type { LastCommitted } from './last-committed.js';
 import * as out from './outcomes.js';
 import type { BatchPlan, CommitEvent, GridRowsRead, PlannedWrite } from './types.js';
 import type { QueuedWrite, WriterSettings } from './types.js';
+import { casOutcome, spanned, turnScope } from './write-trace.js';
+import type { Context } from '@opentelemetry/api';
 
 export interface CommitDeps {
   readonly store: GridStore;
@@ -41,6 +43,7 @@ export interface CommitDeps {
   /** After the batch applied: the crash seam, the membership effects, the commit hooks. */
   readonly committed: (event: CommitEvent, effects: Effects | undefined) => Promise<void>;
   readonly beforeBatch?: () => Promise<void>; // the change stream's mark (changes/publication.ts)
+  readonly trace?: Context; // the turn's span, when tracing is on (write-trace.ts)
 }
 
 /**
@@ -54,7 +57,8 @@ export async function commitQueued(
 ): Promise<QueuedWrite[]> {
   const turn = { waiting: [...writes], back: [] as QueuedWrite[] };
   try {
-    await statementScope.exit(() => attempts(deps, profileId, turn));
+    const own = () => attempts(deps, profileId, turn);
+    await (deps.trace ? statementScope.run(turnScope(deps.trace), own) : statementScope.exit(own));
   } catch (err) {
     // A failed read or batch, or the crash seam: whatever still waits fails with it.
     deps.records.distrust(profileId);
@@ -75,7 +79,12 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
     const { snapshot } = start;
     if (!start.trusted) await deps.membership.rollForward(profileId, snapshot.head);
     const rows = rowsReadThrough(start.rows, profileId, store);
-    const plan = await planBatch(store, profileId, snapshot, turn.waiting, attempt, settings, rows);
+    const plan = await spanned(
+      'regrid.write_line.plan',
+      deps.trace,
+      { 'regrid.attempt': attempt },
+      () => planBatch(store, profileId, snapshot, turn.waiting, attempt, settings, rows),
+    );
     // The records planners wrote must exist before the batch (and before a put-back write re-plans).
     const failed = await plan.failedWork();
     turn.back.push(...plan.back);
@@ -86,7 +95,14 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
     // Requests their deadline answered "not applied" meanwhile must stay so: re-plan without.
     if (out.drop(turn, sealed)) continue;
     await deps.beforeBatch?.();
-    const cas = await send(store, profileId, snapshot, plan, turn.waiting);
+    const attrs = { 'regrid.cas.attempt': attempt, 'regrid.cas.writes': plan.writes };
+    const cas = await spanned(
+      'regrid.cas',
+      deps.trace,
+      attrs,
+      (trace) => send(store, profileId, snapshot, plan, turn.waiting, trace),
+      casOutcome,
+    );
     if (cas === 'refused' && out.drop(turn, sealed)) continue;
     if (cas === 'refused') continue;
     if (cas.applied) {
@@ -224,11 +240,14 @@ async function send(
   snapshot: OverridesSnapshot,
   plan: BatchPlan,
   writes: readonly QueuedWrite[],
+  trace?: Context,
 ): Promise<CasResult | 'refused'> {
   const scopes = writes.flatMap((w) => (w.scope ? [w.scope] : []));
   const { version } = snapshot.head;
+  const group = new GroupScope(scopes);
+  if (trace) group.trace = trace; // its statements' spans are the CAS attempt's children
   try {
-    return await statementScope.run(new GroupScope(scopes), () =>
+    return await statementScope.run(group, () =>
       store.casGrid(profileId, version, version + BigInt(plan.writes), plan.mutation),
     );
   } catch (err) {
