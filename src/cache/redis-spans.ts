@@ -9,14 +9,13 @@
  */
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { currentTrace, startSpan, tracing } from '../obs/tracing.js';
-import type { RedisClient } from './redis-client.js';
 
 interface Command {
   readonly name: string;
   readonly promise: Promise<unknown>;
 }
 
-export function traceCommands<C extends RedisClient>(client: C): C {
+export function traceCommands<C extends object>(client: C): C {
   if (!tracing()) return client;
   const target = client as unknown as {
     sendCommand(command: Command, ...rest: unknown[]): unknown;

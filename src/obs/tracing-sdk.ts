@@ -14,7 +14,7 @@ import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trac
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import type { OtlpProtocol, TracingRuntime } from './tracing.js';
+import type { OtlpProtocol, TracingRuntime } from './tracing-types.js';
 
 const getter = {
   keys: (carrier: Record<string, string | undefined>) => Object.keys(carrier),

@@ -9,22 +9,10 @@
  * carries with each write (QueuedWrite.scope) and the Cql wrapper already reads at its single
  * execute point; each span of ours names its parent (`tracer.startSpan(name, opts, parent)`).
  */
-import type { Context, Span, SpanContext, SpanOptions, Tracer } from '@opentelemetry/api';
+import type { Context, Span, SpanOptions } from '@opentelemetry/api';
+import type { OtlpProtocol, TracingRuntime } from './tracing-types.js';
 
-/** What tracing-sdk.ts hands back once the provider runs. */
-export interface TracingRuntime {
-  readonly tracer: Tracer;
-  /** The context of an incoming W3C `traceparent`/`tracestate` (ROOT when absent or bad). */
-  extract(headers: Record<string, string | undefined>): Context;
-  /** `ctx` with `span` as its active span. */
-  withSpan(ctx: Context, span: Span): Context;
-  /** The span context of `ctx`'s span, if it has one (for links). */
-  spanContextOf(ctx: Context): SpanContext | undefined;
-  /** The root context (no parent). */
-  readonly root: Context;
-  /** Flushes what is buffered and stops exporting. */
-  shutdown(): Promise<void>;
-}
+export type { TracingRuntime } from './tracing-types.js';
 
 let runtime: TracingRuntime | undefined;
 
@@ -43,9 +31,6 @@ export function tracingWanted(env: Env = process.env): boolean {
   const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim().toLowerCase());
   return exporters.includes('otlp');
 }
-
-/** The OTLP protocols supported (`OTEL_EXPORTER_OTLP[_TRACES]_PROTOCOL`; default http/protobuf). */
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 export function otlpProtocolOf(env: Env = process.env): OtlpProtocol {
   const p = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '')
