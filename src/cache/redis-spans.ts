@@ -3,7 +3,8 @@
  * client's `sendCommand` (every command, pipelined or not, goes through it). The maintained
  * `@opentelemetry/instrumentation-ioredis` patches ioredis through `require` hooks, which never
  * see this ESM service load it (tried with ioredis 5: no span without an import loader hook).
- * Parent: the running statement scope's trace context (the request, or the write line's turn).
+ * Parent: the running statement scope's trace context (the request, or the write line's turn);
+ * a command outside traced work (the page front's hits, the sweeper, probes) is not spanned.
  * Only the command name is recorded, never its arguments (cache keys hold profile IDs, values
  * hold posts).
  */
@@ -22,8 +23,10 @@ export function traceCommands<C extends object>(client: C): C {
   };
   const send = target.sendCommand.bind(client);
   target.sendCommand = (command: Command, ...rest: unknown[]) => {
+    const parent = currentTrace();
+    if (!parent) return send(command, ...rest); // outside traced work: no trace of one command
     const name = command.name.toUpperCase();
-    const s = startSpan(`redis ${name}`, currentTrace(), {
+    const s = startSpan(`redis ${name}`, parent, {
       kind: SpanKind.CLIENT,
       attributes: { 'db.system.name': 'redis', 'db.operation.name': name },
     });
