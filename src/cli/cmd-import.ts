@@ -12,6 +12,10 @@ import { loadConfig } from '../config.js';
 import { GridService } from '../service/grid-service.js';
 import { cqlSource, ndjsonSource } from '../service/import/sources.js';
 import { runImport, type ImportSource, type ImportTotals } from '../service/import/run-import.js';
+import type { ChunkRunner } from '../service/import/run-import.js';
+import { tracedImport } from '../service/import-trace.js';
+import { startTracing } from '../obs/tracing.js';
+import { version } from '../obs/build-info.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { SourceTable } from '../store/source-table.js';
 import type { Parsed } from './command-specs.js';
@@ -49,7 +53,10 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
   }
 
   const { config, target } = await find(loadConfig(), (l) => io.err(l));
+  const stopTracing = await startTracing(version); // OTEL_* (docs/operating.md "Traces")
   const session = await openCassandra(config, () => undefined, 'apply', target);
+  let traced: ReturnType<typeof tracedImport>;
+  let totals: ImportTotals | undefined;
   try {
     const service = new GridService({
       cql: session.cql,
@@ -68,17 +75,18 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
         );
     const started = Date.now();
     const progress = progressLine(io, started);
-    const totals = await runImport((p, posts) => service.platform.importChunk(p, posts), source, {
-      ...options,
-      onProgress: progress,
-    });
+    const chunk: ChunkRunner = (p, posts) => service.platform.importChunk(p, posts);
+    traced = tracedImport(chunk);
+    totals = await runImport(traced?.run ?? chunk, source, { ...options, onProgress: progress });
     const bad = 'bad' in source ? (source as ReturnType<typeof ndjsonSource>).bad : undefined;
     report(io, totals, bad, (Date.now() - started) / 1000, v['json'] === true);
     const clean =
       totals.conflicts === 0 && totals.invalid === 0 && totals.failedSlices === 0 && !bad?.count;
     return clean ? EXIT.ok : EXIT.findings;
   } finally {
+    traced?.end(totals);
     await session.client.shutdown();
+    await stopTracing?.().catch(() => undefined); // flushes the last spans
   }
 }
 

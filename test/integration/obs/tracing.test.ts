@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REGRID_EPOCH_MS, TIMESTAMP_SHIFT } from '../../../src/domain/ids.js';
 import { issueToken } from '../../../src/http/auth.js';
 import { TEST_KEYSPACE } from '../support/stores.js';
 
@@ -218,6 +219,55 @@ describe('OpenTelemetry traces', () => {
     // trace_id is a 16-byte field; the span names are strings in the payload.
     expect(all.includes(Buffer.from(traceId, 'hex'))).toBe(true);
     expect(all.includes(Buffer.from('regrid.cas.applied'))).toBe(true);
+  }, 150_000);
+
+  it('regrid import: one trace, a span per chunk with its write line and CAS under it', async () => {
+    const otlp = await receiver();
+    const base = { ...process.env };
+    for (const k of Object.keys(base)) if (k.startsWith('OTEL_')) delete base[k];
+    const profile = 770_100n + BigInt(Date.now() % 100_000);
+    const at = BigInt(Date.now() - 3_600_000 - REGRID_EPOCH_MS) << TIMESTAMP_SHIFT;
+    const lines = [0n, 1n, 2n].map((i) =>
+      JSON.stringify({ profile_id: String(profile), post_id: String(at + (i << 10n) + i) }),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/cli.ts', 'import', '--from-ndjson', '-'], {
+      env: {
+        ...base,
+        NODE_ENV: 'test',
+        CASSANDRA_KEYSPACE: TEST_KEYSPACE,
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }); // prettier-ignore
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stdin!.end(lines.join('\n') + '\n');
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code, output).toBe(0);
+    const spans: JsonSpan[] = [];
+    for (const r of otlp.received) {
+      const doc = JSON.parse(r.body.toString()) as {
+        resourceSpans: Array<{ scopeSpans: Array<{ spans: JsonSpan[] }> }>;
+      };
+      for (const rs of doc.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
+    }
+    const root = spans.filter((s) => s.name === 'regrid.import');
+    expect(root).toHaveLength(1);
+    expect(attr(root[0]!, 'regrid.import.imported')).toBe(3);
+    const inTrace = spans.filter((s) => s.traceId === root[0]!.traceId);
+    const chunks = inTrace.filter((s) => s.name === 'regrid.import.chunk');
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const c of chunks) expect(c.parentSpanId).toBe(root[0]!.spanId);
+    const lineSpans = inTrace.filter((s) => s.name === 'regrid.write_line');
+    expect(lineSpans.length).toBeGreaterThan(0);
+    const chunkIds = new Set(chunks.map((c) => c.spanId));
+    for (const l of lineSpans) expect(chunkIds.has(l.parentSpanId!)).toBe(true);
+    const cas = inTrace.filter((s) => s.name === 'regrid.cas');
+    expect(cas.some((s) => attr(s, 'regrid.cas.applied') === true)).toBe(true);
   }, 150_000);
 
   it('off by default: nothing exported, the SDK module never loaded', async () => {
