@@ -19,6 +19,7 @@ import {
 } from './bootstrap.js';
 import type { Config } from './config.js';
 import { collectProcessMetrics } from './obs/registry.js';
+import { otlpProtocolOf, startTracing } from './obs/tracing.js';
 import { createLogger, logCallback } from './obs/logger.js';
 import { recordBuildInfo, watchDriver } from './obs/metrics-platform.js';
 import { releaseVersion, version } from './obs/build-info.js';
@@ -61,6 +62,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   collectProcessMetrics();
   const logger = opts.logger ?? serverLogger(config);
   const log = (line: string) => logger.info(line);
+  // Before the stores and the app: their spans need it (docs/operating.md "Tracing").
+  const stopTracing = await startTracing(version);
+  if (stopTracing) log(`[tracing] OTLP traces on (${otlpProtocolOf()})`);
   const secrets = settleSecrets(config);
 
   const cassandra = await openCassandra(config, log, serverSchemaStep(config), opts.cassandra);
@@ -154,6 +158,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await sweeper?.stop();
     await lease.release();
     await Promise.allSettled([cassandra.client.shutdown(), redis?.close()]);
+    await stopTracing?.().catch(() => undefined); // flushes the last spans
     process.exit(code);
   }
   process.once('SIGINT', () => void shutdown(0));

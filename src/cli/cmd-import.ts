@@ -16,6 +16,10 @@ import type { ImportIssue } from '../domain/import-plan.js';
 import { GridService } from '../service/grid-service.js';
 import { cqlSource, ndjsonSource } from '../service/import/sources.js';
 import { runImport, type ImportSource, type ImportTotals } from '../service/import/run-import.js';
+import type { ChunkRunner } from '../service/import/run-import.js';
+import { tracedImport } from '../service/import-trace.js';
+import { startTracing } from '../obs/tracing.js';
+import { version } from '../obs/build-info.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { SourceTable } from '../store/source-table.js';
 import type { Parsed } from './command-specs.js';
@@ -56,10 +60,13 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
   }
 
   const { config, target } = await find(loadConfig(), (l) => io.err(l));
+  const stopTracing = await startTracing(version); // OTEL_* (docs/operating.md "Traces")
   const session = await openCassandra(config, () => undefined, 'apply', target);
   // The same Redis as the server: without it the grids' cached pages would outlive the import
   // and its versions would reach the change stream only with each profile's next write.
   const redis = await openRedis(config, (l) => io.err(l));
+  let traced: ReturnType<typeof tracedImport>;
+  let totals: ImportTotals | undefined;
   try {
     if (redis && !(await redis.waitReady(0))) {
       io.err('redis: not reachable (the import must drop cached grids and publish its changes)');
@@ -83,16 +90,17 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
         );
     const started = Date.now();
     const progress = progressLine(io, started);
-    const totals = await runImport((p, posts) => service.platform.importChunk(p, posts), source, {
-      ...options,
-      onProgress: progress,
-    });
+    const chunk: ChunkRunner = (p, posts) => service.platform.importChunk(p, posts);
+    traced = tracedImport(chunk);
+    totals = await runImport(traced?.run ?? chunk, source, { ...options, onProgress: progress });
     await service.changes.settled(); // every imported version on the stream before we exit
     report(io, totals, (Date.now() - started) / 1000, v['json'] === true);
     const clean = totals.conflicts === 0 && totals.invalid === 0 && totals.failedSlices === 0;
     return clean ? EXIT.ok : EXIT.findings;
   } finally {
+    traced?.end(totals);
     await Promise.allSettled([session.client.shutdown(), redis?.close()]);
+    await stopTracing?.().catch(() => undefined); // flushes the last spans
   }
 }
 

@@ -26,6 +26,8 @@ import { metricsRoutes } from './routes/metrics.js';
 import { registry } from '../obs/registry.js';
 import { requestLogger, silentLogger, type Logger } from '../obs/logger.js';
 import { observe } from './observe.js';
+import { tracing } from '../obs/tracing.js';
+import { traceRequests } from './trace.js';
 import { postsRoutes } from './routes/posts.js';
 import { adminRoutes } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-edits.js';
@@ -87,6 +89,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Before everything: a held first page is answered with its own metrics and log line.
   app.get(GRID_PAGE_ROUTE, gridPageFront(deps.service.pages, logger));
   app.use('*', observe(logger)); // then: it sees every other final answer
+  const traced = tracing(); // only when on (docs/operating.md "Tracing"): no cost when off
+  if (traced) app.use('*', traceRequests(traced));
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
   // The body first: the request deadline is the store's, so its clock starts once the body is in.

@@ -20,6 +20,8 @@ import type { Config } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import { StatementScope, statementScope } from '../store/cql-budget.js';
 import type { AppEnv } from './env.js';
+import { tracing } from '../obs/tracing.js';
+import { traceOf } from './trace.js';
 import { causeLine, problemOf, problemResponse } from './problem.js';
 
 export interface Deadlines {
@@ -44,6 +46,7 @@ export function deadline(limits: Deadlines, log: Log): MiddlewareHandler<AppEnv>
     const read = c.req.method === 'GET' || c.req.method === 'HEAD';
     const ms = read ? limits.readMs : limits.writeMs;
     const scope = new StatementScope();
+    if (tracing()) scope.trace = traceOf(c); // the request's span (http/trace.ts)
     const work = statementScope.run(scope, next);
     // One promise and one timer per request, settled by whichever comes first (no race helper
     // and no promise of its own for the timer: every promise costs a hook call here).

@@ -27,6 +27,8 @@ import {
 import { DomainError } from '../domain/errors.js';
 import { tlsOptionsOf } from '../tls-options.js';
 import { kindOfBatch, kindOfStatement, timeStatement, type StatementKind } from './cql-metrics.js';
+import { BATCH, cqlSpan, endCqlSpan } from './cql-spans.js';
+import { traceSource, tracing } from '../obs/tracing.js';
 
 /** The subset of `Client` the stores use. */
 export interface Cql {
@@ -153,6 +155,9 @@ export const consistencyOf = (config: Config): Consistency => ({
  */
 const budgets = new WeakMap<object, Budget>();
 
+// The Redis command spans find their parent here (src/cache/redis-spans.ts).
+traceSource(() => statementScope.getStore()?.trace);
+
 /**
  * Wraps a Client: a bounded in-flight budget, per-request write accounting, and availability
  * failures as DomainError('unavailable'), or 'write_outcome_unknown' once a write of the same
@@ -167,10 +172,11 @@ export function cqlOf(
   const held = budget;
 
   // Timed from here: the latency a caller sees includes waiting for the budget.
-  async function run(kind: StatementKind, send: () => Promise<types.ResultSet>) {
+  async function run(kind: StatementKind, cql: string, send: () => Promise<types.ResultSet>) {
     const done = timeStatement(kind);
     const write = kind !== 'read';
     const scope = statementScope.getStore();
+    const span = tracing() && cqlSpan(cql, scope?.trace);
     let sent = false;
     try {
       if (scope?.sealed) throw new NotSent(REFUSED_AFTER_DEADLINE);
@@ -184,12 +190,14 @@ export function cqlOf(
           scope?.writeNotApplied(); // a lost compare-and-set: known not applied
         }
         done();
+        if (span) endCqlSpan(span, rs);
         return rs;
       } finally {
         held.release();
       }
     } catch (err) {
       done(err);
+      if (span) endCqlSpan(span, undefined, err);
       if (write && sent && neverSent(err)) scope?.writeNotApplied();
       if (isCasTimeout(err)) throw err;
       const mapped = err instanceof NotSent ? unavailable(err) : mapUnavailable(err);
@@ -208,7 +216,8 @@ export function cqlOf(
 
   return {
     execute: (query, params, options) =>
-      run(kindOfStatement(query), () => client.execute(query, params, options)),
-    batch: (queries, options) => run(kindOfBatch(queries), () => client.batch(queries, options)),
+      run(kindOfStatement(query), query, () => client.execute(query, params, options)),
+    batch: (queries, options) =>
+      run(kindOfBatch(queries), BATCH, () => client.batch(queries, options)),
   };
 }

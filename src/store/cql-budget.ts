@@ -3,6 +3,7 @@
  * what one caller has sent (so a 503 can say "not applied" or "outcome unknown" truthfully) and
  * a bounded queue in front of the driver's per-connection request limit.
  */
+import type { Context } from '@opentelemetry/api';
 import { AsyncSlot } from './async-slot.js';
 import type { Config } from '../config.js';
 import { cqlInFlight, cqlQueued } from '../obs/metrics-platform.js';
@@ -20,6 +21,8 @@ export class StatementScope {
   private isSealed = false;
   /** Made on first use: most requests never wait for the budget (one scope per request). */
   private onSealed: Set<() => void> | undefined;
+  /** The parent of its statements' spans, set only when tracing is on (src/obs/tracing.ts). */
+  declare trace?: Context;
 
   get mayHaveWritten(): boolean {
     return this.maybeWritten > 0;

@@ -39,6 +39,8 @@ import type { LastCommitted } from './last-committed.js';
 import * as out from './outcomes.js';
 import type { BatchPlan, CommitEvent, GridRowsRead, PlannedWrite } from './types.js';
 import type { QueuedWrite, WriterSettings } from './types.js';
+import { casOutcome, spanned, turnScope } from './write-trace.js';
+import type { Context } from '@opentelemetry/api';
 
 export interface CommitDeps {
   readonly store: GridStore;
@@ -54,6 +56,7 @@ export interface CommitDeps {
    * newest state the stream has published for the grid when the mark's round trip read it.
    */
   readonly beforeBatch?: () => Promise<GridVersion | undefined>;
+  readonly trace?: Context; // the turn's span, when tracing is on (write-trace.ts)
 }
 
 /**
@@ -67,7 +70,8 @@ export async function commitQueued(
 ): Promise<QueuedWrite[]> {
   const turn = { waiting: [...writes], back: [] as QueuedWrite[] };
   try {
-    await statementScope.exit(() => attempts(deps, profileId, turn));
+    const own = () => attempts(deps, profileId, turn);
+    await (deps.trace ? statementScope.run(turnScope(deps.trace), own) : statementScope.exit(own));
   } catch (err) {
     // A failed read or batch, or the crash seam: whatever still waits fails with it.
     deps.records.distrust(profileId);
@@ -91,7 +95,12 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
     const rows = rowsReadThrough(start.rows, profileId, store);
     const floor = versionFloor(snapshot.head, [records.newest(profileId), published]);
     const opts = floor === undefined ? settings : { ...settings, generation: floor };
-    const plan = await planBatch(store, profileId, snapshot, turn.waiting, attempt, opts, rows);
+    const plan = await spanned(
+      'regrid.write_line.plan',
+      deps.trace,
+      { 'regrid.attempt': attempt },
+      () => planBatch(store, profileId, snapshot, turn.waiting, attempt, opts, rows),
+    );
     // The records planners wrote must exist before the batch (and before a put-back write re-plans).
     const failed = await plan.failedWork();
     turn.back.push(...plan.back);
@@ -109,7 +118,14 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
       records.distrust(profileId);
       continue;
     }
-    const cas = await send(store, profileId, snapshot, plan, turn.waiting);
+    const attrs = { 'regrid.cas.attempt': attempt, 'regrid.cas.writes': plan.writes };
+    const cas = await spanned(
+      'regrid.cas',
+      deps.trace,
+      attrs,
+      (trace) => send(store, profileId, snapshot, plan, turn.waiting, trace),
+      casOutcome,
+    );
     if (cas === 'refused' && out.drop(turn, sealed)) continue;
     if (cas === 'refused') continue;
     if (cas.applied) {
@@ -271,11 +287,14 @@ async function send(
   snapshot: OverridesSnapshot,
   plan: BatchPlan,
   writes: readonly QueuedWrite[],
+  trace?: Context,
 ): Promise<CasResult | 'refused'> {
   const scopes = writes.flatMap((w) => (w.scope ? [w.scope] : []));
   const { version } = snapshot.head;
+  const group = new GroupScope(scopes);
+  if (trace) group.trace = trace; // its statements' spans are the CAS attempt's children
   try {
-    return await statementScope.run(new GroupScope(scopes), () =>
+    return await statementScope.run(group, () =>
       store.casGrid(profileId, version, version + BigInt(plan.writes), plan.mutation),
     );
   } catch (err) {

@@ -48,6 +48,8 @@ import type { MembershipStore } from '../../store/membership-store.js';
 import { commitQueued } from './commit.js';
 import { LastCommitted } from './last-committed.js';
 import type { CommitEvent, GridPlanner, Publication, QueuedWrite, WriteOptions } from './types.js';
+import { spanned, traceQueued, traceTurn } from './write-trace.js';
+import { tracing } from '../../obs/tracing.js';
 import type { WriteOutcome, WriterHooks, WriterSettings } from './types.js';
 
 export type * from './types.js';
@@ -97,6 +99,7 @@ export class GridWriter {
         resolve: (o) => resolve(o as WriteOutcome<R>),
         reject,
       };
+      if (tracing()) traceQueued(write);
       if (this.queue) this.queue.push(profileId, write);
       else void this.turn(profileId, [write]); // no queue: every write races alone
     });
@@ -120,11 +123,17 @@ export class GridWriter {
   private async turn(profileId: bigint, writes: QueuedWrite[]): Promise<QueuedWrite[]> {
     const { store, membership, settings, records } = this;
     const pub = this.publication?.open(profileId);
+    const traced = traceTurn(profileId, writes);
     const committed = async (event: CommitEvent, effects: Effects | undefined) => {
       pub?.applied();
       if (this.hooks.afterCas) await this.hooks.afterCas(event);
       if (effects) await this.applyOwn(profileId, effects);
-      pub?.publish(event);
+      if (pub && traced) {
+        const version = event.version.toString();
+        await spanned('regrid.changes.publish', traced.context, { 'regrid.version': version }, () =>
+          Promise.resolve(pub.publish(event)),
+        );
+      } else pub?.publish(event);
       for (const hook of [...(this.hooks.onCommitted ?? []), ...this.ownHooks]) {
         try {
           const done = hook(event); // a hook that returns no promise costs no turn of the queue
@@ -136,7 +145,9 @@ export class GridWriter {
     };
     const deps = { store, membership, settings, records, queued: !!this.queue, committed };
     const beforeBatch = pub ? { beforeBatch: () => pub.beforeBatch() } : {};
-    const back = await commitQueued({ ...deps, ...beforeBatch }, profileId, writes);
+    const trace = traced ? { trace: traced.context } : {};
+    const back = await commitQueued({ ...deps, ...beforeBatch, ...trace }, profileId, writes);
+    traced?.end(back);
     pub?.done();
     return back;
   }
