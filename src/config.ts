@@ -67,11 +67,19 @@ const CheckedConfig = ConfigSchema.superRefine((c, ctx) => {
 
 export type Config = z.infer<typeof ConfigSchema>;
 
+/**
+ * A setting missing or wrong: nothing was done. Every entry exits 2 on it (cli/exit-codes.ts,
+ * docs/cli.md), whether config.ts or a start-up check (bootstrap.ts) found it.
+ */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = CheckedConfig.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigurationError(`invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
 }
