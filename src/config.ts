@@ -61,6 +61,15 @@ const CheckedConfig = ConfigSchema.superRefine((c, ctx) => {
     const message = 'must differ from AUTH_JWT_SECRET';
     ctx.addIssue({ code: 'custom', path: ['AUTH_SERVICE_JWT_SECRET'], message });
   }
+  // Two listeners on one address: the second would fail to bind after the stores were opened.
+  if (
+    c.ADMIN_PORT !== undefined &&
+    c.ADMIN_PORT !== 0 &&
+    c.ADMIN_PORT === c.PORT &&
+    c.ADMIN_HOST === c.HOST
+  ) {
+    ctx.addIssue({ code: 'custom', path: ['ADMIN_PORT'], message: 'must differ from PORT' });
+  }
   for (const { path, message } of idpProblems(c))
     ctx.addIssue({ code: 'custom', path: [path], message });
 });

@@ -10,7 +10,8 @@ import { DOCS_PAGE, readAsset } from '../api/docs-assets.js';
 import { buildDocument } from '../api/document.js';
 import { problemResponse } from '../problem.js';
 
-export function docsRoutes() {
+/** `page: false` (the public listener beside an admin one): /openapi.json only. */
+export function docsRoutes({ page = true }: { readonly page?: boolean } = {}) {
   const app = new Hono<AppEnv>();
   const document = JSON.stringify(buildDocument());
 
@@ -20,6 +21,7 @@ export function docsRoutes() {
       'cache-control': 'no-cache',
     }),
   );
+  if (!page) return app;
   app.get('/docs', (c) => c.html(DOCS_PAGE));
   app.get('/docs/:asset', async (c) => {
     const asset = readAsset(c.req.param('asset'));
