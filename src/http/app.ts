@@ -103,7 +103,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const operator = deps.surface !== 'api';
   app.route('/', healthRoutes(deps.readiness));
   if (operator) app.route('/', metricsRoutes(registry));
-  app.route('/', docsRoutes({ page: operator }));
+  app.route(
+    '/',
+    docsRoutes({ page: operator, devTokens: operator && deps.devTokens !== undefined }),
+  );
   const { service, idempotency } = deps;
   app.route('/v1', postsRoutes(service, idempotency));
   app.route('/v1', gridRoutes(service, idempotency));

@@ -10,10 +10,16 @@ import { DOCS_PAGE, readAsset } from '../api/docs-assets.js';
 import { buildDocument } from '../api/document.js';
 import { problemResponse } from '../problem.js';
 
-/** `page: false` (the public listener beside an admin one): /openapi.json only. */
-export function docsRoutes({ page = true }: { readonly page?: boolean } = {}) {
+/**
+ * `page: false` (the public listener beside an admin one): /openapi.json only. `devTokens`: the
+ * app mounts POST /dev/token, so its document lists it (a development server's only).
+ */
+export function docsRoutes({
+  page = true,
+  devTokens = false,
+}: { readonly page?: boolean; readonly devTokens?: boolean } = {}) {
   const app = new Hono<AppEnv>();
-  const document = JSON.stringify(buildDocument());
+  const document = JSON.stringify(buildDocument({ devTokens }));
 
   app.get('/openapi.json', (c) =>
     c.body(document, 200, {
