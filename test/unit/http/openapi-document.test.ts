@@ -1,8 +1,9 @@
 /**
  * The OpenAPI document says what the server sends (issue 33 item 7): `/dev/token` only in the
  * document of a development server (one that mounts it), `Retry-After` on a 409 described as sent
- * with `idempotency_in_flight` alone (`anchor_not_on_grid` and the other conflicts send none), and
- * a page size as the bounded integer the routes accept.
+ * with `idempotency_in_flight` alone (`anchor_not_on_grid` and the other conflicts send none),
+ * a page size as the bounded integer the routes accept, and HEAD beside every GET (Hono answers
+ * HEAD with the GET route, without the body).
  */
 import { describe, expect, it } from 'vitest';
 import { docsRoutes } from '../../../src/http/routes/docs.js';
@@ -45,5 +46,27 @@ describe('the served document', () => {
       maximum: MAX_PAGE_LIMIT,
       default: DEFAULT_PAGE_LIMIT,
     });
+  });
+
+  it('lists HEAD where a GET route serves it: the same statuses and headers, no body', async () => {
+    const app = docsRoutes({});
+    const head = await app.request('/openapi.json', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const doc = await documentOf({});
+    for (const [path, ops] of Object.entries(doc.paths as Json)) {
+      if (!ops.get) {
+        expect(ops.head, path).toBeUndefined();
+        continue;
+      }
+      expect(ops.head, path).toBeDefined();
+      expect(Object.keys(ops.head.responses), path).toEqual(Object.keys(ops.get.responses));
+      for (const res of Object.values(ops.head.responses as Json))
+        expect(res.content).toBeUndefined();
+      expect(ops.head.operationId).toBe(`${ops.get.operationId}Head`);
+    }
+    expect(
+      doc.paths['/v1/profiles/{profile_id}/grid'].head.responses['200'].headers.ETag,
+    ).toBeDefined();
   });
 });
