@@ -72,6 +72,7 @@ export function buildDocument({ devTokens = false }: { readonly devTokens?: bool
     const okRef = op.ok.schema && ref(name(op.ok.schema, `${pascal}Response`));
     const path = (paths[openApiPath(op.path)] ??= {});
     path[op.method] = operation(id, op, bodyRef, okRef);
+    if (op.method === 'get') path['head'] = headOf(path['get'] as Json);
   }
 
   const converted = z.toJSONSchema(registry, {
@@ -174,6 +175,24 @@ function operation(id: string, op: OperationSpec, bodyRef?: Json, okRef?: Json):
           },
         }
       : {}),
+    responses,
+  };
+}
+
+/**
+ * HEAD of a GET route: Hono answers it with that route, without the body, so the same
+ * parameters, statuses and headers, and no content.
+ */
+function headOf(get: Json): Json {
+  const responses: Record<string, Json> = {};
+  for (const [status, res] of Object.entries(get['responses'] as Record<string, Json>)) {
+    const { content: _content, ...rest } = res;
+    responses[status] = rest;
+  }
+  return {
+    ...get,
+    operationId: `${String(get['operationId'])}Head`,
+    summary: `${String(get['summary'])} (HEAD: the headers only)`,
     responses,
   };
 }
