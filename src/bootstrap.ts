@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'cassandra-driver';
 import { createRedisGuard, type RedisGuard } from './cache/redis.js';
-import { missingForProduction, NO_REDIS, type Config } from './config.js';
+import { ConfigurationError, missingForProduction, NO_REDIS, type Config } from './config.js';
 import { IdGenerator } from './domain/ids.js';
 import { createCassandraClient, cqlOf, type Cql } from './store/cassandra.js';
 import { cqlLimitsOf } from './store/cql-budget.js';
@@ -62,7 +62,7 @@ export function checkProductionSettings(config: Config, env?: Record<string, str
   if (config.NODE_ENV !== 'production') return;
   const missing = missingForProduction(env);
   if (missing.length === 0) return;
-  throw new Error(
+  throw new ConfigurationError(
     `NODE_ENV=production needs ${missing.join(', ')}: production provisions nothing and generates ` +
       `no secret (REDIS_URL=${NO_REDIS} runs without Redis; docs/configuration.md)`,
   );
@@ -74,7 +74,7 @@ export function checkProductionSettings(config: Config, env?: Record<string, str
  */
 export function configuredTarget(config: Config): CassandraTarget {
   if (config.CASSANDRA_CONTACT_POINTS.length === 0) {
-    throw new Error(
+    throw new ConfigurationError(
       config.NODE_ENV === 'production'
         ? 'CASSANDRA_CONTACT_POINTS is not set (production never provisions a node)'
         : 'CASSANDRA_CONTACT_POINTS is not set (a development checkout provisions a local node ' +
@@ -167,10 +167,10 @@ export function settleSecrets(config: Config): Secrets {
   // With a key set (AUTH_JWKS_URL) user tokens need no secret; HS256 tokens are then refused.
   const keySet = config.AUTH_JWKS_URL !== undefined;
   if (!config.AUTH_JWT_SECRET && production && !keySet) {
-    throw new Error('AUTH_JWT_SECRET must be set in production');
+    throw new ConfigurationError('AUTH_JWT_SECRET must be set in production');
   }
   if (!config.AUTH_JWT_SECRET && !config.CURSOR_SECRET && production && keySet) {
-    throw new Error('CURSOR_SECRET must be set in production with AUTH_JWKS_URL');
+    throw new ConfigurationError('CURSOR_SECRET must be set in production with AUTH_JWKS_URL');
   }
   const jwtSecret = config.AUTH_JWT_SECRET ?? fresh();
   return {

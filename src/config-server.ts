@@ -17,6 +17,24 @@ export const ServerConfig = {
     ),
   HOST: z.string().default('127.0.0.1').describe('HTTP listener address (`0.0.0.0` in containers)'),
   PORT: intFrom(8080, 0, 65535).describe('HTTP listener port (0 = any free port)'),
+  ADMIN_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .meta({
+      description:
+        'a second listener for the operator: set, `/metrics`, `/docs` and the web editor move ' +
+        'there (with the API the editor calls) and `PORT` serves the API alone, ' +
+        '`/openapi.json` and the health checks included ([operating.md](operating.md) ' +
+        '"Admin listener"); 0 = any free port',
+      unset: 'one listener serves everything',
+    }),
+  ADMIN_HOST: z
+    .string()
+    .default('127.0.0.1')
+    .describe("the admin listener's address (`ADMIN_PORT`); keep it off the public network"),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')

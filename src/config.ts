@@ -92,17 +92,34 @@ const CheckedConfig = ConfigSchema.superRefine((c, ctx) => {
     const message = 'must differ from AUTH_JWT_SECRET';
     ctx.addIssue({ code: 'custom', path: ['AUTH_SERVICE_JWT_SECRET'], message });
   }
+  // Two listeners on one address: the second would fail to bind after the stores were opened.
+  if (
+    c.ADMIN_PORT !== undefined &&
+    c.ADMIN_PORT !== 0 &&
+    c.ADMIN_PORT === c.PORT &&
+    c.ADMIN_HOST === c.HOST
+  ) {
+    ctx.addIssue({ code: 'custom', path: ['ADMIN_PORT'], message: 'must differ from PORT' });
+  }
   for (const { path, message } of idpProblems(c))
     ctx.addIssue({ code: 'custom', path: [path], message });
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
 
+/**
+ * A setting missing or wrong: nothing was done. Every entry exits 2 on it (cli/exit-codes.ts,
+ * docs/cli.md), whether config.ts or a start-up check (bootstrap.ts) found it.
+ */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = CheckedConfig.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigurationError(`invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
 }

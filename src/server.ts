@@ -101,7 +101,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       leaseMs: config.IDEMPOTENCY_LEASE_MS,
     },
   );
-  const app = createApp({
+  const appDeps = {
     service,
     idempotency,
     ...appSettingsOf(config, logCallback(logger.child({ component: 'auth' }), 'warn')),
@@ -120,7 +120,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     ...(secrets.generated
       ? { devTokens: { profileId: DEMO_PROFILE_ID, ttlS: config.AUTH_MAX_TOKEN_LIFETIME_S } }
       : {}),
-  });
+  };
+  // ADMIN_PORT set: the public port serves the API alone; the operator's pages (and the API the
+  // editor calls) answer on the admin listener. One service, one registry, one key-set cache.
+  const separate = config.ADMIN_PORT !== undefined;
+  const app = createApp({ ...appDeps, ...(separate ? { surface: 'api' as const } : {}) });
+  const adminApp = separate ? createApp(appDeps) : undefined;
   watchDriver(cassandra.client);
   recordBuildInfo({
     version,
@@ -138,13 +143,30 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         })
       : undefined;
 
-  const server = serve({ fetch: app.fetch, ...serverOptionsOf(config) }, (info) => {
-    const base = `http://${config.HOST}:${info.port}`;
-    log(`regrid listening on ${base} (${config.NODE_ENV}); web editor at ${base}/`);
+  const banner = (base: string) => {
     if (secrets.generated) {
       void printDevBanner(base, secrets.jwtSecret, config.AUTH_MAX_TOKEN_LIFETIME_S);
     }
+  };
+  const server = serve({ fetch: app.fetch, ...serverOptionsOf(config) }, (info) => {
+    const base = `http://${config.HOST}:${info.port}`;
+    if (adminApp) return log(`regrid listening on ${base} (${config.NODE_ENV}): the API alone`);
+    log(`regrid listening on ${base} (${config.NODE_ENV}); web editor at ${base}/`);
+    banner(base);
   });
+  const adminServer =
+    adminApp &&
+    serve(
+      {
+        fetch: adminApp.fetch,
+        ...serverOptionsOf({ ...config, PORT: config.ADMIN_PORT!, HOST: config.ADMIN_HOST }),
+      },
+      (info) => {
+        const base = `http://${config.ADMIN_HOST}:${info.port}`;
+        log(`admin listener on ${base}: /metrics, /docs, web editor at ${base}/`);
+        banner(base);
+      },
+    );
 
   async function shutdown(code: number, drainMs = 0): Promise<void> {
     if (shuttingDown) return;
@@ -153,7 +175,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const force = setTimeout(() => process.exit(code || 1), drainMs + 10_000);
     force.unref();
     await new Promise((resolve) => setTimeout(resolve, drainMs));
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.all(
+      [server, adminServer].map(
+        (s) => s && new Promise<void>((resolve) => s.close(() => resolve())),
+      ),
+    );
     await audits?.stop();
     await sweeper?.stop();
     await lease.release();

@@ -9,8 +9,7 @@ import { parseArgs } from 'node:util';
 import { version } from '../obs/build-info.js';
 import { parseCommandArgs, SPECS, type CommandSpec, type Parsed } from './command-specs.js';
 import { devCheckout, devOnlyMessage, isMissingModule } from './dev-tooling.js';
-import type { ErrorCode } from '../domain/errors.js';
-import { domainExit, EXIT, UsageError, unreachableLine } from './exit-codes.js';
+import { EXIT, failureOf, UsageError } from './exit-codes.js';
 import type { Io } from './regrid-commands.js';
 
 export type Run = (parsed: Parsed, io: Io, argv: readonly string[]) => Promise<number>;
@@ -137,29 +136,12 @@ function failure(spec: CommandSpec, err: unknown, io: Io): number {
     io.err(`${err.message} (regrid ${spec.name} --help)`);
     return EXIT.usage;
   }
-  const unreachable = unreachableLine(err);
-  if (unreachable) {
-    io.err(`regrid ${spec.name}: ${unreachable}`);
-    return EXIT.unavailable;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  if ((err as { name?: string } | null)?.name === 'LocalRingUnavailable') {
-    io.err(`regrid ${spec.name}: ${message}`);
-    return EXIT.unavailable;
-  }
   if (isMissingModule(err)) {
+    const message = err instanceof Error ? err.message : String(err);
     io.err(`regrid ${spec.name}: ${message}\n${devOnlyMessage(spec.name, spec.devOnly ?? '')}`);
     return EXIT.unavailable;
   }
-  if (message.startsWith('invalid configuration')) {
-    io.err(message);
-    return EXIT.usage;
-  }
-  const domain = err as { name?: string; code?: string } | null;
-  if (domain?.name === 'DomainError') {
-    io.err(`regrid ${spec.name}: ${domain.code}: ${message}`);
-    return domainExit(domain.code as ErrorCode);
-  }
-  io.err(`regrid ${spec.name} failed: ${message}`);
-  return EXIT.findings;
+  const { code, line } = failureOf(err);
+  io.err(`regrid ${spec.name}: ${line}`);
+  return code;
 }

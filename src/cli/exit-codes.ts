@@ -1,6 +1,7 @@
 /**
- * The `regrid` CLI's exit codes (the one table: docs/cli.md) and the one-line message for a store
- * that cannot be reached, so no command prints a driver's stack for a dead port.
+ * The exit codes of every entry (the one table: docs/cli.md), the `regrid` CLI's commands and the
+ * image's CMD (`node dist/main.js`, src/main.ts) alike, and the one-line message for a store that
+ * cannot be reached, so no entry prints a driver's stack for a dead port.
  */
 import type { ErrorCode } from '../domain/errors.js';
 
@@ -46,6 +47,24 @@ export function unreachableLine(err: unknown): string | undefined {
   }
   if (e.code && UNREACHABLE_CODES.has(e.code)) return `store unreachable: ${firstLine(e.message)}`;
   return undefined;
+}
+
+/**
+ * The exit code and the line (no stack) for what stopped an entry, for failures any command or
+ * the server can meet: a store not there (3), a configuration error (2, `ConfigurationError`
+ * from config.ts and bootstrap.ts), a domain error, or anything else (1, its message).
+ */
+export function failureOf(err: unknown): { readonly code: number; readonly line: string } {
+  const unreachable = unreachableLine(err);
+  if (unreachable) return { code: EXIT.unavailable, line: unreachable };
+  const message = err instanceof Error ? err.message : String(err);
+  const e = err as { name?: string; code?: string } | null;
+  if (e?.name === 'LocalRingUnavailable') return { code: EXIT.unavailable, line: message };
+  if (e?.name === 'ConfigurationError') return { code: EXIT.usage, line: message };
+  if (e?.name === 'DomainError') {
+    return { code: domainExit(e.code as ErrorCode), line: `${e.code}: ${message}` };
+  }
+  return { code: EXIT.findings, line: message };
 }
 
 function firstLine(text: string | undefined): string | undefined {

@@ -67,6 +67,11 @@ export interface AppDeps {
   readonly serviceTokens?: TokenRules;
   /** Development sign-in (POST /dev/token); only when the JWT secret was generated. */
   readonly devTokens?: DevTokens;
+  /**
+   * `api`: the public listener beside an admin one (ADMIN_PORT, src/server.ts): the API, health
+   * and /openapi.json only; /metrics, the /docs page, the editor and /dev/token are the admin's.
+   */
+  readonly surface?: 'all' | 'api';
 }
 
 /**
@@ -108,9 +113,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('/v1/posts/:post_id', viewer);
   app.use('/v1/profiles/:profile_id/grid/changes', viewer);
 
+  const operator = deps.surface !== 'api';
   app.route('/', healthRoutes(deps.readiness));
-  app.route('/', metricsRoutes(registry));
-  app.route('/', docsRoutes());
+  if (operator) app.route('/', metricsRoutes(registry));
+  app.route(
+    '/',
+    docsRoutes({ page: operator, devTokens: operator && deps.devTokens !== undefined }),
+  );
   const { service, idempotency } = deps;
   app.route('/v1', postsRoutes(service, idempotency));
   app.route('/v1', gridRoutes(service, idempotency));
@@ -121,7 +130,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/v1', mediaRoutes(service));
   app.route('/v1', profilePostsRoutes(service));
   app.route('/v1', adminRoutes(service, deps.adminToken, idempotency));
-  if (deps.editorRoot) app.route('/', editorRoutes(deps.editorRoot));
-  if (deps.devTokens) app.route('/', devTokenRoutes(deps.jwtSecret, deps.devTokens));
+  if (operator && deps.editorRoot) app.route('/', editorRoutes(deps.editorRoot));
+  if (operator && deps.devTokens) app.route('/', devTokenRoutes(deps.jwtSecret, deps.devTokens));
   return app;
 }

@@ -23,6 +23,8 @@ export interface AppEnv {
     bodyText: string;
     /** The page front's sample draw for a first page it passed on (http/routes/grid.ts). */
     pageDraw: boolean;
+    /** A 5xx the process meant (a draining `/readyz`): the request line is info, not error. */
+    expectedFailure: boolean;
   };
 }
 

@@ -51,6 +51,7 @@ export function observe(logger: Logger): MiddlewareHandler<AppEnv> {
       started,
       profileId: c.get('profileId'),
       err: c.error,
+      expected: c.get('expectedFailure'),
     });
   };
 }
@@ -66,6 +67,8 @@ export interface RequestRecord {
   readonly started: number;
   readonly profileId?: bigint | undefined;
   readonly err?: unknown;
+  /** A 5xx the handler meant (a draining `/readyz`): logged at info. */
+  readonly expected?: boolean | undefined;
 }
 
 /** The request's metrics and its log line (also for a held first page: the page front, routes/grid.ts). */
@@ -87,7 +90,7 @@ export function recordRequest(logger: Logger, r: RequestRecord): void {
     ...(isDomainError(err) ? { code: err.code } : {}),
     ...(err && status >= 500 ? { cause: causeLine(err) } : {}),
   };
-  if (status >= 500) logger.error(line, 'request failed');
+  if (status >= 500 && !r.expected) logger.error(line, 'request failed');
   else logger.info(line, 'request');
 }
 

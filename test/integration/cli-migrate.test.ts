@@ -1,6 +1,7 @@
 /**
  * `regrid migrate` honours its arguments on the real node: --keyspace picks the keyspace,
- * --status changes nothing and exits 1 while migrations are pending, a plain run applies them.
+ * --status changes nothing and exits 1 while migrations are pending, a plain run applies them,
+ * and none of them creates the load tester's tables (tools/loadtest/migrations.ts applies those).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDevCli as runCli } from '../../tools/cli/dev-commands.js';
@@ -44,5 +45,12 @@ describe('regrid migrate', () => {
     expect(after.code).toBe(0);
     expect(after.json).toEqual({ keyspace: KS, applied: pending, pending: [] });
     expect((await cli('migrate', '--keyspace', KS, '--json')).json.applied).toEqual([]);
+    // The load tester's comparator tables are its own migration set, never a production one's.
+    const client = createCassandraClient(testConfig());
+    const rs = await client.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [KS], { prepare: true }); // prettier-ignore
+    await client.shutdown();
+    const tables = rs.rows.map((r) => r.get('table_name') as string);
+    expect(tables).toContain('grid_overrides');
+    expect(tables.filter((t) => t.startsWith('naive_'))).toEqual([]);
   }, 300_000);
 });

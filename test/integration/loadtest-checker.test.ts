@@ -50,7 +50,9 @@ beforeAll(async () => {
   const cluster = testCluster(client);
   const makeDesign = async (name: DesignName): Promise<GridDesign> => {
     const d =
-      name === 'naive' ? new NaiveDesign(client) : await RegridDirectDesign.create(client, config);
+      name === 'naive'
+        ? await NaiveDesign.create(client, config)
+        : await RegridDirectDesign.create(client, config);
     open.push(d);
     return d;
   };

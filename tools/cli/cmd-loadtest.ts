@@ -47,7 +47,7 @@ export async function run(_parsed: Parsed, _io: unknown, argv: readonly string[]
   const events = ringFaultEvents(config, options, log);
   try {
     const makeDesign = async (name: DesignName): Promise<GridDesign> => {
-      if (name === 'naive') return new NaiveDesign(cluster.client);
+      if (name === 'naive') return NaiveDesign.create(cluster.client, config);
       if (name === 'postgres') {
         // The sampler reads beside the movers: one connection more than the concurrency.
         const poolSize = options.concurrency + 2;

@@ -17,7 +17,9 @@ import type { Client } from 'cassandra-driver';
 import { IdGenerator, MAX_WORKER } from '../../src/domain/ids.js';
 import { placeOne, type Keyed, type Slice } from '../../src/domain/keys.js';
 import { executeTraced } from '../../src/store/trace.js';
+import type { Config } from '../../src/config.js';
 import type { GridDesign, MoveOutcome, ReadCounts } from './design.js';
+import { applyLoadtestMigrations } from './migrations.js';
 
 const FIRST_WINDOW = 16; // rows read on each side of the gap; doubled while the key engine asks
 const MAX_ATTEMPTS = 12; // 16 · 2^11 rows per side: more than any load-test grid
@@ -62,7 +64,13 @@ export class NaiveDesign implements GridDesign {
   // the generator also issues the "fresh ID" ceiling for moves to the top, as regrid does.
   private readonly ids = new IdGenerator(MAX_WORKER);
 
-  constructor(private readonly client: Client) {}
+  private constructor(private readonly client: Client) {}
+
+  /** The design on `client`, its tables created first (the load tester's own migration set). */
+  static async create(client: Client, config: Config): Promise<NaiveDesign> {
+    await applyLoadtestMigrations(client, config);
+    return new NaiveDesign(client);
+  }
 
   async createGrid(profileId: bigint, posts: number): Promise<bigint[]> {
     const out: bigint[] = [];

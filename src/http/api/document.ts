@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { version } from '../../obs/build-info.js';
 import { PROBLEM_BASE, problemTitle, statusOf } from '../problem.js';
+import { QUERY_INTEGERS } from '../schemas.js';
 import { openApiPath, type OperationSpec, type ProblemCode } from './operation.js';
 import { operations } from './operations.js';
 import { components, parameterRef, headerRef } from './document-parts.js';
@@ -43,7 +44,8 @@ export function problemsOf(op: OperationSpec): ProblemCode[] {
   return [...codes];
 }
 
-export function buildDocument(): Json {
+/** `devTokens`: the server mounts POST /dev/token (development only), so the document lists it. */
+export function buildDocument({ devTokens = false }: { readonly devTokens?: boolean } = {}): Json {
   const registry = z.registry<{ id: string }>();
   const names = new Map<z.ZodType, string>();
   const name = (schema: z.ZodType, id: string): string => {
@@ -64,11 +66,13 @@ export function buildDocument(): Json {
 
   const paths: Record<string, Json> = {};
   for (const [id, op] of Object.entries(operations) as [string, OperationSpec][]) {
+    if (id === 'devToken' && !devTokens) continue;
     const pascal = id[0]!.toUpperCase() + id.slice(1);
     const bodyRef = op.body && ref(name(op.body, `${pascal}Request`));
     const okRef = op.ok.schema && ref(name(op.ok.schema, `${pascal}Response`));
     const path = (paths[openApiPath(op.path)] ??= {});
     path[op.method] = operation(id, op, bodyRef, okRef);
+    if (op.method === 'get') path['head'] = headOf(path['get'] as Json);
   }
 
   const converted = z.toJSONSchema(registry, {
@@ -112,7 +116,7 @@ function operation(id: string, op: OperationSpec, bodyRef?: Json, okRef?: Json):
     parameters.push({ name: n, in: 'path', required: true, schema: inline(schema) });
   }
   if (op.query) {
-    const q = inline(op.query) as { properties?: Record<string, Json>; required?: string[] };
+    const q = inline(op.query, true) as { properties?: Record<string, Json>; required?: string[] };
     for (const [n, schema] of Object.entries(q.properties ?? {})) {
       parameters.push({ name: n, in: 'query', required: q.required?.includes(n) ?? false, schema });
     }
@@ -175,6 +179,24 @@ function operation(id: string, op: OperationSpec, bodyRef?: Json, okRef?: Json):
   };
 }
 
+/**
+ * HEAD of a GET route: Hono answers it with that route, without the body, so the same
+ * parameters, statuses and headers, and no content.
+ */
+function headOf(get: Json): Json {
+  const responses: Record<string, Json> = {};
+  for (const [status, res] of Object.entries(get['responses'] as Record<string, Json>)) {
+    const { content: _content, ...rest } = res;
+    responses[status] = rest;
+  }
+  return {
+    ...get,
+    operationId: `${String(get['operationId'])}Head`,
+    summary: `${String(get['summary'])} (HEAD: the headers only)`,
+    responses,
+  };
+}
+
 /** One response per status, its `code` and `type` limited to the codes that status carries. */
 function problemResponses(codes: readonly ProblemCode[]): Record<string, Json> {
   const byStatus = new Map<number, ProblemCode[]>();
@@ -184,8 +206,14 @@ function problemResponses(codes: readonly ProblemCode[]): Record<string, Json> {
   for (const [status, cs] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const headers: Json = {};
     if (status === 503 || status === 429) headers['Retry-After'] = headerRef('RetryAfter');
-    if (status === 409 && cs.includes('idempotency_in_flight'))
-      headers['Retry-After'] = headerRef('RetryAfter');
+    // Of the conflicts only a key still being served says when to retry (problem.ts).
+    if (status === 409 && cs.includes('idempotency_in_flight')) {
+      headers['Retry-After'] = {
+        description: 'sent only with `idempotency_in_flight`: seconds to wait before retrying',
+        required: false,
+        schema: components.headers.RetryAfter.schema,
+      };
+    }
     if (status === 401) headers['WWW-Authenticate'] = headerRef('WWWAuthenticate');
     out[String(status)] = {
       description: cs.map((c) => `\`${c}\`: ${problemTitle(c)}`).join('; '),
@@ -213,8 +241,19 @@ function problemResponses(codes: readonly ProblemCode[]): Record<string, Json> {
   return out;
 }
 
-/** A schema converted on its own (parameters), without the `$schema` line. */
-function inline(schema: z.ZodType): Json {
-  const { $schema: _s, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Json;
+/**
+ * A schema converted on its own (parameters), without the `$schema` line; `query`: a parameter
+ * parsed from digits (schemas.ts QUERY_INTEGERS) is the bounded integer it is on the wire.
+ */
+function inline(schema: z.ZodType, query = false): Json {
+  const { $schema: _s, ...rest } = z.toJSONSchema(schema, {
+    io: 'input',
+    override: ({ zodSchema, jsonSchema }) => {
+      const integer = query ? QUERY_INTEGERS.get(zodSchema) : undefined;
+      if (!integer) return;
+      for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Json)[key];
+      Object.assign(jsonSchema, integer);
+    },
+  }) as Json;
   return rest;
 }

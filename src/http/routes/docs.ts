@@ -11,9 +11,16 @@ import { DOCS_PAGE, readAsset } from '../api/docs-assets.js';
 import { buildDocument } from '../api/document.js';
 import { problemResponse } from '../problem.js';
 
-export function docsRoutes() {
+/**
+ * `page: false` (the public listener beside an admin one): /openapi.json only. `devTokens`: the
+ * app mounts POST /dev/token, so its document lists it (a development server's only).
+ */
+export function docsRoutes({
+  page = true,
+  devTokens = false,
+}: { readonly page?: boolean; readonly devTokens?: boolean } = {}) {
   const app = new Hono<AppEnv>();
-  const built = buildDocument();
+  const built = buildDocument({ devTokens });
   const document = JSON.stringify(built);
   // A host mounts the app once, under one prefix: a few texts at most (bounded all the same).
   const prefixed = new Map<string, string>();
@@ -34,6 +41,7 @@ export function docsRoutes() {
       'cache-control': 'no-cache',
     }),
   );
+  if (!page) return app;
   app.get('/docs', (c) => c.html(DOCS_PAGE));
   app.get('/docs/:asset', async (c) => {
     const asset = readAsset(c.req.param('asset'));

@@ -17,6 +17,8 @@ export function healthRoutes(readiness: () => Promise<Readiness>) {
   app.get('/readyz', async (c) => {
     const r = await readiness();
     const status = r.ready ? 'ready' : r.draining ? 'draining' : 'unavailable';
+    // A drain answers 503 to every probe by design (SIGTERM): not an error to page anyone about.
+    if (r.draining) c.set('expectedFailure', true);
     return c.json(
       { status, checks: r.checks, ...(r.detail ? { detail: r.detail } : {}) },
       r.ready ? 200 : 503,

@@ -1,6 +1,7 @@
 /**
  * GET /metrics: the Prometheus text exposition of the process's registry (obs/registry.ts).
- * Unauthenticated like /healthz; expose it on an internal network only.
+ * Unauthenticated like /healthz; expose it on an internal network only (ADMIN_PORT moves it to
+ * a listener of its own, src/server.ts).
  */
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
