@@ -217,6 +217,24 @@ describe('pending collaborators', () => {
     expect(inbox.json.data.map((i: { post: { id: string } }) => i.post.id)).toEqual([e]);
     expect(JSON.stringify(inbox.json)).not.toContain(i2.toString());
   });
+
+  it('an invitee’s inbox does not show a post its author archived, until it is unarchived', async () => {
+    const author = freshProfile(f);
+    const invitee = freshProfile(f);
+    const e = (await post(author, { caption: 'private now', collaborators: [invitee.toString()] }))
+      .post.id;
+    const ids = async () =>
+      (await call('GET', '/v1/me/invites', { as: invitee })).json.data.map(
+        (i: { post: { id: string } }) => i.post.id,
+      );
+    expect(await ids()).toEqual([e]);
+    expect((await call('POST', `/v1/me/posts/${e}/archive`, { as: author })).status).toBe(200);
+    const inbox = await call('GET', '/v1/me/invites', { as: invitee });
+    expect(inbox.json.data).toEqual([]);
+    expect(JSON.stringify(inbox.json)).not.toContain('private now');
+    expect((await call('POST', `/v1/me/posts/${e}/unarchive`, { as: author })).status).toBe(200);
+    expect(await ids()).toEqual([e]);
+  });
 });
 
 describe('a block is not revealed to the blocked author', () => {
