@@ -9,6 +9,7 @@
 import { DomainError } from '../../domain/errors.js';
 import { INBOX_READ_LIMIT } from '../../domain/invite-limits.js';
 import type { MembershipOp } from '../../domain/membership.js';
+import type { ArchiveStore } from '../../store/archive-store.js';
 import type { InvitesStore } from '../../store/invites-store.js';
 import type { PostRecord, PostsStore } from '../../store/posts-store.js';
 import type { GridPlanner, WriteOptions } from '../write-line/write-line.js';
@@ -23,6 +24,7 @@ import {
 export interface CollabPorts extends InvitePorts, WithdrawPorts {
   readonly invites: InvitesStore;
   readonly posts: Pick<PostsStore, 'getPost' | 'getPosts'>;
+  readonly archive: Pick<ArchiveStore, 'get' | 'archivedAmong'>;
 }
 
 export interface InviteAnswer {
@@ -128,15 +130,25 @@ export interface PendingInvite {
   readonly authorId: bigint;
 }
 
-/** The profile's pending invitations, newest post first (read from the inbox alone). */
+/**
+ * The profile's pending invitations, newest post first. A post its author archived is the
+ * author's alone meanwhile (docs/http-api.md "Who sees what"): its invitation is not listed until
+ * it is unarchived.
+ */
 export async function listInvites(ports: CollabPorts, profileId: bigint): Promise<PendingInvite[]> {
   const invites = await ports.invites.list(profileId, INBOX_READ_LIMIT);
-  const bodies = new Map(
-    (await ports.posts.getPosts(invites.map((i) => i.postId))).map((p) => [p.postId, p]),
-  );
+  const byAuthor = new Map<bigint, bigint[]>();
+  for (const i of invites)
+    byAuthor.set(i.authorId, [...(byAuthor.get(i.authorId) ?? []), i.postId]);
+  const [bodies, archived] = await Promise.all([
+    ports.posts.getPosts(invites.map((i) => i.postId)),
+    Promise.all([...byAuthor].map(([author, ids]) => ports.archive.archivedAmong(author, ids))),
+  ]);
+  const body = new Map(bodies.map((p) => [p.postId, p]));
+  const hidden = new Set(archived.flatMap((set) => [...set]));
   return invites.flatMap((i) => {
-    const post = bodies.get(i.postId);
-    return post && !post.removedAt ? [{ post, authorId: i.authorId }] : [];
+    const post = body.get(i.postId);
+    return post && !post.removedAt && !hidden.has(i.postId) ? [{ post, authorId: i.authorId }] : [];
   });
 }
 
