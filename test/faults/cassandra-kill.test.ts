@@ -15,7 +15,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../tools/infra/process-utils.js';
-import { faultsConfig, restartNode, signalNode, waitGone } from './support/private-stores.js';
+import {
+  faultsConfig,
+  nodeWithCommitlog,
+  restartNode,
+  signalNode,
+  waitGone,
+} from './support/private-stores.js';
 import {
   freshProfile,
   openInstance,
@@ -38,6 +44,9 @@ const RECOVERY_BUDGET_MS = 60_000;
 
 let inst: Instance;
 beforeAll(async () => {
+  // The default (durable) commit log, whatever another file left (version-names.test.ts runs one
+  // periodic): this file's kill must lose nothing acknowledged.
+  await nodeWithCommitlog((l) => console.log(`[cassandra kill] ${l}`));
   inst = await openInstance(faultsConfig({ CASSANDRA_REQUEST_TIMEOUT_MS: '3000' }));
 });
 afterAll(async () => {
