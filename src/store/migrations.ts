@@ -16,7 +16,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import type { Client } from 'cassandra-driver';
+import type { ConnectionOptions } from 'node:tls';
+import type { auth, Client } from 'cassandra-driver';
 import { types } from 'cassandra-driver';
 import type { Config } from '../config.js';
 import { createCassandraClient } from './cassandra.js';
@@ -206,11 +207,17 @@ async function scopedClient(client: Client, config: Config, keyspace: string): P
   const contactPoints = opts['contactPoints'] as string[] | undefined;
   const localDataCenter = opts['localDataCenter'] as string | undefined;
   const port = (opts['protocolOptions'] as { port?: number } | undefined)?.port;
+  // The host's TLS and credentials too: an embedding host's client carries its own, and `config`
+  // (regrid's settings) may name neither, so the migration's client would connect in plain text.
+  const sslOptions = opts['sslOptions'] as ConnectionOptions | undefined;
+  const authProvider = opts['authProvider'] as auth.AuthProvider | undefined;
   const scoped = createCassandraClient(config, {
     keyspace,
     ...(contactPoints ? { contactPoints } : {}),
     ...(localDataCenter ? { localDataCenter } : {}),
     ...(port ? { port } : {}),
+    ...(sslOptions ? { sslOptions } : {}),
+    ...(authProvider ? { authProvider } : {}),
   });
   await scoped.connect();
   return scoped;
