@@ -6,7 +6,7 @@
  * The host's clients are checked before anything is served: a Cassandra client with the
  * driver's default encoding returns CQL bigint as Long objects, and every request would fail
  * while /readyz said ready. `drain()` turns /readyz to 503 for the host's shutdown; `close()`
- * releases what regrid holds (its ID worker lease, its audit rounds) and leaves the host's
+ * releases what regrid holds (its ID worker lease, its audit rounds, its change sweeper) and leaves the host's
  * connections open.
  */
 import type { Hono } from 'hono';
@@ -164,6 +164,9 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
     cassandraVersion: await releaseVersion(client),
     relabelPolicy: config.RELABEL_POLICY,
   });
+  // Rolls forward the versions a crashed writer left unpublished, as the server does
+  // (service/changes/sweeper.ts): without it an embedded fleet never publishes them.
+  const sweeper = service.changes.startSweeper();
   const audits =
     config.AUDIT_EVERY_S > 0
       ? scheduleAudits(() => service.auditAll(), {
@@ -183,6 +186,7 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
       (closed ??= (async () => {
         draining = true;
         await audits?.stop();
+        await sweeper?.stop();
         await lease.release();
         await redis?.close(); // the guard's own listeners only: the host's connection stays open
       })()),
