@@ -10,6 +10,7 @@
  * connections open.
  */
 import type { Hono } from 'hono';
+import type { Tracer } from '@opentelemetry/api';
 import type { Client, ClientOptions } from 'cassandra-driver';
 import { openIdGenerator } from './bootstrap.js';
 import { createRedisGuard } from './cache/redis.js';
@@ -20,6 +21,7 @@ import { deadlinesOf } from './http/deadline.js';
 import type { AppEnv } from './http/env.js';
 import { releaseVersion, version } from './obs/build-info.js';
 import { recordBuildInfo } from './obs/metrics-platform.js';
+import { useRuntime } from './obs/tracing.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
 import { GridService } from './service/grid-service.js';
 import { makeReadiness } from './service/readiness.js';
@@ -45,6 +47,12 @@ export interface RegridOptions {
    * number could mint the same ID). Default: log, then SIGTERM to this process, as the server does.
    */
   readonly onWorkerLost?: (reason: string) => void;
+  /**
+   * The host's OpenTelemetry tracer (e.g. `trace.getTracer('regrid')` from the host's SDK): regrid's
+   * spans (the request, the write line, each compare-and-set, CQL statements, Redis commands)
+   * are made with it and exported by the host's provider. Unset: no spans.
+   */
+  readonly tracer?: Tracer;
 }
 
 /**
@@ -115,6 +123,10 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   if (config.MIGRATE_ON_START) await applyMigrations(client, config, keyspace);
   else await assertMigrated(client, keyspace);
 
+  // Before the Redis guard and the app: each decides once, when made, whether to trace.
+  const stopTracing = options.tracer
+    ? useRuntime((await import('./obs/tracing-host.js')).hostRuntime(options.tracer))
+    : undefined;
   const cql = cqlOf(client, cqlLimitsOf(config));
   let draining = false;
   const lost =
@@ -188,6 +200,7 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
         await audits?.stop();
         await sweeper?.stop();
         await lease.release();
+        stopTracing?.();
         await redis?.close(); // the guard's own listeners only: the host's connection stays open
       })()),
   };

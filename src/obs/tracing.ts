@@ -61,6 +61,18 @@ export async function startTracing(
   };
 }
 
+/**
+ * Traces through `own` (an embedding host's tracer, tracing-host.ts) until the returned stop is
+ * called. Set before the app and the Redis guard are made: both decide once whether to trace.
+ */
+export function useRuntime(own: TracingRuntime): () => void {
+  if (runtime && runtime !== own) throw new Error('tracing is already on in this process');
+  runtime = own;
+  return () => {
+    if (runtime === own) runtime = undefined;
+  };
+}
+
 /** A child span of `parent` (a root span when there is none); undefined when tracing is off. */
 export function startSpan(
   name: string,
