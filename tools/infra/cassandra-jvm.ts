@@ -92,3 +92,8 @@ export function daemonJavaArgs(
     'org.apache.cassandra.service.CassandraDaemon',
   ];
 }
+
+/** `argv` run inside network namespace `netns` (`ip netns exec`), or as it is without one. */
+export function inNetns(netns: string | undefined, argv: readonly string[]): string[] {
+  return netns ? ['ip', 'netns', 'exec', netns, ...argv] : [...argv];
+}
