@@ -112,7 +112,7 @@ export async function startDcRing(
   if (made && (made.dcs !== plan.dcs || made.nodesPerDc !== plan.nodesPerDc)) {
     throw new Error(
       `a ${made.dcs}-DC ring with ${made.nodesPerDc} node(s) per DC exists under REGRID_HOME: ` +
-        'stop it and remove its folder first',
+        `stop it and remove ${ringDir(config)} first (its nodes keep the tokens they started with)`,
     );
   }
   mkdirSync(ringDir(config), { recursive: true });
