@@ -54,6 +54,12 @@ export interface NodeLayout {
   readonly dc?: { readonly name: string; readonly rack: string };
   /** The network namespace the JVM (and nodetool, whose JMX binds its 127.0.0.1) runs in. */
   readonly netns?: string;
+  /**
+   * `-Dcassandra.ring_delay_ms` (100 unless set). A node that is not a seed gives up its gossip
+   * shadow round after 2 × ring delay ("Unable to gossip with any peers"): 200 ms was too short
+   * for a second node of a DC on this loaded machine.
+   */
+  readonly ringDelayMs?: number;
 }
 
 /** cassandra-rackdc.properties of a node with a DC (read by GossipingPropertyFileSnitch). */

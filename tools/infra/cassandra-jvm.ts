@@ -85,7 +85,7 @@ export function daemonJavaArgs(
     // Fast single-node start (as testcontainers does): no gossip settling, one fixed token.
     '-Dcassandra.skip_wait_for_gossip_to_settle=0',
     `-Dcassandra.initial_token=${layout.initialToken}`,
-    '-Dcassandra.ring_delay_ms=100',
+    `-Dcassandra.ring_delay_ms=${layout.ringDelayMs ?? 100}`,
     '-Dcassandra.superuser_setup_delay_ms=0',
     '-cp',
     [layout.confDir, ...jars].join(':'),

@@ -58,6 +58,7 @@ export function dcRingNodes(config: LayoutConfig, plan: NetPlan): DcNode[] {
         initialToken: (ringToken(index, plan.nodesPerDc) + BigInt(dc - 1)).toString(),
         dc: { name: dcName(dc), rack: 'rack1' },
         netns: nodeNs(plan, dc, index),
+        ...(index > 1 ? { ringDelayMs: 5000 } : {}), // not a seed: see NodeLayout.ringDelayMs
       };
       out.push({ dc, index, name, layout });
     }
