@@ -112,13 +112,20 @@ async function up(config: Config, plan: NetPlan, io: Io): Promise<number> {
   return EXIT.ok;
 }
 
+/** The DC ring for `cassandra status --json` (undefined without one). */
+export async function dcStatus(config: Config) {
+  const plan = dcRingPlan(config);
+  if (!plan) return undefined;
+  return { plan, links: linkStates(plan), nodes: await dcRingStatus(config, plan) };
+}
+
 /** Lines for `cassandra status` (empty without a DC ring). */
 export async function dcStatusLines(config: Config): Promise<string[]> {
-  const plan = dcRingPlan(config);
-  if (!plan) return [];
-  const links = linkStates(plan);
+  const status = await dcStatus(config);
+  if (!status) return [];
+  const { plan, links } = status;
   const lines = [`dc ring: ${plan.dcs} DC(s) × ${plan.nodesPerDc}, WAN ${links.wan}`];
-  for (const n of await dcRingStatus(config, plan)) {
+  for (const n of status.nodes) {
     lines.push(
       `${n.node.padEnd(7)} ${n.dc} ${`${n.address}:${config.CASSANDRA_PORT}`.padEnd(16)} ` +
         `${n.state.padEnd(8)} pid ${String(n.pid ?? '-').padEnd(8)} netns ${n.netns} ` +
