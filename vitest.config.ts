@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
 // headless Chromium over the same stores; fault tests, which stop, pause and kill a private
 // Cassandra node and a private redis-server of their own; and cluster tests, the same on a
 // private 3-node ring (RF 3). `npm test` runs the first two (`--project unit --project
-// integration`: negations would be OR-ed); `test:browser`, `test:faults` and `test:cluster` the others.
+// integration`: negations would be OR-ed); `test:browser`, `test:faults` and `test:cluster` the others;
+// `test:regions` the two-DC ring in network namespaces (root only; not in CI yet).
 export default defineConfig({
   test: {
     // The fault suite's teardown stops its private Cassandra node (SIGTERM, then SIGKILL after
@@ -60,6 +61,17 @@ export default defineConfig({
           // One private ring for the whole suite, and tests that kill and pause its nodes.
           fileParallelism: false,
           // Any order: every file first puts the ring back to three live nodes (ensureFullRing).
+          testTimeout: 240_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        test: {
+          name: 'regions',
+          include: ['test/regions/**/*.test.ts'],
+          globalSetup: ['test/regions/global-setup.ts'],
+          // One private two-DC ring (network namespaces: root only) and tests that cut its links.
+          fileParallelism: false,
           testTimeout: 240_000,
           hookTimeout: 600_000,
         },

@@ -10,6 +10,7 @@ import { ensureCassandra, liveNodePid } from '../infra/embedded-cassandra.js';
 import { localStatus, statusExit } from '../infra/local-nodes.js';
 import { ringNodes, ringSize, stopRing } from '../infra/ring.js';
 import { ringUp, startNodeCommand, stopNodeCommand } from './cassandra-ring.js';
+import { dcDown, dcStatus, dcStatusLines } from './cmd-regions.js';
 import type { Parsed } from '../../src/cli/command-specs.js';
 import { EXIT, UsageError } from '../../src/cli/exit-codes.js';
 import type { Io } from '../../src/cli/regrid-commands.js';
@@ -31,8 +32,10 @@ export async function run({ values, positionals }: Parsed, io: Io): Promise<numb
       return down(config, values['node'], io);
     case 'status': {
       const status = await localStatus(config);
-      if (values['json']) io.out(JSON.stringify(status));
-      else {
+      if (values['json']) {
+        const dc = await dcStatus(config);
+        io.out(JSON.stringify(dc ? { ...status, dc_ring: dc } : status));
+      } else {
         io.out(`home ${status.home}`);
         for (const n of status.nodes) {
           io.out(
@@ -40,6 +43,7 @@ export async function run({ values, positionals }: Parsed, io: Io): Promise<numb
               `pid ${String(n.pid ?? '-').padEnd(8)} jmx ${n.jmx_port}${n.note ? `  (${n.note})` : ''}`,
           );
         }
+        for (const line of await dcStatusLines(config)) io.out(line);
       }
       return statusExit(status.nodes);
     }
@@ -114,6 +118,11 @@ async function down(config: Config, which: unknown, io: Io): Promise<number> {
     stopped += lines.length;
     for (const line of lines) io.out(`ring ${line}`);
     if (lines.length === 0) io.out('ring: no node of it runs');
+  }
+  if (which !== 'single') {
+    const lines = await dcDown(config);
+    stopped += lines.filter((l) => l.endsWith('stopped')).length;
+    for (const line of lines) io.out(`dc ring ${line}`);
   }
   if (stopped === 0) io.out(`nothing ran under REGRID_HOME (${nodeLayout(config).home})`);
   return EXIT.ok;

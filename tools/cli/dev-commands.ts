@@ -6,6 +6,7 @@
  */
 import { runCli, type Commands } from '../../src/cli/cli-main.js';
 import { productCommands } from '../../src/cli/commands.js';
+import { EXIT, failureOf, UsageError } from '../../src/cli/exit-codes.js';
 import type { Io } from '../../src/cli/regrid-commands.js';
 import type { FindCassandra } from '../../src/bootstrap.js';
 
@@ -37,5 +38,23 @@ export function devCommands(): Commands {
 }
 
 /** `regrid <argv>` as a development checkout runs it (tools/cli.ts); the exit code. */
-export const runDevCli = (argv: readonly string[], io: Io): Promise<number> =>
-  runCli(argv, io, devCommands());
+export async function runDevCli(argv: readonly string[], io: Io): Promise<number> {
+  // The multi-DC ring's options and fault commands are not in src/cli/command-specs.ts.
+  if (argv[0] === 'cassandra' && !argv.includes('--help')) {
+    const regions = await import('./cmd-regions.js');
+    if (regions.isRegionsInvocation(argv.slice(1))) {
+      try {
+        return await regions.runRegions(argv.slice(1), io);
+      } catch (err) {
+        if (err instanceof UsageError) {
+          io.err(`${err.message} (npm run regrid -- cassandra --help; docs/regions.md)`);
+          return EXIT.usage;
+        }
+        const { code, line } = failureOf(err);
+        io.err(`regrid cassandra: ${line}`);
+        return code;
+      }
+    }
+  }
+  return runCli(argv, io, devCommands());
+}

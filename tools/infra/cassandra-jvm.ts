@@ -85,10 +85,15 @@ export function daemonJavaArgs(
     // Fast single-node start (as testcontainers does): no gossip settling, one fixed token.
     '-Dcassandra.skip_wait_for_gossip_to_settle=0',
     `-Dcassandra.initial_token=${layout.initialToken}`,
-    '-Dcassandra.ring_delay_ms=100',
+    `-Dcassandra.ring_delay_ms=${layout.ringDelayMs ?? 100}`,
     '-Dcassandra.superuser_setup_delay_ms=0',
     '-cp',
     [layout.confDir, ...jars].join(':'),
     'org.apache.cassandra.service.CassandraDaemon',
   ];
+}
+
+/** `argv` run inside network namespace `netns` (`ip netns exec`), or as it is without one. */
+export function inNetns(netns: string | undefined, argv: readonly string[]): string[] {
+  return netns ? ['ip', 'netns', 'exec', netns, ...argv] : [...argv];
 }

@@ -17,10 +17,11 @@ import {
   LOCAL_DC,
   logbackXml,
   nodeLayout,
+  rackdcProperties,
   type LayoutConfig,
   type NodeLayout,
 } from './cassandra-files.js';
-import { daemonJavaArgs } from './cassandra-jvm.js';
+import { daemonJavaArgs, inNetns } from './cassandra-jvm.js';
 import { probeCql, waitForCql, type CqlEndpoint } from './cql-probe.js';
 import { resolveCassandraJars } from './maven-resolve.js';
 import { commandLineOf, findOnPath, isAlive, tailFile, tcpOpen } from './process-utils.js';
@@ -146,11 +147,17 @@ export async function launch(
   }
   writeFileSync(join(layout.confDir, 'cassandra.yaml'), cassandraYaml(layout));
   writeFileSync(join(layout.confDir, 'logback.xml'), logbackXml(layout));
+  if (layout.dc) writeFileSync(join(layout.confDir, 'cassandra-rackdc.properties'), rackdcProperties(layout.dc)); // prettier-ignore
 
   const out = openSync(join(layout.logDir, 'stdout.log'), 'a');
   const err = openSync(join(layout.logDir, 'stderr.log'), 'a');
   // detached: own session, so Ctrl-C in the terminal or the end of a test run leaves it running.
-  const child = spawn('java', daemonJavaArgs(layout, jars, config.CASSANDRA_HEAP), {
+  // `ip netns exec` execs java in place (same PID), so the pidfile names the JVM either way.
+  const [cmd, ...args] = inNetns(layout.netns, [
+    'java',
+    ...daemonJavaArgs(layout, jars, config.CASSANDRA_HEAP),
+  ]);
+  const child = spawn(cmd!, args, {
     cwd: layout.nodeDir,
     detached: true,
     stdio: ['ignore', out, err],

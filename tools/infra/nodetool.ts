@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config.js';
 import { nodeLayout, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
-import { toolJvmFlags } from './cassandra-jvm.js';
+import { inNetns, toolJvmFlags } from './cassandra-jvm.js';
 import { cachedJars } from './maven-resolve.js';
 
 const run = promisify(execFile);
@@ -73,7 +73,9 @@ async function runToolOn(
   args: readonly string[],
 ): Promise<string> {
   try {
-    const { stdout } = await run('java', [...toolArgs(layout, mainClass), ...args], {
+    // A node in a network namespace has its JMX on that namespace's 127.0.0.1.
+    const [cmd, ...argv] = inNetns(layout.netns, ['java', ...toolArgs(layout, mainClass), ...args]);
+    const { stdout } = await run(cmd!, argv, {
       maxBuffer: 32 * 1024 * 1024,
     });
     return stdout;

@@ -67,7 +67,7 @@ export async function gossipView(via: RingNode): Promise<Map<string, NodeStateNa
   const out = await runNodetoolAt(via.layout, ['status']);
   const view = new Map<string, NodeStateName>();
   for (const line of out.split('\n')) {
-    const m = /^([UD][NJLM])\s+(127\.[0-9.]+)/.exec(line.trim());
+    const m = /^([UD][NJLM])\s+([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+)/.exec(line.trim());
     if (m) view.set(m[2]!, m[1] as NodeStateName);
   }
   return view;
