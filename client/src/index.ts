@@ -7,7 +7,7 @@
  *   for await (const item of client.grid(profileId)) console.log(item.id);
  *
  * Every route is also reachable through `client.call(operationId, input)`, typed from the
- * server's registry (api.gen.ts). IDs are decimal strings; problems are thrown as RegridError.
+ * server's OpenAPI document (api.gen.ts). IDs are decimal strings; problems are thrown as RegridError.
  */
 import { OrderEditor } from './order-editor.js';
 import { makeCall, type ClientOptions } from './transport.js';

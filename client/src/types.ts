@@ -1,6 +1,6 @@
 /**
  * The client's types over the generated API description (api.gen.ts, made from the server's
- * registry): request inputs as the routes accept them (IDs as decimal strings), results as
+ * OpenAPI document): request inputs as the routes accept them (IDs as decimal strings), results as
  * they are sent. Plain types only: the package loads and imports nothing of the server.
  */
 import type { OperationId, Operations, ProblemCode, ROUTES } from './api.gen.js';

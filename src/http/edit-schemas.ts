@@ -14,7 +14,8 @@ export const PinsBody = z.strictObject({
 /** A move's undo handle (`move_id` of POST /v1/me/grid/moves): a UUID. */
 export const MoveIdParam = z
   .string()
-  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)
+  // No `i` flag: the OpenAPI document copies the pattern, and JSON Schema patterns have no flags.
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/)
   .meta({ examples: ['0f7d3c1e-5b0a-4d3e-9a55-2f1c9e8b7a61'] });
 
 export const UnarchiveBody = z.strictObject({

@@ -47,23 +47,16 @@ export const MinVersionString = z
  * A page size in a query string: plain decimal digits only (no `0x10`, ` 5`, `1e1`, `+5`), in
  * 1..max, `dflt` when absent.
  */
-export const pageLimit = (max: number, dflt: number) => {
-  const schema = z
+export const pageLimit = (max: number, dflt: number) =>
+  z
     .string()
     .regex(/^[1-9][0-9]{0,5}$/, 'a positive whole number in plain decimal')
     .transform(Number)
     .pipe(z.number().int().min(1).max(max))
     .optional()
-    .transform((v) => v ?? dflt);
-  QUERY_INTEGERS.set(schema, { type: 'integer', minimum: 1, maximum: max, default: dflt });
-  return schema;
-};
-
-/**
- * What a query parameter parsed from digits is on the wire, for the OpenAPI document
- * (api/document.ts): zod sees the string it starts as, a client should see the bounded integer.
- */
-export const QUERY_INTEGERS = new WeakMap<object, Record<string, unknown>>();
+    .transform((v) => v ?? dflt)
+    // The OpenAPI document (openapi/document.ts) shows the bounded integer it is on the wire.
+    .meta({ type: 'integer', minimum: 1, maximum: max, default: dflt });
 
 export const GridQuery = z.strictObject({
   limit: pageLimit(MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT),

@@ -1,6 +1,6 @@
 /**
- * JSON Schema (as `z.toJSONSchema` writes it) → TypeScript type text, for the client package's
- * generated API types (client/src/api.gen.ts). It knows the keywords the registry's schemas use
+ * JSON Schema (as the OpenAPI document carries it) → TypeScript type text, for the client package's
+ * generated API types (client/src/api.gen.ts). It knows the keywords the document's schemas use
  * and throws on any other that would change the type (`not`, `if`, tuples…), so a new kind of
  * schema fails the generator instead of being printed wrong. Validation-only keywords (pattern,
  * lengths, formats, bounds) do not change the type and are dropped.

@@ -1,5 +1,5 @@
 /**
- * `npm run gen:client`: writes client/src/api.gen.ts from the API registry (generate.ts);
+ * `npm run gen:client`: writes client/src/api.gen.ts from the server's OpenAPI document (generate.ts);
  * `-- --check` only says whether the committed file is current (exit 1 when stale).
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -73,11 +73,3 @@ export const components = {
     WWWAuthenticate: { description: '`Bearer`', schema: { type: 'string' } },
   },
 };
-
-export const parameterRef = (name: keyof typeof components.parameters) => ({
-  $ref: `#/components/parameters/${name}`,
-});
-
-export const headerRef = (name: keyof typeof components.headers) => ({
-  $ref: `#/components/headers/${name}`,
-});

@@ -21,30 +21,36 @@ export const Version = z
   .regex(/^(?:0|[1-9][0-9]{0,18})$/)
   .meta({ description: 'The grid version (decimal string)', examples: ['42'] });
 
-export const Instant = z.iso.datetime().meta({ examples: ['2026-11-30T19:34:30.634Z'] });
+export const Instant = z.iso
+  .datetime()
+  .meta({ id: 'Instant', examples: ['2026-11-30T19:34:30.634Z'] });
 
-export const PostJson = z.object({
-  id: Id,
-  author_id: Id,
-  caption: z.string().nullable(),
-  media_url: z.string().nullable(),
-  created_at: Instant,
-  collaborators: z.array(Id).optional().meta({
-    description:
-      'the collaborators whose grid shows the post (absent: none); one who has not accepted is not listed',
-  }),
-  pending_collaborators: z.array(Id).optional().meta({
-    description:
-      "the author's own read only: named collaborators whose invitation still waits (absent: none)",
-  }),
-});
+export const PostJson = z
+  .object({
+    id: Id,
+    author_id: Id,
+    caption: z.string().nullable(),
+    media_url: z.string().nullable(),
+    created_at: Instant,
+    collaborators: z.array(Id).optional().meta({
+      description:
+        'the collaborators whose grid shows the post (absent: none); one who has not accepted is not listed',
+    }),
+    pending_collaborators: z.array(Id).optional().meta({
+      description:
+        "the author's own read only: named collaborators whose invitation still waits (absent: none)",
+    }),
+  })
+  .meta({ id: 'Post' });
 
-export const GridItemJson = z.object({
-  id: Id,
-  caption: z.string().nullable(),
-  media_url: z.string().nullable(),
-  created_at: Instant,
-});
+export const GridItemJson = z
+  .object({
+    id: Id,
+    caption: z.string().nullable(),
+    media_url: z.string().nullable(),
+    created_at: Instant,
+  })
+  .meta({ id: 'GridItem' });
 
 export const GridPageJson = z.object({
   items: z.array(GridItemJson),
@@ -116,7 +122,9 @@ export const TakedownJson = z.strictObject({
   post_id: Id,
   grids: z.array(z.strictObject({ profile_id: Id, grid_version: Version })),
 });
-export const FlagJson = z.object({ name: z.string(), enabled: z.boolean(), stored: z.boolean() });
+export const FlagJson = z
+  .object({ name: z.string(), enabled: z.boolean(), stored: z.boolean() })
+  .meta({ id: 'Flag' });
 export const FlagsJson = z.strictObject({ flags: z.array(FlagJson), refresh_bound_ms: z.number() });
 
 export const HealthJson = z.strictObject({ status: z.literal('ok') });
@@ -144,6 +152,7 @@ export const ProblemJson = z
     code: z.string(),
   })
   .meta({
+    id: 'Problem',
     description: 'application/problem+json (RFC 9457); extension members per code',
   });
 
