@@ -19,6 +19,7 @@ import {
   versionsOf,
   type ChangesHarness,
 } from './harness.js';
+import { redisSchemeOf } from '../support/tls-clients.js';
 
 let h: ChangesHarness;
 openPerFile(openChanges, (opened) => (h = opened));
@@ -153,7 +154,7 @@ describe('the change stream', () => {
     const proxy = await startCqlProxy({ host: url.hostname, port: Number(url.port || 6379) });
     try {
       const cut = await h.serviceWith({
-        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_URL: `${redisSchemeOf(h.config)}://127.0.0.1:${proxy.port}`,
         REDIS_TIMEOUT_MS: '300',
       });
       const ids = await seedGrid(h, cut, me, 3); // v1, published
