@@ -15,7 +15,14 @@ import { startTlsStores, TLS_NODE } from './tls-suite/stores.js';
 const log = (line: string) => console.log(`[tls suite] ${line}`);
 
 /** Files left out, and why (each one printed and counted in the summary). */
-const LEFT_OUT: ReadonlyArray<readonly [string, string]> = [];
+const LEFT_OUT: ReadonlyArray<readonly [string, string]> = [
+  [
+    'test/integration/embed-guide.test.ts',
+    "runs docs/embedding.md's example as written, whose host app builds its own plain-text " +
+      'cassandra-driver Client and ioredis connection (the guide shows no TLS options); ' +
+      'embedding over TLS is test/integration/embed.test.ts, which runs',
+  ],
+];
 
 interface VitestJson {
   testResults: Array<{

@@ -81,8 +81,12 @@ describe.each([
     });
     const guards: RedisGuard[] = [];
     try {
-      const guardA = createRedisGuard(config, { log: () => {} });
-      const guardB = createRedisGuard(config, { log: () => {} });
+      // What each guard's connection went through, printed with the outcome (a failure's clue).
+      const seenBy = { A: new Set<string>(), B: new Set<string>() };
+      const guardA = createRedisGuard(config, { log: (l) => seenBy.A.add(l) });
+      const guardB = createRedisGuard(config, { log: (l) => seenBy.B.add(l) });
+      guardA.client.on('error', (e: Error) => seenBy.A.add(e.message));
+      guardB.client.on('error', (e: Error) => seenBy.B.add(e.message));
       guards.push(guardA, guardB);
       expect(await guardA.waitReady(5000)).toBe(true);
       expect(await guardB.waitReady(5000)).toBe(true);
@@ -166,7 +170,8 @@ describe.each([
         `[redis sentinel ${mode}] primary :${set.primaryPort} killed; sentinels name :${promoted.join(', :')}; ` +
           `${followedAt ? 'both instances followed' : 'not followed'} (${seen}) ` +
           `${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill, ${n} rounds, ${statuses.length} requests ${JSON.stringify(countOf(statuses))}; ` +
-          `failover sweeps A ${a.service.caches!.grid.repairs.sweeps}, B ${b.service.caches!.grid.repairs.sweeps}`,
+          `failover sweeps A ${a.service.caches!.grid.repairs.sweeps}, B ${b.service.caches!.grid.repairs.sweeps}; ` +
+          `A saw ${JSON.stringify([...seenBy.A])}, B saw ${JSON.stringify([...seenBy.B])}`,
       );
       expect(followedAt).toBeGreaterThan(0);
       expect(promoted).toEqual(set.sentinelPorts.map(() => set.replicaPort));
