@@ -22,13 +22,15 @@ export const testConfig = (env: Record<string, string> = {}): Config =>
 
 /**
  * process.env, less the suite's REDIS_TLS_* when `env` names a Redis that is not `rediss`
- * (a test's own plain redis-server, or `none`): under the TLS-only suite
+ * (a test's own plain redis-server, or `none`) or TLS settings of its own (a test's own TLS
+ * server, where a setting it leaves out must stay unset): under the TLS-only suite
  * (tools/test-over-tls.ts) they belong to the suite's Redis, and config.ts refuses TLS files
  * that would go unused.
  */
 export function suiteEnvFor(env: Record<string, string>): Record<string, string | undefined> {
   const url = env.REDIS_URL;
-  if (url === undefined || /^rediss[:+]/i.test(url)) return process.env;
+  const ownTls = Object.keys(env).some((k) => k.startsWith('REDIS_TLS_'));
+  if (!ownTls && (url === undefined || /^rediss[:+]/i.test(url))) return process.env;
   const out = { ...process.env };
   for (const k of Object.keys(out)) if (k.startsWith('REDIS_TLS_')) delete out[k];
   return out;
