@@ -63,6 +63,27 @@ describe.each([
         }
       : { REDIS_URL: 'redis://127.0.0.1' };
 
+  it('a client that ended without its guard closing it connects again', async () => {
+    // ioredis ends a Sentinel client for good when a +switch-master interrupts its reconnection
+    // (src/cache/redis-client.ts reconnectWhenEnded); any end the guard did not ask for, here.
+    const config = testConfig({
+      REDIS_SENTINELS: set.sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','),
+      REDIS_SENTINEL_MASTER: MASTER,
+      ...clientTls(),
+    });
+    const guard = createRedisGuard(config, { log: () => {} });
+    try {
+      expect(await guard.waitReady(5000)).toBe(true);
+      const ended = new Promise((ok) => guard.client.once('end', ok));
+      guard.client.disconnect();
+      await ended;
+      expect(await guard.waitReady(5000)).toBe(true);
+      expect(await guard.run((c) => c.ping())).toBe('PONG');
+    } finally {
+      await guard.close();
+    }
+  });
+
   it.runIf(tls)('the sentinels and servers refuse plain text', async () => {
     for (const port of [set.primaryPort, set.replicaPort, ...set.sentinelPorts]) {
       expect(await redisAnswers('127.0.0.1', port)).toBe(false);
