@@ -14,7 +14,10 @@
  * (store.ts) and the consumer survives a Redis data loss; with --api (or FEED_API_URL, default
  * the --check URL) it repairs profiles from regrid's catch-up route, sending FEED_SERVICE_TOKEN
  * (a service token; only in the environment, never on the command line) as its bearer (api.ts).
+ * A `rediss://` --redis trusts REDIS_TLS_CA_FILE and presents REDIS_TLS_CERT_FILE/_KEY_FILE when
+ * they are set (regrid's own settings' names, docs/operating.md).
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
 import { regridGet } from './api.js';
@@ -75,6 +78,16 @@ const follows: Array<{ follower: string; profiles: string[] }> = (values.follow 
   },
 );
 
+/** ioredis TLS options for a `rediss://` URL from REDIS_TLS_*_FILE (Node's CAs when unset). */
+function tlsOf(url: string) {
+  if (!/^rediss:/i.test(url)) return {};
+  const file = (name: string) => {
+    const path = process.env[`REDIS_TLS_${name}_FILE`];
+    return path ? { [name.toLowerCase()]: readFileSync(path) } : {};
+  };
+  return { tls: { ...file('CA'), ...file('CERT'), ...file('KEY') } };
+}
+
 // --cluster host:port,host:port reads a Redis Cluster (one read per shard key, consumer.ts).
 const redis: FeedRedis = values.cluster
   ? new Cluster(
@@ -83,7 +96,7 @@ const redis: FeedRedis = values.cluster
         return { host: host ?? '127.0.0.1', port: Number(port ?? 6379) };
       }),
     )
-  : new Redis(values.redis!);
+  : new Redis(values.redis!, tlsOf(values.redis!));
 // Reconnecting after a Redis restart is ioredis's job; a command that fails meanwhile rejects
 // (the loop below retries the round), so the connection's own error events are only noise.
 redis.on('error', () => {});

@@ -124,3 +124,26 @@ export function createRedisClient(
     ),
   );
 }
+
+/**
+ * Sentinel only: connects `client` again whenever it ends while `closing()` is false. ioredis
+ * 5.x ends a Sentinel client for good (status `end`, no more retries) when the failover
+ * detector's `+switch-master` disconnects it while it is still asking the sentinels for the
+ * primary ("Connection is closed."): seen in test/integration/cache/redis-sentinel.test.ts, both
+ * guards degraded for the rest of the run after a failover. Nobody asked it to end, so it
+ * reconnects after the same backoff as any reconnection.
+ */
+export function reconnectWhenEnded(client: RedisClient, closing: () => boolean): void {
+  let attempt = 0;
+  client.on('ready', () => void (attempt = 0));
+  client.on('end', () => {
+    if (closing()) return;
+    setTimeout(
+      () => {
+        if (closing() || client.status !== 'end') return;
+        client.connect().catch(() => undefined);
+      },
+      Math.min(++attempt * 100, 2000),
+    );
+  });
+}

@@ -29,7 +29,13 @@
 import type { Config } from '../config.js';
 import { redisErrors, watchBreaker } from '../obs/metrics.js';
 import { redisTargetOf } from '../redis-target.js';
-import { createRedisClient, isCluster, redisTlsOf, usesTls } from './redis-client.js';
+import {
+  createRedisClient,
+  isCluster,
+  reconnectWhenEnded,
+  redisTlsOf,
+  usesTls,
+} from './redis-client.js';
 import type { RedisClient } from './redis-client.js';
 
 export type RedisHealth = 'ok' | 'degraded';
@@ -154,6 +160,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   };
   client.on('ready', onReady);
   client.on('close', onClose);
+  if (sentinel && owned) reconnectWhenEnded(client, () => closing);
 
   function health(): RedisHealth {
     if (client.status !== 'ready' || owed()) return 'degraded';

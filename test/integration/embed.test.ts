@@ -19,6 +19,7 @@ import { schemaStatus } from '../../src/store/migration-status.js';
 import { applyMigrations, DEFAULT_CQL_DIR } from '../../src/store/migrations.js';
 import { randomProfile } from './core/harness.js';
 import { connectTestClient, TEST_KEYSPACE, testConfig } from './support/stores.js';
+import { cassandraSsl, rawRedis } from './support/tls-clients.js';
 
 const SECRET = 'embed-tests-jwt-secret-0123456789';
 // A worker number no other harness uses (support/stores.ts lists theirs).
@@ -32,7 +33,7 @@ describe('createRegrid mounted in a host app', () => {
   beforeAll(async () => {
     const config = testConfig();
     cassandra = await connectTestClient(config);
-    redis = new Redis(config.REDIS_URL, { lazyConnect: true });
+    redis = rawRedis(config, { lazyConnect: true });
     await redis.connect();
   });
   afterAll(async () => {
@@ -138,6 +139,7 @@ describe('createRegrid mounted in a host app', () => {
         protocolOptions: { port: config.CASSANDRA_PORT },
         localDataCenter: config.CASSANDRA_LOCAL_DC,
         keyspace: TEST_KEYSPACE,
+        ...cassandraSsl(config),
         ...(encoding ? { encoding } : {}),
       });
     // cassandra-driver's defaults: bigint columns come back as Long objects, not bigint.

@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
-import { loadConfig } from '../../../src/config.js';
 import type { Config } from '../../../src/config.js';
 import { freshProfile, openStores, seedPosts } from './harness.js';
 import type { Stores } from './harness.js';
 import { startOwnRedis } from './own-redis.js';
 import type { OwnRedis } from './own-redis.js';
 import { allPages, move, serviceWith as serviceOn } from './service-api.js';
+import { testConfig } from '../support/stores.js';
 
 let s: Stores;
 beforeAll(async () => {
@@ -85,14 +85,16 @@ describe('Redis hung or stopped mid-test (private redis-server)', () => {
   beforeAll(async () => {
     server = await startOwnRedis(6390);
     // Production-like timeout: every Redis call gives up after 150 ms.
-    guard = createRedisGuard(loadConfig({ ...process.env, REDIS_URL: server.url }), {
+    guard = createRedisGuard(testConfig({ REDIS_URL: server.url }), {
       log: () => {},
     });
     expect(await guard.waitReady(5000)).toBe(true);
   });
   afterAll(async () => {
-    await guard.close();
-    await server.kill();
+    // A set-up that failed after starting the server must still stop it (it once outlived the
+    // run on 6390, and the next run's server could not bind there).
+    await guard?.close();
+    await server?.kill();
   });
 
   it('moves and reads keep working from Cassandra; /readyz reports redis degraded', async () => {

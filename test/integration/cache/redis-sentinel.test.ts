@@ -1,153 +1,119 @@
 /**
  * The cache behind Redis Sentinel (REDIS_SENTINELS, REDIS_SENTINEL_MASTER): a private primary, a
- * replica and three sentinels (Debian's `redis-sentinel`, scripts/ensure-sentinel.sh) on free
- * loopback ports, each stopped by PID. Two service instances (A moves and reads, B reads) use the
- * cache through the sentinels while moves run; the primary is SIGKILLed; the sentinels promote
- * the replica and both instances follow. Every move is answered and none acknowledged is lost
- * (Cassandra holds them); the cache answers again from the promoted replica; and no page is stale
- * afterwards, even for a move whose invalidation the old primary acknowledged but never passed
- * to the replica (made certain here: the replica's link is cut just before that move).
+ * replica and three sentinels (own-sentinels.ts), once in plain text and once TLS-only (the
+ * primary, the replica and the sentinels refuse plain text: regrid reaches the sentinels and the
+ * primary over TLS with REDIS_TLS_*, a `rediss://` REDIS_URL lending the TLS). Two service
+ * instances (A moves and reads, B reads) use the cache through the sentinels while moves run;
+ * the primary is SIGKILLed; the sentinels promote the replica and both instances follow. Every
+ * move is answered and none acknowledged is lost (Cassandra holds them); the cache answers again
+ * from the promoted replica; and no page is stale afterwards, even for a move whose invalidation
+ * the old primary acknowledged but never passed to the replica (made certain here: the
+ * replica's link is cut just before that move).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeSummary } from '../../../src/cache/codec.js';
 import { cacheKeys } from '../../../src/cache/keys.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
-import { findOnPath } from '../../../tools/infra/process-utils.js';
+import { redisAnswers } from '../../../tools/infra/redis-local.js';
 import { testConfig } from '../support/stores.js';
 import { freshProfile, openStores, seedPosts } from './harness.js';
 import type { Stores } from './harness.js';
+import { startSentinels, type OwnSentinels } from './own-sentinels.js';
 import { allPages, move, serviceWith } from './service-api.js';
-import { freePort, sleep, spawnOwn, until, type OwnProcess } from '../support/own-processes.js';
+import { makeTestCerts, sleep, type TestCerts } from '../support/own-processes.js';
 
 const MASTER = 'regrid';
-const procs: OwnProcess[] = [];
-const admins: Redis[] = [];
-let primary: OwnProcess;
-let primaryPort: number;
-let replicaPort: number;
-let sentinelPorts: number[];
 let s: Stores;
-let dir: string | undefined;
-
-const admin = (port: number) => {
-  const r = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, lazyConnect: true });
-  r.on('error', () => {});
-  admins.push(r);
-  return r;
-};
-const info = async (port: number, section: string) => {
-  const r = admin(port);
-  try {
-    await r.connect();
-    return await r.info(section);
-  } finally {
-    r.disconnect();
-  }
-};
-const masterSeenBy = async (sentinelPort: number) => {
-  const r = admin(sentinelPort);
-  try {
-    await r.connect();
-    const [, port] = (await r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER)) as string[];
-    return Number(port);
-  } finally {
-    r.disconnect();
-  }
-};
 
 beforeAll(async () => {
-  if (!findOnPath('redis-sentinel')) {
-    throw new Error('redis-sentinel is not on PATH: run scripts/ensure-sentinel.sh (as root)');
-  }
-  const home = (dir = mkdtempSync(join(tmpdir(), 'regrid-sentinel-')));
-  const ports = new Set<number>();
-  while (ports.size < 5) ports.add(await freePort());
-  [primaryPort, replicaPort, ...sentinelPorts] = [...ports] as [number, number, ...number[]];
-  const server = (port: number, extra: string[]) => {
-    const d = join(home, String(port));
-    mkdirSync(d);
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']; // prettier-ignore
-    const p = spawnOwn('redis-server', [...args, '--dir', d, ...extra]);
-    procs.push(p);
-    return p;
-  };
-  primary = server(primaryPort, []);
-  await until('the primary answers', async () => /redis_version/.test(await info(primaryPort, 'server'))); // prettier-ignore
-  server(replicaPort, ['--replicaof', '127.0.0.1', String(primaryPort)]);
-  await until('the replica is in sync', async () =>
-    /master_link_status:up/.test(await info(replicaPort, 'replication')),
-  );
-  for (const port of sentinelPorts) {
-    const conf = join(home, `sentinel-${port}.conf`);
-    writeFileSync(
-      conf,
-      [
-        `port ${port}`,
-        'bind 127.0.0.1',
-        `dir ${home}`,
-        `sentinel monitor ${MASTER} 127.0.0.1 ${primaryPort} 2`,
-        // Short, so the failover happens within the test: down after 1 s without an answer.
-        `sentinel down-after-milliseconds ${MASTER} 1000`,
-        `sentinel failover-timeout ${MASTER} 5000`,
-        `sentinel parallel-syncs ${MASTER} 1`,
-        '',
-      ].join('\n'),
-    );
-    procs.push(spawnOwn('redis-sentinel', [conf]));
-  }
-  // Each sentinel must know the replica and the two other sentinels before a failover can run.
-  for (const port of sentinelPorts) {
-    await until(
-      `sentinel ${port} knows the replica and its peers`,
-      async () => {
-        const r = admin(port);
-        try {
-          await r.connect();
-          const replicas = (await r.call('SENTINEL', 'REPLICAS', MASTER)) as unknown[];
-          const peers = (await r.call('SENTINEL', 'SENTINELS', MASTER)) as unknown[];
-          return replicas.length === 1 && peers.length === 2;
-        } finally {
-          r.disconnect();
-        }
-      },
-      30_000,
-    );
-  }
   s = await openStores();
 });
 
 afterAll(async () => {
-  for (const a of admins) a.disconnect();
   await s?.close();
-  for (const p of procs.reverse()) await p.kill();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('Redis Sentinel: the primary killed under moves', () => {
+describe.each([
+  ['plain', false],
+  ['TLS-only', true],
+])('Redis Sentinel (%s): the primary killed under moves', (mode, tls) => {
+  let set: OwnSentinels;
+  let certs: TestCerts | undefined;
+
+  beforeAll(async () => {
+    certs = tls ? makeTestCerts() : undefined;
+    set = await startSentinels(MASTER, certs);
+  });
+
+  afterAll(async () => {
+    await set?.stop();
+    if (certs) rmSync(certs.dir, { recursive: true, force: true });
+  });
+
+  /** The client side: `rediss` and the test CA and client certificate, or plain text. */
+  const clientTls = (): Record<string, string> =>
+    certs
+      ? {
+          REDIS_URL: 'rediss://127.0.0.1',
+          REDIS_TLS_CA_FILE: certs.ca,
+          REDIS_TLS_CERT_FILE: certs.clientCert,
+          REDIS_TLS_KEY_FILE: certs.clientKey,
+        }
+      : { REDIS_URL: 'redis://127.0.0.1' };
+
+  it('a client that ended without its guard closing it connects again', async () => {
+    // ioredis ends a Sentinel client for good when a +switch-master interrupts its reconnection
+    // (src/cache/redis-client.ts reconnectWhenEnded); any end the guard did not ask for, here.
+    const config = testConfig({
+      REDIS_SENTINELS: set.sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','),
+      REDIS_SENTINEL_MASTER: MASTER,
+      ...clientTls(),
+    });
+    const guard = createRedisGuard(config, { log: () => {} });
+    try {
+      expect(await guard.waitReady(5000)).toBe(true);
+      const ended = new Promise((ok) => guard.client.once('end', ok));
+      guard.client.disconnect();
+      await ended;
+      expect(await guard.waitReady(5000)).toBe(true);
+      expect(await guard.run((c) => c.ping())).toBe('PONG');
+    } finally {
+      await guard.close();
+    }
+  });
+
+  it.runIf(tls)('the sentinels and servers refuse plain text', async () => {
+    for (const port of [set.primaryPort, set.replicaPort, ...set.sentinelPorts]) {
+      expect(await redisAnswers('127.0.0.1', port)).toBe(false);
+    }
+  });
+
   it('regrid follows the failover, loses no acknowledged move, and serves no stale page', async () => {
     // Production Redis timeout; request deadlines twice the production ones (shared machine).
     const config = testConfig({
-      REDIS_SENTINELS: sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','),
+      REDIS_SENTINELS: set.sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','),
       REDIS_SENTINEL_MASTER: MASTER,
+      ...clientTls(),
       REDIS_TIMEOUT_MS: '150',
       REQUEST_DEADLINE_READ_MS: '2000',
       REQUEST_DEADLINE_WRITE_MS: '4000',
     });
     const guards: RedisGuard[] = [];
     try {
-      const guardA = createRedisGuard(config, { log: () => {} });
-      const guardB = createRedisGuard(config, { log: () => {} });
+      // What each guard's connection went through, printed with the outcome (a failure's clue).
+      const seenBy = { A: new Set<string>(), B: new Set<string>() };
+      const guardA = createRedisGuard(config, { log: (l) => seenBy.A.add(l) });
+      const guardB = createRedisGuard(config, { log: (l) => seenBy.B.add(l) });
+      guardA.client.on('error', (e: Error) => seenBy.A.add(e.message));
+      guardB.client.on('error', (e: Error) => seenBy.B.add(e.message));
       guards.push(guardA, guardB);
       expect(await guardA.waitReady(5000)).toBe(true);
       expect(await guardB.waitReady(5000)).toBe(true);
       const servedBy = async (g: RedisGuard) =>
         Number(/tcp_port:(\d+)/.exec((await g.run((c) => c.info('server'))) ?? '')?.[1]);
-      expect(await servedBy(guardA)).toBe(primaryPort);
+      expect(await servedBy(guardA)).toBe(set.primaryPort);
 
       const a = serviceWith(s, config, guardA, { deadlines: true });
       const b = serviceWith(s, config, guardB, { deadlines: true });
@@ -185,7 +151,7 @@ describe('Redis Sentinel: the primary killed under moves', () => {
       // The invalidation the replica never gets: the primary stops taking the replica back
       // (a password it does not have) and drops its link; then one move, acknowledged.
       const victim = profiles[0]!;
-      const gate = admin(primaryPort);
+      const gate = set.admin(set.primaryPort);
       await gate.connect();
       await gate.config('SET', 'requirepass', 'replica-locked-out');
       await gate.client('KILL', 'TYPE', 'replica');
@@ -193,9 +159,9 @@ describe('Redis Sentinel: the primary killed under moves', () => {
       const lostPost = postsOf.get(victim)![29]!;
       await moveOne(victim, lostPost);
       expect(acked.get(victim)?.postId).toBe(lostPost);
-      expect(await info(replicaPort, 'replication')).toMatch(/master_link_status:down/);
+      expect(await set.info(set.replicaPort, 'replication')).toMatch(/master_link_status:down/);
       // What the replica will be promoted with: the summary of a state before that move.
-      const onReplica = admin(replicaPort);
+      const onReplica = set.admin(set.replicaPort);
       await onReplica.connect();
       const stale = decodeSummary(await onReplica.get(cacheKeys.summary(victim)));
       onReplica.disconnect();
@@ -204,7 +170,7 @@ describe('Redis Sentinel: the primary killed under moves', () => {
 
       const hitsAtKill = [statsOf(a).hits, statsOf(b).hits];
       const killedAt = Date.now();
-      await primary.kill();
+      await set.primary.kill();
 
       // Moves of the other profiles go on through the failover (the victim's last move must
       // stay the one the replica missed), and B keeps reading the victim, until both instances
@@ -217,18 +183,19 @@ describe('Redis Sentinel: the primary killed under moves', () => {
         statuses.push((await b.call('GET', `/v1/profiles/${victim}/grid?limit=24`)).status);
         const [pa, pb] = await Promise.all([servedBy(guardA), servedBy(guardB)]);
         seen = `A on :${pa} (${guardA.health()}), B on :${pb} (${guardB.health()})`;
-        if (!followedAt && pa === replicaPort && pb === replicaPort) followedAt = n;
+        if (!followedAt && pa === set.replicaPort && pb === set.replicaPort) followedAt = n;
         if (followedAt && n >= followedAt + 4) break;
       }
-      const promoted = await Promise.all(sentinelPorts.map(masterSeenBy));
+      const promoted = await Promise.all(set.sentinelPorts.map(set.masterSeenBy));
       console.log(
-        `[redis sentinel] primary :${primaryPort} killed; sentinels name :${promoted.join(', :')}; ` +
+        `[redis sentinel ${mode}] primary :${set.primaryPort} killed; sentinels name :${promoted.join(', :')}; ` +
           `${followedAt ? 'both instances followed' : 'not followed'} (${seen}) ` +
           `${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill, ${n} rounds, ${statuses.length} requests ${JSON.stringify(countOf(statuses))}; ` +
-          `failover sweeps A ${a.service.caches!.grid.repairs.sweeps}, B ${b.service.caches!.grid.repairs.sweeps}`,
+          `failover sweeps A ${a.service.caches!.grid.repairs.sweeps}, B ${b.service.caches!.grid.repairs.sweeps}; ` +
+          `A saw ${JSON.stringify([...seenBy.A])}, B saw ${JSON.stringify([...seenBy.B])}`,
       );
       expect(followedAt).toBeGreaterThan(0);
-      expect(promoted).toEqual(sentinelPorts.map(() => replicaPort));
+      expect(promoted).toEqual(set.sentinelPorts.map(() => set.replicaPort));
       expect(statuses.filter((x) => x !== 200)).toEqual([]);
       // Each instance swept the summaries the promoted replica might hold from before.
       expect(a.service.caches!.grid.repairs.sweeps).toBeGreaterThan(0);

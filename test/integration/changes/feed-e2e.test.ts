@@ -27,6 +27,7 @@ import { makeReadiness } from '../../../src/service/readiness.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { requestJson, type JsonReply } from '../support/http.js';
 import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
+import { rawRedis } from '../support/tls-clients.js';
 
 const JWT_SECRET = 'feed-e2e-tests-jwt-secret-0123456789';
 const PREFIX = `regrid_t_feed:e2e-${randomBytes(4).toString('hex')}:`;
@@ -52,7 +53,7 @@ beforeAll(async () => {
   client = await connectTestClient(config);
   guard = createRedisGuard(config);
   await guard.waitReady(5000);
-  raw = new Redis(config.REDIS_URL);
+  raw = rawRedis(config);
   service = new GridService({
     cql: cqlOf(client),
     config,

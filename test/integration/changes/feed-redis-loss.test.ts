@@ -120,7 +120,8 @@ afterAll(async () => {
     }
   }
   await stopSweeper?.();
-  await new Promise((r) => server?.close(r));
+  // Only a server that was started: a set-up that failed first would otherwise wait here forever.
+  if (server) await new Promise((r) => server.close(r));
   await guard?.close();
   await own?.kill();
   await client?.shutdown();

@@ -22,6 +22,8 @@ import { feedKeysOf, streamKeysOf } from '../../../examples/feed/keys.js';
 import { FeedModel } from '../../../examples/feed/model.js';
 import { applyForFollower } from '../../../examples/feed/scripts.js';
 import { buildWorkload, deliveries, prng, type Workload } from '../../unit/feed/workload.js';
+import { testConfig } from '../support/stores.js';
+import { rawRedis } from '../support/tls-clients.js';
 
 const ctx = inject('integration');
 const PREFIX = `regrid_t_feed:${process.pid}-${Date.now()}:`;
@@ -31,7 +33,7 @@ const keys = feedKeysOf(`${PREFIX}feed:`);
 let redis: Redis;
 
 beforeAll(() => {
-  redis = new Redis(ctx.redisUrl);
+  redis = rawRedis(testConfig(), {}, ctx.redisUrl);
 });
 
 afterAll(async () => {

@@ -19,6 +19,7 @@ import { makeReadiness } from '../../../src/service/readiness.js';
 import type { WriterHooks } from '../../../src/service/write-line/write-line.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
+import { rawRedis } from '../support/tls-clients.js';
 
 export interface StreamEvent {
   readonly profile_id: string;
@@ -67,7 +68,7 @@ export async function openChanges(env: Record<string, string> = {}): Promise<Cha
   const ids = idsFromWorkers(7800, 40);
   const redis = createRedisGuard(config);
   await redis.waitReady(5000);
-  const raw = new Redis(config.REDIS_URL, { lazyConnect: false });
+  const raw = rawRedis(config, { lazyConnect: false });
   const guards: RedisGuard[] = [redis];
   const serviceWith = async (more: Record<string, string>, hooks: WriterHooks = {}) => {
     const c = testConfig({ ...base, ...more });

@@ -26,6 +26,7 @@ import { GridService } from '../../../src/service/grid-service.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
+import { rawRedis } from '../support/tls-clients.js';
 
 const prefix = `regrid_t_import:${randomBytes(4).toString('hex')}:`;
 let config: Config;
@@ -48,7 +49,7 @@ beforeAll(async () => {
   client = await connectTestClient(config);
   redis = createRedisGuard(config);
   await redis.waitReady(5000);
-  raw = new Redis(config.REDIS_URL, { lazyConnect: false });
+  raw = rawRedis(config, { lazyConnect: false });
   service = new GridService({
     cql: cqlOf(client),
     config,

@@ -7,7 +7,7 @@ import cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { flushTable, sstableTombstones, tableStats } from '../../../tools/infra/nodetool.js';
-import { redisAnswers } from '../../../tools/infra/redis-local.js';
+import { cassandraSsl, rawRedis } from '../support/tls-clients.js';
 
 const ctx = inject('integration');
 const KS = ctx.keyspace;
@@ -20,6 +20,7 @@ beforeAll(async () => {
     protocolOptions: { port: ctx.port },
     localDataCenter: ctx.localDataCenter,
     encoding: { useBigIntAsLong: true },
+    ...cassandraSsl(loadConfig()),
   });
   await client.connect();
   await client.execute(
@@ -46,8 +47,14 @@ describe('provisioned stores', () => {
   it('runs Cassandra 5.0 and a Redis that answers PING', async () => {
     const rs = await client.execute('SELECT release_version FROM system.local');
     expect(String(rs.first()?.['release_version'])).toMatch(/^5\.0\./);
-    const url = new URL(ctx.redisUrl);
-    expect(await redisAnswers(url.hostname, Number(url.port || 6379))).toBe(true);
+    // Over TLS too (a `rediss://` URL under tools/test-over-tls.ts), with REDIS_TLS_*.
+    const redis = rawRedis(loadConfig(), { lazyConnect: true, retryStrategy: () => null });
+    try {
+      await redis.connect();
+      expect(await redis.ping()).toBe('PONG');
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('applies a conditional batch on a static version only when the version matches', async () => {

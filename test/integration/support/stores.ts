@@ -14,11 +14,27 @@ export const TEST_KEYSPACE = process.env.REGRID_TEST_KEYSPACE ?? 'regrid_test';
 /** The global setup's connection facts, test mode, the test keyspace, then `env` on top. */
 export const testConfig = (env: Record<string, string> = {}): Config =>
   loadConfig({
-    ...process.env,
+    ...suiteEnvFor(env),
     NODE_ENV: 'test',
     CASSANDRA_KEYSPACE: TEST_KEYSPACE,
     ...env,
   });
+
+/**
+ * process.env, less the suite's REDIS_TLS_* when `env` names a Redis that is not `rediss`
+ * (a test's own plain redis-server, or `none`) or TLS settings of its own (a test's own TLS
+ * server, where a setting it leaves out must stay unset): under the TLS-only suite
+ * (tools/test-over-tls.ts) they belong to the suite's Redis, and config.ts refuses TLS files
+ * that would go unused.
+ */
+export function suiteEnvFor(env: Record<string, string>): Record<string, string | undefined> {
+  const url = env.REDIS_URL;
+  const ownTls = Object.keys(env).some((k) => k.startsWith('REDIS_TLS_'));
+  if (!ownTls && (url === undefined || /^rediss[:+]/i.test(url))) return process.env;
+  const out = { ...process.env };
+  for (const k of Object.keys(out)) if (k.startsWith('REDIS_TLS_')) delete out[k];
+  return out;
+}
 
 /** A connected client on the test keyspace; the caller shuts it down. */
 export async function connectTestClient(config: Config): Promise<Client> {

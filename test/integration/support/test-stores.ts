@@ -6,8 +6,10 @@
  * 2. Something already answers CQL on 127.0.0.1:CASSANDRA_PORT → reuse it (cheapest).
  * 3. A Docker engine answers (and REGRID_TEST_STORES ≠ local) → testcontainers (cassandra:5.0.8).
  * 4. Otherwise → the Maven-assembled node (ensureCassandra), left running for the next run.
- * Redis likewise: REDIS_URL if it answers, else a redis:7 container, else a local redis-server.
+ * Redis likewise: a `rediss://` REDIS_URL as configured (it must answer over TLS); REDIS_URL if it
+ * answers, else a redis:7 container, else a local redis-server.
  */
+import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { Config } from '../../../src/config.js';
 import {
   detectContainerRuntime,
@@ -108,7 +110,15 @@ export async function provisionTestStores(
 
   let redis: TestStores['redis'];
   const redisUrl = new URL(config.REDIS_URL);
-  if (await redisAnswers(redisUrl.hostname || '127.0.0.1', Number(redisUrl.port || 6379))) {
+  if (redisUrl.protocol === 'rediss:') {
+    // A TLS Redis (the TLS-only suite, tools/test-over-tls.ts) is never provisioned: it must
+    // answer a PING over TLS with REDIS_TLS_* (the plain probe below would be refused).
+    const guard = createRedisGuard(config, { log: () => {} });
+    const ready = await guard.waitReady(10_000);
+    await guard.close();
+    if (!ready) throw new Error(`integration tests: ${config.REDIS_URL} does not answer over TLS`);
+    redis = { url: config.REDIS_URL, how: 'configured TLS Redis' };
+  } else if (await redisAnswers(redisUrl.hostname || '127.0.0.1', Number(redisUrl.port || 6379))) {
     redis = { url: config.REDIS_URL, how: 'reused' };
   } else if (await engine()) {
     const r = await startRedisContainer();
