@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { DEFAULT_PG_URL } from '../usage.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const share = z.coerce.number().min(0).max(1);
@@ -43,6 +44,9 @@ const ProductionFields = z
           pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]),
         ),
       ),
+    /** `postgres`: the seed's PostgreSQL design runs the same traffic too, after regrid (pg-run.ts). */
+    design: z.enum(['regrid', 'postgres']).default('regrid'),
+    pgUrl: z.string().default(DEFAULT_PG_URL),
     json: z.string().optional(),
   })
   .strict();

@@ -18,6 +18,7 @@ import { freshProfileIds } from '../session.js';
 import { LatencyRecorder } from '../stats.js';
 import { verifyRun } from '../verify.js';
 import { SendDesign } from './client.js';
+import { runPostgres } from './pg-run.js';
 import type { ProductionOptions } from './options.js';
 import { popularity } from './population.js';
 import { seedPopulation } from './seed.js';
@@ -218,6 +219,16 @@ export async function runProduction(o: ProductionOptions, log: (line: string) =>
         log(`[${transport}] ${JSON.stringify(run)}`);
       } finally {
         await target.close();
+      }
+    }
+    if (o.design === 'postgres') {
+      try {
+        const run = await runPostgres(o, plans, pick, log);
+        (out.runs as Record<string, unknown>).postgres = run;
+        log(`[postgres] ${JSON.stringify(run)}`);
+      } catch (err) {
+        log(`[postgres] not run: ${(err as Error).message}`);
+        (out.runs as Record<string, unknown>).postgres = { not_run: (err as Error).message };
       }
     }
     if (o.json)
