@@ -39,7 +39,7 @@ export async function startService(
   const port = await freePort();
   const child: ChildProcess = fork(CHILD, [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port) },
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';

@@ -16,6 +16,8 @@ export interface Answer {
   readonly status: number;
   readonly text: string;
   readonly etag: string | undefined;
+  /** Seconds, from a 503's Retry-After. */
+  readonly retryAfter?: string | undefined;
 }
 export type Send = (
   method: string,
@@ -42,10 +44,12 @@ export function poolSend(
       bodyTimeout: TIMEOUT_MS,
     });
     const etag = res.headers.etag;
+    const retryAfter = res.headers['retry-after'];
     return {
       status: res.statusCode,
       text: await res.body.text(),
       etag: typeof etag === 'string' ? etag : undefined,
+      retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
     };
   };
   return { send, close: () => pool.close() };
@@ -62,6 +66,7 @@ export function appSend(app: Hono<AppEnv>): Send {
       status: res.status,
       text: await res.text(),
       etag: res.headers.get('etag') ?? undefined,
+      retryAfter: res.headers.get('retry-after') ?? undefined,
     };
   };
 }
