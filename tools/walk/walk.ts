@@ -18,12 +18,18 @@
  * move (the move's response is awaited outside the window, so the page misses every cache tier
  * that the move invalidated); one cached first page (the same page read twice just before).
  * V8's counts carry no time, so the files are listed alphabetically, not in the order they ran.
+ *
+ * `--env KEY=VALUE` (repeatable) reaches the server's environment, so a walk can be taken with a
+ * mechanism switched off by its setting. The idle windows' files are printed too: a file a timer
+ * ran in an idle window is taken away even when the request ran it as well (the sweeper's and the
+ * flags' files are the usual ones), which is where two runs of the walk differ.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { issueToken } from '../../src/http/auth.js';
 import { filesRun, intersect, minus } from './coverage.js';
 import { startService, type ServiceProcess } from './service-process.js';
@@ -85,6 +91,15 @@ class Walker {
   }
 }
 
+const { values: args } = parseArgs({ options: { env: { type: 'string', multiple: true } } });
+const passed = Object.fromEntries(
+  (args.env ?? []).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--env wants KEY=VALUE, not ${pair}`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'regrid-walk-'));
   const keyspace = process.env.REGRID_KEYSPACE ?? 'regrid_walk';
@@ -98,6 +113,7 @@ async function main() {
       AUTH_JWT_SECRET: secret,
       CURSOR_SECRET: randomBytes(24).toString('hex'),
       NODE_V8_COVERAGE: dir,
+      ...passed,
     },
     log,
   );
@@ -149,7 +165,10 @@ async function main() {
       }, page),
     };
     const core = (f: string) => !/^src\/(http|domain|obs)\//.test(f);
-    console.log(`runtime walk (V8 block coverage; files listed alphabetically: V8 gives no order)`);
+    const settings = Object.keys(passed).length ? `; --env ${JSON.stringify(passed)}` : '';
+    console.log(
+      `runtime walk (V8 block coverage; files listed alphabetically: V8 gives no order${settings})`,
+    );
     for (const [name, w] of Object.entries(walks)) {
       console.log(
         `\n${name}: ${w.files.length} src/ files (${w.files.filter(core).length} outside http/, domain/, obs/); ` +
@@ -157,6 +176,7 @@ async function main() {
           `idle windows ran ${w.idle.length} files (removed)`,
       );
       for (const f of w.files) console.log(`  ${f}`);
+      if (w.idle.length > 0) console.log(`  (idle windows ran: ${w.idle.sort().join(', ')})`);
     }
   } finally {
     await svc.stop();
