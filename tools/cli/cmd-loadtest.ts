@@ -13,6 +13,8 @@ import { USAGE } from '../loadtest/usage.js';
 import { PostgresDesign } from '../loadtest/postgres-design.js';
 import { RegridDirectDesign } from '../loadtest/regrid-direct-design.js';
 import { RegridHttpDesign } from '../loadtest/regrid-http-design.js';
+import { parseProductionOptions } from '../loadtest/production/options.js';
+import { runProduction } from '../loadtest/production/run.js';
 import { ringFaultEvents, ringTarget } from '../loadtest/ring-fault.js';
 import { runSession } from '../loadtest/session.js';
 import type { Parsed } from '../../src/cli/command-specs.js';
@@ -22,6 +24,21 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The arguments reach the zod schema as typed (options.ts parses them). */
 export async function run(_parsed: Parsed, _io: unknown, argv: readonly string[]): Promise<number> {
+  // The production-shaped workload has options of its own (loadtest/production/options.ts).
+  if (argv.some((a) => a === '--workload' || a.startsWith('--workload='))) {
+    let production;
+    try {
+      production = parseProductionOptions(argv);
+    } catch (err) {
+      log((err as Error).message);
+      return EXIT.usage;
+    }
+    const out = await runProduction(production, log);
+    console.log(
+      JSON.stringify(out, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2),
+    );
+    return EXIT.ok;
+  }
   let config = loadConfig();
   let options: LoadtestOptions;
   try {

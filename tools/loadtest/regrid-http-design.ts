@@ -217,7 +217,7 @@ export class RegridHttpDesign implements GridDesign {
   }
 }
 
-type Call = <T>(
+export type Call = <T>(
   method: string,
   path: string,
   profileId: bigint,
@@ -231,7 +231,7 @@ type Versioned = { grid_version: string };
  * headers, so a batch order sends `If-Match: *`: the service still checks, inside the
  * compare-and-set, that the order is a permutation of the grid's main order at that version.
  */
-function httpMixedOps(call: Call): MixedOps {
+export function httpMixedOps(call: Call): MixedOps {
   const version = (r: Versioned) => BigInt(r.grid_version);
   const post = (id: bigint) => `/v1/me/posts/${id}`;
   return {

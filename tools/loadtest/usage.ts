@@ -34,4 +34,11 @@ export const USAGE = `usage: regrid loadtest [options]   (npm run loadtest -- [o
   --cluster N                 run on the local N-node ring under REGRID_HOME (RF min(3, N); started if down)
   --kill-node-at P%           SIGKILL a ring node when P% of the run is done (needs --cluster 3+)
   --restart-node-at P%        start it again on its data then (default: halfway to the end)
-  --kill-node I               which node (default: the last; node 1 is the seed)`;
+  --kill-node I               which node (default: the last; node 1 is the seed)
+
+  --workload production       the production-shaped workload instead (own options, docs/benchmarks.md
+                              "Production-shaped workload"): --transport direct|http|both,
+                              --profiles N (10000), --seconds S (15), --warmup S, --concurrency N,
+                              --writers N, --burst N, --zipf S, --celebrities N, --read-share F,
+                              --keyspace K (regrid_production), --redis-url U, --design postgres,
+                              --env KEY=VALUE (repeatable: a setting for the service under test)`;
