@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { changesPublishFailures, changesRolledForward } from '../src/obs/change-metrics.js';
-import { loadConfig, type Config } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config/config.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { GridService } from '../src/service/grid-service.js';
 import { createCassandraClient, cqlOf } from '../src/store/cassandra.js';

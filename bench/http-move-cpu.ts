@@ -19,7 +19,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { nodeLayout } from '../tools/infra/cassandra-files.js';
 import { liveNodePid } from '../tools/infra/embedded-cassandra.js';
 import { processCpuMs } from '../tools/infra/process-cpu.js';

@@ -14,7 +14,7 @@
  * (Cassandra's own accounting; expected 0). Keyspace `regrid_bench`, source `regrid_bench_src`.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { GridService } from '../src/service/grid-service.js';
 import { cqlSource } from '../src/service/import/sources.js';

@@ -17,7 +17,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { LOCAL_DC, nodeLayout } from '../tools/infra/cassandra-files.js';
 import { stopCassandra } from '../tools/infra/cassandra-control.js';
 import { probeCql } from '../tools/infra/cql-probe.js';

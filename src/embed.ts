@@ -14,7 +14,7 @@ import type { Client, ClientOptions } from 'cassandra-driver';
 import { openIdGenerator } from './bootstrap.js';
 import { createRedisGuard } from './cache/redis.js';
 import type { RedisClient } from './cache/redis-client.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './config/config.js';
 import { appSettingsOf, createApp } from './http/app.js';
 import { deadlinesOf } from './http/deadline.js';
 import type { AppEnv } from './http/env.js';

@@ -17,7 +17,7 @@ import {
   serverSchemaStep,
   settleSecrets,
 } from './bootstrap.js';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import { collectProcessMetrics } from './obs/registry.js';
 import { otlpProtocolOf, startTracing } from './obs/tracing.js';
 import { createLogger, logCallback } from './obs/logger.js';

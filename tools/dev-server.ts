@@ -5,7 +5,7 @@
  * redis-server), then starts the service through src/server.ts with the Cassandra target it
  * found. With NODE_ENV=production nothing is looked for: the configuration is used as it is.
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { serverLogger, startServer } from '../src/server.js';
 import { localCassandra, localRedis } from './infra/dev-stores.js';
 import { withLocalRing } from './infra/ring-target.js';

@@ -8,7 +8,7 @@ import { cursorKeyIdOf } from '../cache/keys.js';
 import { createServiceCaches, type ServiceCaches } from '../cache/caches.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
 import type { RedisGuard } from '../cache/redis.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { PageSource } from '../domain/grid-source.js';
 import type { RelabelPolicy } from '../domain/keys.js';
 import { ArchiveStore } from '../store/archive-store.js';

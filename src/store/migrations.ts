@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import type { auth, Client } from 'cassandra-driver';
 import { types } from 'cassandra-driver';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { createCassandraClient } from './cassandra.js';
 import { splitCqlStatements } from './cql-split.js';
 

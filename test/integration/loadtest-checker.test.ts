@@ -5,7 +5,7 @@
  */
 import type { Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import type { DesignName, GridDesign } from '../../tools/loadtest/design.js';
 import { NaiveDesign } from '../../tools/loadtest/naive-design.js';
 import { testCluster } from './support/loadtest.js';

@@ -8,7 +8,7 @@
  */
 import type { Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import { createCassandraClient } from '../../src/store/cassandra.js';
 import type { GridDesign } from '../../tools/loadtest/design.js';
 import { parseOptions } from '../../tools/loadtest/options.js';

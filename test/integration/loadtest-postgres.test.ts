@@ -9,7 +9,7 @@
 import type { Client } from 'cassandra-driver';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { checkGrid } from '../../tools/loadtest/checker.js';
 import type { GridDesign } from '../../tools/loadtest/design.js';
 import { parseOptions } from '../../tools/loadtest/options.js';

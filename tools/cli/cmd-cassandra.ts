@@ -3,7 +3,7 @@
  * single node and the local ring under REGRID_HOME, both visible to status and down. Whatever
  * `up` starts keeps running in the background (shared by npm start and the tests) until `down`.
  */
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import { stopCassandra } from '../infra/cassandra-control.js';
 import { nodeLayout } from '../infra/cassandra-files.js';
 import { ensureCassandra, liveNodePid } from '../infra/embedded-cassandra.js';

@@ -4,7 +4,7 @@
  * acknowledged moves, counts tombstones from Cassandra's own accounting, and reports (summary on
  * stdout, progress and logs on stderr, optional JSON and SVG). See docs/loadtest.md.
  */
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import type { DesignName, GridDesign } from '../loadtest/design.js';
 import { connectCluster } from '../loadtest/cluster.js';
 import { NaiveDesign } from '../loadtest/naive-design.js';

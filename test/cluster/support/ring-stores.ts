@@ -7,7 +7,7 @@
  * Every signal goes to a PID read from a node's pidfile and checked against that node's folder
  * first, so a test can never stop anything but the ring's own JVMs.
  */
-import { loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { liveNodePid } from '../../../tools/infra/embedded-cassandra.js';
 import { commandLineOf, isAlive, sleep } from '../../../tools/infra/process-utils.js';
 import {

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { stopCassandra } from '../../../tools/infra/cassandra-control.js';
 import { nodeLayout } from '../../../tools/infra/cassandra-files.js';
 import { ensureCassandra, liveNodePid } from '../../../tools/infra/embedded-cassandra.js';

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { exportSPKI, importJWK, type CryptoKey } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { requireProfile } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { KeySet } from '../../../src/http/jwks.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { createMoveRateLimiter } from '../../../src/cache/rate-limit.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import { DomainError } from '../../../src/domain/errors.js';

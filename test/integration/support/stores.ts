@@ -4,7 +4,7 @@
  * and an ID generator on a worker number of the harness's own.
  */
 import type { Client } from 'cassandra-driver';
-import { loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { IdGenerator } from '../../../src/domain/ids.js';
 import { createCassandraClient } from '../../../src/store/cassandra.js';
 

@@ -8,7 +8,7 @@
  * 4. Otherwise → the Maven-assembled node (ensureCassandra), left running for the next run.
  * Redis likewise: REDIS_URL if it answers, else a redis:7 container, else a local redis-server.
  */
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import {
   detectContainerRuntime,
   startCassandraContainer,

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { runDevCli as runCli } from '../../../tools/cli/dev-commands.js';
 import { withLocalRing } from '../../../tools/infra/ring-target.js';
 import { isAlive, sleep, tcpOpen } from '../../../tools/infra/process-utils.js';

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigSchema, loadConfig } from '../../../src/config.js';
+import { ConfigSchema, loadConfig } from '../../../src/config/config.js';
 import { BEGIN, END, renderSettings, withSettings } from '../../../tools/config-docs/render.js';
 
 const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');

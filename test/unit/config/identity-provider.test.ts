@@ -1,11 +1,11 @@
 /**
- * The identity provider's settings (src/config-idp.ts): what the configuration refuses, what a
+ * The identity provider's settings (src/config/idp.ts): what the configuration refuses, what a
  * production server then needs (config.ts `missingForProduction`, bootstrap.ts `settleSecrets`),
  * and that an HMAC algorithm can never be allowed for the key set.
  */
 import { describe, expect, it } from 'vitest';
 import { settleSecrets } from '../../../src/bootstrap.js';
-import { loadConfig, missingForProduction } from '../../../src/config.js';
+import { loadConfig, missingForProduction } from '../../../src/config/config.js';
 
 const IDP = {
   AUTH_JWKS_URL: 'https://idp.example/.well-known/jwks.json',

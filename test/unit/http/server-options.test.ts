@@ -3,7 +3,7 @@
  * themselves, on real sockets: test/integration/api/client-stalls.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { serverOptionsOf } from '../../../src/http/server-options.js';
 
 const of = (env: Record<string, string>) =>

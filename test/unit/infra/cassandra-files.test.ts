@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { cassandraYaml, nodeLayout } from '../../../tools/infra/cassandra-files.js';
 
 const yamlOf = (env: Record<string, string>) =>

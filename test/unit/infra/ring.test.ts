@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { cassandraYaml } from '../../../tools/infra/cassandra-files.js';
 import { ringNodes, ringToken } from '../../../tools/infra/ring.js';
 

@@ -3,7 +3,7 @@
  * optimisation; the service keeps working without it (cache/redis.ts, docs/cache.md).
  */
 import { z } from 'zod';
-import { csv, intFrom } from './config-kinds.js';
+import { csv, intFrom } from './kinds.js';
 
 export const RedisConfig = {
   REDIS_URL: z

@@ -3,7 +3,7 @@
  * every version writes in its conditional batch, and its publication to Redis Streams.
  */
 import { z } from 'zod';
-import { intFrom } from './config-kinds.js';
+import { intFrom } from './kinds.js';
 
 export const ChangesConfig = {
   CHANGE_LOG_VERSIONS: intFrom(64, 8, 1024).describe(

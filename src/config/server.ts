@@ -1,9 +1,9 @@
 /**
  * The process and its HTTP front (config.ts): environment, listener, logs, request bounds,
- * readiness and shutdown. The server's socket timeouts are config-http.ts.
+ * readiness and shutdown. The server's socket timeouts are http.ts.
  */
 import { z } from 'zod';
-import { intFrom } from './config-kinds.js';
+import { intFrom } from './kinds.js';
 
 export const ServerConfig = {
   NODE_ENV: z

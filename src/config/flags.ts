@@ -4,7 +4,7 @@
  * keeps that under the documented 2 s.
  */
 import { z } from 'zod';
-import { intFrom } from './config-kinds.js';
+import { intFrom } from './kinds.js';
 
 const share = (def: number) => z.coerce.number().min(0).max(1).default(def);
 

@@ -3,7 +3,7 @@
  * tools/infra/, never by a production process), and the integration tests' choice of stores.
  */
 import { z } from 'zod';
-import { intFrom } from './config-kinds.js';
+import { intFrom } from './kinds.js';
 
 export const LocalNodeConfig = {
   REGRID_HOME: z.string().default('.regrid').describe('jars, data and logs of the local node'),

@@ -1,11 +1,11 @@
 /**
  * Where Cassandra is and how this process talks to it (config.ts): contact points, keyspace,
  * consistency, driver timeouts and the per-process statement bounds (store/cql-budget.ts). The
- * local node's own settings (development) are config-local.ts.
+ * local node's own settings (development) are local.ts.
  */
 import { z } from 'zod';
-import { csv, intFrom } from './config-kinds.js';
-import { Replication } from './config-replication.js';
+import { csv, intFrom } from './kinds.js';
+import { Replication } from './replication.js';
 
 /** Also the Cql wrapper's limits when it is built without a Config (tests, tools). */
 export const CQL_LIMIT_DEFAULTS = { maxInFlight: 1024, maxQueued: 8192 } as const;

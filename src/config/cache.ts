@@ -3,7 +3,7 @@
  * process-local tier of rendered first pages, the writer's pre-fill and the reordered copies.
  */
 import { z } from 'zod';
-import { intFrom } from './config-kinds.js';
+import { intFrom } from './kinds.js';
 
 export const CacheConfig = {
   CACHE_ORDER_TTL_S: intFrom(3600, 1).describe('lifetime of a cached order entry'),

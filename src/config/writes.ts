@@ -4,7 +4,7 @@
  * limit and idempotency keys.
  */
 import { z } from 'zod';
-import { intFrom } from './config-kinds.js';
+import { intFrom } from './kinds.js';
 
 export const WritesConfig = {
   WORKER_ID: z.coerce.number().int().min(0).max(8191).optional().meta({

@@ -3,24 +3,24 @@
  * failing fast; everything else receives a typed `Config`.
  */
 import { z } from 'zod';
-import { AuthConfig } from './config-auth.js';
-import { CacheConfig } from './config-cache.js';
-import { CassandraConfig } from './config-cassandra.js';
-import { ChangesConfig } from './config-changes.js';
-import { FlagsConfig } from './config-flags.js';
-import { HttpServerConfig } from './config-http.js';
-import { IdpConfig, idpProblems } from './config-idp.js';
-import { LocalNodeConfig } from './config-local.js';
-import { RedisConfig } from './config-redis.js';
-import { ServerConfig } from './config-server.js';
-import { WritesConfig } from './config-writes.js';
-import { redisTargetProblem } from './redis-target.js';
-import { tlsSettingsProblem } from './tls-options.js';
+import { AuthConfig } from './auth.js';
+import { CacheConfig } from './cache.js';
+import { CassandraConfig } from './cassandra.js';
+import { ChangesConfig } from './changes.js';
+import { FlagsConfig } from './flags.js';
+import { HttpServerConfig } from './http.js';
+import { IdpConfig, idpProblems } from './idp.js';
+import { LocalNodeConfig } from './local.js';
+import { RedisConfig } from './redis.js';
+import { ServerConfig } from './server.js';
+import { WritesConfig } from './writes.js';
+import { redisTargetProblem } from '../redis-target.js';
+import { tlsSettingsProblem } from '../tls-options.js';
 
-export { CQL_LIMIT_DEFAULTS } from './config-cassandra.js';
+export { CQL_LIMIT_DEFAULTS } from './cassandra.js';
 
 /**
- * Every setting, one concern per file (config-*.ts), in the order docs/configuration.md lists
+ * Every setting, one concern per file (src/config/*.ts), in the order docs/configuration.md lists
  * them (`npm run gen:config-docs` writes its table from these). A new concern: a file exporting
  * its shape, and one line here.
  */

@@ -2,10 +2,10 @@
  * Tokens from an identity provider (config.ts; http/jwks.ts, http/jwks-tokens.ts, docs/operating.md
  * "Identity provider"): user and service tokens signed by the provider's rotating keys, published
  * as a JSON Web Key Set at AUTH_JWKS_URL. Unset AUTH_JWKS_URL = HS256 with the shared secrets
- * (config-auth.ts), for development and small deployments.
+ * (auth.ts), for development and small deployments.
  */
 import { z } from 'zod';
-import { intFrom } from './config-kinds.js';
+import { intFrom } from './kinds.js';
 
 /**
  * The asymmetric JWS algorithms (RFC 7518, RFC 8037, RFC 9864) a key set can verify. No HMAC

@@ -1,7 +1,7 @@
 /**
  * Who may call (config.ts): the secrets of user tokens (http/auth.ts), service tokens
  * (http/service-auth.ts) and the admin API, the cursor key, and the token rules (which apply to
- * an identity provider's tokens too, config-idp.ts). In development a user-token secret and a
+ * an identity provider's tokens too, idp.ts). In development a user-token secret and a
  * cursor key are generated and printed when none is configured; a production server refuses to
  * start without AUTH_JWT_SECRET (or AUTH_JWKS_URL and CURSOR_SECRET).
  */
