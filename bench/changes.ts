@@ -32,8 +32,7 @@ const POSTS = 24;
 const PREFIX = `regrid_bench_changes:${randomBytes(3).toString('hex')}:`;
 
 const KEYSPACE = process.env['BENCH_KEYSPACE'] ?? 'regrid_bench';
-const base = loadConfig({
-  ...process.env,
+const base = loadConfig(process.env, {
   CASSANDRA_KEYSPACE: KEYSPACE,
   MOVE_RATE_LIMIT: '1000000',
   CHANGES_KEY_PREFIX: PREFIX,

@@ -30,8 +30,7 @@ const ROUNDS = arg('rounds', 2);
 const POSTS = 24;
 
 const KEYSPACE = process.env['BENCH_KEYSPACE'] ?? 'regrid_bench';
-const base = loadConfig({
-  ...process.env,
+const base = loadConfig(process.env, {
   CASSANDRA_KEYSPACE: KEYSPACE,
   MOVE_RATE_LIMIT: '1000000',
 });

@@ -38,7 +38,7 @@ const PER = Number(args['per-profile']);
 const PARALLEL = Number(args.parallel);
 
 const KEYSPACE = 'regrid_bench';
-const config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: KEYSPACE });
+const config = loadConfig(process.env, { CASSANDRA_KEYSPACE: KEYSPACE });
 const admin = createCassandraClient(config);
 await admin.connect();
 await applyMigrations(admin, config, KEYSPACE, { log: () => undefined });

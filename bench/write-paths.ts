@@ -23,7 +23,7 @@ import {
 import { IdempotencyStore } from '../src/store/idempotency-store.js';
 
 const KEYSPACE = 'regrid_bench';
-const config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: KEYSPACE });
+const config = loadConfig(process.env, { CASSANDRA_KEYSPACE: KEYSPACE });
 const admin = createCassandraClient(config);
 await admin.connect();
 await applyMigrations(admin, config, KEYSPACE, { log: () => undefined });

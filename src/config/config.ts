@@ -3,57 +3,86 @@
  * failing fast; everything else receives a typed `Config`.
  */
 import { z } from 'zod';
-import { AuthConfig } from './auth.js';
-import { CacheConfig } from './cache.js';
-import { CassandraConfig } from './cassandra.js';
-import { ChangesConfig } from './changes.js';
-import { FlagsConfig } from './flags.js';
-import { HttpServerConfig } from './http.js';
-import { IdpConfig, idpProblems } from './idp.js';
-import { LocalNodeConfig } from './local.js';
-import { RedisConfig } from './redis.js';
-import { ServerConfig } from './server.js';
-import { WritesConfig } from './writes.js';
+import { AuthConfig, AuthTuning } from './auth.js';
+import { CacheTuning } from './cache.js';
+import { CassandraConfig, CassandraTuning } from './cassandra.js';
+import { ChangesTuning } from './changes.js';
+import { FlagsConfig, FlagsTuning } from './flags.js';
+import { HttpServerTuning } from './http.js';
+import { IdpConfig, IdpTuning, idpProblems } from './idp.js';
+import { LocalNodeConfig, LocalNodeTuning } from './local.js';
+import { RedisConfig, RedisTuning } from './redis.js';
+import { ServerConfig, ServerTuning } from './server.js';
+import { WritesConfig, WritesTuning } from './writes.js';
 import { redisTargetProblem } from '../redis-target.js';
 import { tlsSettingsProblem } from '../tls-options.js';
 
 export { CQL_LIMIT_DEFAULTS } from './cassandra.js';
 
 /**
- * Every setting, one concern per file (src/config/*.ts), in the order docs/configuration.md lists
- * them (`npm run gen:config-docs` writes its table from these). A new concern: a file exporting
- * its shape, and one line here.
+ * The environment variables, one concern per file (src/config/*.ts), in the order
+ * docs/configuration.md lists them (`npm run gen:config-docs` writes its tables from these). Only
+ * what an operator genuinely chooses is one: where the stores are, credentials, TLS, the
+ * keyspace, consistency, ports, logs, tokens, the rate limit. A new concern: a file exporting its
+ * shape, and one line here.
  */
 export const CONFIG_GROUPS = [
   { title: 'Process and HTTP', shape: ServerConfig },
-  { title: 'HTTP server timeouts', shape: HttpServerConfig },
   { title: 'Cassandra', shape: CassandraConfig },
   { title: 'Local node (development and tests)', shape: LocalNodeConfig },
   { title: 'Redis', shape: RedisConfig },
-  { title: 'Cache', shape: CacheConfig },
   { title: 'Authentication', shape: AuthConfig },
   { title: 'Identity provider (JWKS)', shape: IdpConfig },
   { title: 'Writes', shape: WritesConfig },
-  { title: 'Change stream', shape: ChangesConfig },
-  { title: 'Flags and self-checks', shape: FlagsConfig },
+  { title: 'Flags', shape: FlagsConfig },
 ] as const;
+
+/**
+ * Constants: settings no operator can choose better than the default, which only a test, a
+ * benchmark or a measurement turns. Never read from the environment: `loadConfig`'s second
+ * argument sets them (each says why it is a constant, `.meta({ why })`; docs/configuration.md
+ * lists them too).
+ */
+export const TUNING_GROUPS = [
+  { title: 'Process and HTTP', shape: ServerTuning },
+  { title: 'HTTP server timeouts', shape: HttpServerTuning },
+  { title: 'Cassandra', shape: CassandraTuning },
+  { title: 'Local node (development and tests)', shape: LocalNodeTuning },
+  { title: 'Redis', shape: RedisTuning },
+  { title: 'Cache', shape: CacheTuning },
+  { title: 'Authentication', shape: AuthTuning },
+  { title: 'Identity provider (JWKS)', shape: IdpTuning },
+  { title: 'Writes', shape: WritesTuning },
+  { title: 'Change stream', shape: ChangesTuning },
+  { title: 'Flags and self-checks', shape: FlagsTuning },
+] as const;
+
+const TUNING_NAMES = new Set(TUNING_GROUPS.flatMap((g) => Object.keys(g.shape)));
 
 export const ConfigSchema = z.object({
   ...ServerConfig,
-  ...HttpServerConfig,
+  ...ServerTuning,
+  ...HttpServerTuning,
   ...CassandraConfig,
+  ...CassandraTuning,
   ...LocalNodeConfig,
+  ...LocalNodeTuning,
   ...RedisConfig,
-  ...CacheConfig,
+  ...RedisTuning,
+  ...CacheTuning,
   ...AuthConfig,
+  ...AuthTuning,
   ...IdpConfig,
+  ...IdpTuning,
   ...WritesConfig,
-  ...ChangesConfig,
+  ...WritesTuning,
+  ...ChangesTuning,
   ...FlagsConfig,
+  ...FlagsTuning,
 });
 
 /** Checks across fields (kept off ConfigSchema, whose `.pick` needs a plain object). */
-const CheckedConfig = ConfigSchema.superRefine((c, ctx) => {
+const CheckedConfig = ConfigSchema.transform(merged).superRefine((c, ctx) => {
   // A Redis target that cannot be read fails at start-up, not at the first cache call.
   const problem = redisTargetProblem(c);
   if (problem) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: problem });
@@ -103,9 +132,37 @@ const CheckedConfig = ConfigSchema.superRefine((c, ctx) => {
   }
   for (const { path, message } of idpProblems(c))
     ctx.addIssue({ code: 'custom', path: [path], message });
+  if (c.ADMIN_PORT !== undefined && c.ADMIN_PORT > 65535)
+    ctx.addIssue({ code: 'custom', path: ['ADMIN_PORT'], message: 'port above 65535' });
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
+/** The settings merged into others: `ADMIN_PORT=host:port`, `*_TLS_SERVERNAME=*`, the serial consistency. */
+function merged(c: z.output<typeof ConfigSchema>) {
+  const admin = c.ADMIN_PORT?.match(/^(?:(.+):)?([0-9]+)$/);
+  const chainOnly = (name: string | undefined) => name === '*';
+  return {
+    ...c,
+    ADMIN_PORT: admin ? Number(admin[2]) : undefined,
+    ADMIN_HOST: admin?.[1]?.replace(/^\[(.*)\]$/, '$1') ?? c.ADMIN_HOST,
+    CASSANDRA_TLS_VERIFY_HOSTNAME:
+      c.CASSANDRA_TLS_VERIFY_HOSTNAME && !chainOnly(c.CASSANDRA_TLS_SERVERNAME),
+    CASSANDRA_TLS_SERVERNAME: chainOnly(c.CASSANDRA_TLS_SERVERNAME)
+      ? undefined
+      : c.CASSANDRA_TLS_SERVERNAME,
+    REDIS_TLS_VERIFY_HOSTNAME: c.REDIS_TLS_VERIFY_HOSTNAME && !chainOnly(c.REDIS_TLS_SERVERNAME),
+    REDIS_TLS_SERVERNAME: chainOnly(c.REDIS_TLS_SERVERNAME) ? undefined : c.REDIS_TLS_SERVERNAME,
+    CASSANDRA_SERIAL_CONSISTENCY:
+      c.CASSANDRA_SERIAL_CONSISTENCY ??
+      (c.CASSANDRA_CONSISTENCY === 'quorum' || c.CASSANDRA_CONSISTENCY === 'all'
+        ? 'serial'
+        : 'localSerial'),
+  };
+}
+
+export type Config = z.output<typeof CheckedConfig>;
+
+/** What code (tests, benchmarks, an embedding host) may set: any setting, constants included. */
+export type Settings = Readonly<Record<string, string | number | boolean | undefined>>;
 
 /**
  * A setting missing or wrong: nothing was done. Every entry exits 2 on it (cli/exit-codes.ts,
@@ -115,8 +172,28 @@ export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = CheckedConfig.safeParse(env);
+/**
+ * The configuration from `env` (the environment variables, CONFIG_GROUPS) and `settings` (set by
+ * code: tests, benchmarks, an embedding host; the only way to change a constant of
+ * TUNING_GROUPS). A constant's name in `env` fails: it is no longer read from there, and a
+ * silently ignored value would mislead whoever set it.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  settings: Settings = {},
+): Config {
+  const stale = Object.keys(env).filter((k) => TUNING_NAMES.has(k) && env[k] !== undefined);
+  if (stale.length > 0) {
+    const names = stale.join(', ');
+    throw new ConfigurationError(
+      `invalid configuration: ${names} ${stale.length > 1 ? 'are' : 'is'} no longer read from ` +
+        'the environment (a constant: docs/configuration.md "Constants"); unset it',
+    );
+  }
+  const code = Object.fromEntries(
+    Object.entries(settings).map(([k, v]) => [k, v === undefined ? v : String(v)]),
+  );
+  const parsed = CheckedConfig.safeParse({ ...env, ...code });
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigurationError(`invalid configuration:\n${lines.join('\n')}`);

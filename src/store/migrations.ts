@@ -186,9 +186,12 @@ async function waitOrTakeOver(
   throw new Error(`timed out waiting for another process to apply ${file.id}`);
 }
 
+/** A schema change waits for every replica's flush and agreement: far longer than a read. */
+const DDL_TIMEOUT_MS = 30_000;
+
 /** Runs a schema statement, then waits until every live node reports the same schema version. */
 async function ddl(client: Client, statement: string): Promise<void> {
-  await client.execute(statement, [], { prepare: false });
+  await client.execute(statement, [], { prepare: false, readTimeout: DDL_TIMEOUT_MS });
   await waitForSchemaAgreement(client);
 }
 

@@ -44,7 +44,7 @@ async function postWithoutOverride(run: DesignRun, grid: number): Promise<bigint
 }
 
 beforeAll(async () => {
-  config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace });
+  config = loadConfig(process.env, { CASSANDRA_KEYSPACE: ctx.keyspace });
   client = createCassandraClient(config, { keyspace: ctx.keyspace });
   await client.connect();
   const cluster = testCluster(client);

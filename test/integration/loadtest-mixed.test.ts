@@ -26,7 +26,7 @@ let run: DesignRun;
 const open: GridDesign[] = [];
 
 beforeAll(async () => {
-  config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace });
+  config = loadConfig(process.env, { CASSANDRA_KEYSPACE: ctx.keyspace });
   client = createCassandraClient(config, { keyspace: ctx.keyspace });
   await client.connect();
   const makeDesign = async (): Promise<GridDesign> => {

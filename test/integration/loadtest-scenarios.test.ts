@@ -37,7 +37,7 @@ const tiny = (scenario: string, extra: string[]) =>
   ]); // prettier-ignore
 
 beforeAll(async () => {
-  config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace });
+  config = loadConfig(process.env, { CASSANDRA_KEYSPACE: ctx.keyspace });
   client = createCassandraClient(config, { keyspace: ctx.keyspace });
   await client.connect();
   const cluster = testCluster(client);

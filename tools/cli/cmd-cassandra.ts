@@ -15,7 +15,11 @@ import { EXIT, UsageError } from '../../src/cli/exit-codes.js';
 import type { Io } from '../../src/cli/regrid-commands.js';
 
 export async function run({ values, positionals }: Parsed, io: Io): Promise<number> {
-  const config = loadConfig();
+  // A private node's other ports are flags: they are not environment variables (docs/configuration.md).
+  const config = loadConfig(process.env, {
+    CASSANDRA_STORAGE_PORT: values['storage-port'] as string | undefined,
+    CASSANDRA_JMX_PORT: values['jmx-port'] as string | undefined,
+  });
   const [sub, arg, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
   if (sub !== 'stop-node' && sub !== 'start-node' && arg !== undefined) {

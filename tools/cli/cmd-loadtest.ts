@@ -4,7 +4,8 @@
  * acknowledged moves, counts tombstones from Cassandra's own accounting, and reports (summary on
  * stdout, progress and logs on stderr, optional JSON and SVG). See docs/loadtest.md.
  */
-import { loadConfig } from '../../src/config/config.js';
+import { ConfigurationError, loadConfig, type Config } from '../../src/config/config.js';
+import { splitSettings } from '../dev-settings.js';
 import type { DesignName, GridDesign } from '../loadtest/design.js';
 import { connectCluster } from '../loadtest/cluster.js';
 import { NaiveDesign } from '../loadtest/naive-design.js';
@@ -21,15 +22,19 @@ import { EXIT } from '../../src/cli/exit-codes.js';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The arguments reach the zod schema as typed (options.ts parses them). */
-export async function run(_parsed: Parsed, _io: unknown, argv: readonly string[]): Promise<number> {
-  let config = loadConfig();
+export async function run(_parsed: Parsed, _io: unknown, args: readonly string[]): Promise<number> {
+  let config: Config;
   let options: LoadtestOptions;
   try {
+    // `--set NAME=value`: a constant for this run (a measurement switching a mechanism off).
+    const { settings, rest: argv } = splitSettings(args);
+    config = loadConfig(process.env, settings);
     options = parseOptions(argv, {
       ...(config.AUTH_JWT_SECRET ? { jwtSecret: config.AUTH_JWT_SECRET } : {}),
       ...(process.env.PG_URL ? { pgUrl: process.env.PG_URL } : {}),
     });
   } catch (err) {
+    if (err instanceof ConfigurationError) throw err;
     log((err as Error).message);
     log(USAGE);
     return EXIT.usage;

@@ -33,16 +33,19 @@ const NODE_ENV_VARS = {
  * Built from these values only, not from process.env.
  */
 export function faultsConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({
-    NODE_ENV: 'test',
-    ...NODE_ENV_VARS,
-    CASSANDRA_KEYSPACE: FAULTS_KEYSPACE,
-    REDIS_URL: `redis://127.0.0.1:${FAULTS_REDIS_PORT}`,
-    MOVE_RATE_LIMIT: '1000000',
-    // A move whose first attempt died with the store holds its key this long (409 meanwhile).
-    IDEMPOTENCY_LEASE_MS: '1500',
-    ...env,
-  });
+  return loadConfig(
+    {},
+    {
+      NODE_ENV: 'test',
+      ...NODE_ENV_VARS,
+      CASSANDRA_KEYSPACE: FAULTS_KEYSPACE,
+      REDIS_URL: `redis://127.0.0.1:${FAULTS_REDIS_PORT}`,
+      MOVE_RATE_LIMIT: '1000000',
+      // A move whose first attempt died with the store holds its key this long (409 meanwhile).
+      IDEMPOTENCY_LEASE_MS: '1500',
+      ...env,
+    },
+  );
 }
 
 /** The private node's PID, only if that process really is the JVM running from its folder. */

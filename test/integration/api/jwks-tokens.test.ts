@@ -161,8 +161,8 @@ describe('refused tokens (401 problem+json)', () => {
     }
     // Nor can the configuration be talked into an HMAC algorithm for the key set.
     const env = { AUTH_JWKS_URL: provider.url, AUTH_JWT_ISSUER: ISSUER, AUTH_JWT_AUDIENCE: USERS };
-    expect(() => loadConfig({ ...env, AUTH_JWT_ALGORITHMS: 'RS256,HS256' })).toThrow(/AUTH_JWT_ALGORITHMS/); // prettier-ignore
-    expect(() => loadConfig({ ...env, AUTH_JWT_ALGORITHMS: 'none' })).toThrow(
+    expect(() => loadConfig({}, { ...env, AUTH_JWT_ALGORITHMS: 'RS256,HS256' })).toThrow(/AUTH_JWT_ALGORITHMS/); // prettier-ignore
+    expect(() => loadConfig({}, { ...env, AUTH_JWT_ALGORITHMS: 'none' })).toThrow(
       /AUTH_JWT_ALGORITHMS/,
     );
   });

@@ -85,7 +85,7 @@ describe('Redis hung or stopped mid-test (private redis-server)', () => {
   beforeAll(async () => {
     server = await startOwnRedis(6390);
     // Production-like timeout: every Redis call gives up after 150 ms.
-    guard = createRedisGuard(loadConfig({ ...process.env, REDIS_URL: server.url }), {
+    guard = createRedisGuard(loadConfig(process.env, { REDIS_URL: server.url }), {
       log: () => {},
     });
     expect(await guard.waitReady(5000)).toBe(true);

@@ -22,7 +22,7 @@ let clients: Client[] = [];
 let dir: string;
 
 beforeAll(async () => {
-  config = loadConfig({ ...process.env, NODE_ENV: 'test' });
+  config = loadConfig(process.env, { NODE_ENV: 'test' });
   clients = [createCassandraClient(config), createCassandraClient(config)];
   await Promise.all(clients.map((c) => c.connect()));
   dir = await mkdtemp(join(tmpdir(), 'regrid-cql-'));

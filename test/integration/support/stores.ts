@@ -13,8 +13,7 @@ export const TEST_KEYSPACE = process.env.REGRID_TEST_KEYSPACE ?? 'regrid_test';
 
 /** The global setup's connection facts, test mode, the test keyspace, then `env` on top. */
 export const testConfig = (env: Record<string, string> = {}): Config =>
-  loadConfig({
-    ...process.env,
+  loadConfig(process.env, {
     NODE_ENV: 'test',
     CASSANDRA_KEYSPACE: TEST_KEYSPACE,
     ...env,

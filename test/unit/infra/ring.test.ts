@@ -19,11 +19,14 @@ describe('local ring layout', () => {
   });
 
   it('puts node i on 127.0.0.i with its own folders and JMX port, node 1 as the seed', () => {
-    const config = loadConfig({
-      REGRID_HOME: '/tmp/r',
-      CASSANDRA_STORAGE_PORT: '7400',
-      CASSANDRA_JMX_PORT: '7500',
-    });
+    const config = loadConfig(
+      {},
+      {
+        REGRID_HOME: '/tmp/r',
+        CASSANDRA_STORAGE_PORT: '7400',
+        CASSANDRA_JMX_PORT: '7500',
+      },
+    );
     const ring = ringNodes(config, 3);
     expect(ring.map((n) => n.layout.address)).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3']);
     expect(ring.map((n) => n.layout.jmxPort)).toEqual([7500, 7600, 7700]);
