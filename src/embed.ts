@@ -165,7 +165,6 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   recordBuildInfo({
     version,
     cassandraVersion: await releaseVersion(client),
-    relabelPolicy: config.RELABEL_POLICY,
   });
   const audits =
     config.AUDIT_EVERY_S > 0

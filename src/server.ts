@@ -130,7 +130,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   recordBuildInfo({
     version,
     cassandraVersion: await releaseVersion(cassandra.client),
-    relabelPolicy: config.RELABEL_POLICY,
   });
   // Rolls forward the versions a crashed writer left unpublished (service/changes/sweeper.ts).
   const sweeper = service.changes.startSweeper();

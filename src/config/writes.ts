@@ -71,14 +71,6 @@ export const WritesTuning = {
         '50 KiB `batch_size_fail_threshold`)',
     )
     .meta({ why: "group commit bound, under Cassandra's batch limit" }),
-  RELABEL_POLICY: z
-    .enum(['bounded', 'adaptive', 'doubling'])
-    .default('bounded')
-    .describe(
-      "`bounded` (a proven amortized bound, docs/key-engine.md), `adaptive`, or the article's " +
-        '`doubling`',
-    )
-    .meta({ why: 'relabel policy' }),
   MOVE_ROW_CAP: intFrom(256, 2, 4096)
     .describe(
       "rows one move's write may carry; a larger relabel is paid off first, one capped " +
