@@ -17,7 +17,7 @@
 import { parseArgs } from 'node:util';
 import { types } from 'cassandra-driver';
 import { openIdGenerator } from '../src/bootstrap.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { buildCasStatements, type CqlStatement } from '../src/store/grid-mutation.js';
 import { nodeLayout } from '../tools/infra/cassandra-files.js';
 import { liveNodePid } from '../tools/infra/embedded-cassandra.js';

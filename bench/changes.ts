@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createRedisGuard } from '../src/cache/redis.js';
 import { changesPublishFailures, changesRolledForward } from '../src/obs/change-metrics.js';
-import { loadConfig, type Config } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config/config.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { GridService } from '../src/service/grid-service.js';
 import { createCassandraClient, cqlOf } from '../src/store/cassandra.js';
@@ -32,8 +32,7 @@ const POSTS = 24;
 const PREFIX = `regrid_bench_changes:${randomBytes(3).toString('hex')}:`;
 
 const KEYSPACE = process.env['BENCH_KEYSPACE'] ?? 'regrid_bench';
-const base = loadConfig({
-  ...process.env,
+const base = loadConfig(process.env, {
   CASSANDRA_KEYSPACE: KEYSPACE,
   MOVE_RATE_LIMIT: '1000000',
   CHANGES_KEY_PREFIX: PREFIX,

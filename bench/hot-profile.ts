@@ -12,7 +12,7 @@
  * move, and moves/s ÷ that ceiling. `npm run bench:hot -- [--writers 16 --moves 480 --rounds 2]`.
  * Bounded: every writer stops after its share of moves; one small warm-up run of each first.
  */
-import { loadConfig, type Config } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config/config.js';
 import { isDomainError } from '../src/domain/errors.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { GridService } from '../src/service/grid-service.js';
@@ -30,8 +30,7 @@ const ROUNDS = arg('rounds', 2);
 const POSTS = 24;
 
 const KEYSPACE = process.env['BENCH_KEYSPACE'] ?? 'regrid_bench';
-const base = loadConfig({
-  ...process.env,
+const base = loadConfig(process.env, {
   CASSANDRA_KEYSPACE: KEYSPACE,
   MOVE_RATE_LIMIT: '1000000',
 });

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { Hono } from 'hono';
 import { openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { createLogger, type Logger } from '../src/obs/logger.js';
 import { GridService } from '../src/service/grid-service.js';
 import { listen } from './read/http.js';

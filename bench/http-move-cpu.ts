@@ -19,7 +19,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, TUNING_GROUPS } from '../src/config/config.js';
 import { nodeLayout } from '../tools/infra/cassandra-files.js';
 import { liveNodePid } from '../tools/infra/embedded-cassandra.js';
 import { processCpuMs } from '../tools/infra/process-cpu.js';
@@ -74,7 +74,14 @@ async function startServer(
   const port = await freePort();
   // The development entry (an older checkout given by --against started from src/main.ts).
   const entry = existsSync(join(dir, 'tools/dev-start.ts')) ? 'tools/dev-start.ts' : 'src/main.ts';
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // A constant is no environment variable: the development entry takes it as `--set`.
+  const constants = new Set(TUNING_GROUPS.flatMap((g) => Object.keys(g.shape)));
+  const isSet = (k: string) => entry === 'tools/dev-start.ts' && constants.has(k);
+  const sets = Object.entries(extraEnv)
+    .filter(([k]) => isSet(k))
+    .flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+  const env = Object.fromEntries(Object.entries(extraEnv).filter(([k]) => !isSet(k)));
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...sets], {
     cwd: dir,
     stdio: 'ignore',
     env: {
@@ -84,7 +91,7 @@ async function startServer(
       AUTH_JWT_SECRET: SECRET,
       MOVE_RATE_LIMIT: '1000000000',
       CASSANDRA_KEYSPACE: 'regrid_bench',
-      ...extraEnv,
+      ...env,
     },
   });
   const base = `http://127.0.0.1:${port}`;

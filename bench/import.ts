@@ -14,7 +14,7 @@
  * (Cassandra's own accounting; expected 0). Keyspace `regrid_bench`, source `regrid_bench_src`.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { GridService } from '../src/service/grid-service.js';
 import { cqlSource } from '../src/service/import/sources.js';
@@ -38,7 +38,7 @@ const PER = Number(args['per-profile']);
 const PARALLEL = Number(args.parallel);
 
 const KEYSPACE = 'regrid_bench';
-const config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: KEYSPACE });
+const config = loadConfig(process.env, { CASSANDRA_KEYSPACE: KEYSPACE });
 const admin = createCassandraClient(config);
 await admin.connect();
 await applyMigrations(admin, config, KEYSPACE, { log: () => undefined });

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { GridService } from '../src/service/grid-service.js';
 import { nodeLayout } from '../tools/infra/cassandra-files.js';
 import { liveNodePid } from '../tools/infra/embedded-cassandra.js';

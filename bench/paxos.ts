@@ -17,7 +17,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { LOCAL_DC, nodeLayout } from '../tools/infra/cassandra-files.js';
 import { stopCassandra } from '../tools/infra/cassandra-control.js';
 import { probeCql } from '../tools/infra/cql-probe.js';
@@ -64,17 +64,20 @@ const ORDER: PaxosVariant[] = Array.from({ length: ROUNDS }, (_, r) =>
 ).flat();
 
 // Fixed values only: the developer's environment can never point the bench at another node.
-const config = loadConfig({
-  NODE_ENV: 'test',
-  REGRID_HOME: '/tmp/regrid-paxos',
-  CASSANDRA_PORT: '19442',
-  CASSANDRA_STORAGE_PORT: '17800',
-  CASSANDRA_JMX_PORT: '17900',
-  CASSANDRA_HEAP: '1G',
-  CASSANDRA_CONTACT_POINTS: '',
-  CASSANDRA_KEYSPACE: 'regrid_paxos',
-  CASSANDRA_PAXOS_VARIANT: ORDER[0]!,
-});
+const config = loadConfig(
+  {},
+  {
+    NODE_ENV: 'test',
+    REGRID_HOME: '/tmp/regrid-paxos',
+    CASSANDRA_PORT: '19442',
+    CASSANDRA_STORAGE_PORT: '17800',
+    CASSANDRA_JMX_PORT: '17900',
+    CASSANDRA_HEAP: '1G',
+    CASSANDRA_CONTACT_POINTS: '',
+    CASSANDRA_KEYSPACE: 'regrid_paxos',
+    CASSANDRA_PAXOS_VARIANT: ORDER[0]!,
+  },
+);
 const layout = nodeLayout(config);
 const log = (line: string) => process.stderr.write(`[paxos] ${line}\n`);
 

@@ -26,7 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { openIdGenerator } from '../src/bootstrap.js';
 import { cursorKeyIdOf } from '../src/cache/keys.js';
 import { createRedisGuard } from '../src/cache/redis.js';
-import { loadConfig, type Config } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config/config.js';
 import { ensureRedis } from '../tools/infra/redis-local.js';
 import { GridService } from '../src/service/grid-service.js';
 import type { Cql } from '../src/store/cassandra.js';

@@ -20,22 +20,24 @@ const arg = (name: string, dflt: number) => {
 const MOVES = arg('moves', 1500);
 const CONCURRENCY = arg('concurrency', 8);
 
-const SINGLE = {
-  REGRID_HOME: '/tmp/regrid-bench1',
-  CASSANDRA_PORT: '19442',
-  CASSANDRA_STORAGE_PORT: '17800',
-  CASSANDRA_JMX_PORT: '17899',
-  CASSANDRA_HEAP: '512M',
-  CASSANDRA_CONTACT_POINTS: '',
+/** A private node: its home and CQL port (environment), its other ports and heap (constants, `--set`). */
+interface Target {
+  env: Record<string, string>;
+  set: Record<string, string>;
+}
+const SINGLE: Target = {
+  env: { REGRID_HOME: '/tmp/regrid-bench1', CASSANDRA_PORT: '19442', CASSANDRA_CONTACT_POINTS: '' },
+  set: { CASSANDRA_STORAGE_PORT: '17800', CASSANDRA_JMX_PORT: '17899', CASSANDRA_HEAP: '512M' },
 };
-const RING = {
-  REGRID_HOME: '/tmp/regrid-cluster',
-  CASSANDRA_PORT: '19342',
-  CASSANDRA_STORAGE_PORT: '17400',
-  CASSANDRA_JMX_PORT: '17500',
-  CASSANDRA_HEAP: '512M',
-  CASSANDRA_CONTACT_POINTS: '',
+const RING: Target = {
+  env: {
+    REGRID_HOME: '/tmp/regrid-cluster',
+    CASSANDRA_PORT: '19342',
+    CASSANDRA_CONTACT_POINTS: '',
+  },
+  set: { CASSANDRA_STORAGE_PORT: '17400', CASSANDRA_JMX_PORT: '17500', CASSANDRA_HEAP: '512M' },
 };
+const sets = (t: Target) => Object.entries(t.set).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
 const WORKLOAD = ['--profiles', '20', '--posts', '48', '--moves', String(MOVES)];
 const COMMON = [...WORKLOAD, '--concurrency', String(CONCURRENCY), '--seed', '1'];
 const QUIET = ['--samples', '10', '--no-table-metrics', '--no-progress'];
@@ -63,13 +65,13 @@ function run(cmd: string, args: string[], env: Record<string, string>): Promise<
   });
 }
 
-async function loadtest(name: string, env: Record<string, string>, extra: string[]) {
+async function loadtest(name: string, target: Target, extra: string[]) {
   const json = `/tmp/regrid-bench-ring-${name}.json`;
   console.error(`\n== ${name}: npm run loadtest -- ${[...COMMON, ...extra].join(' ')}`);
   await run(
     'npm',
-    ['run', '-s', 'loadtest', '--', ...COMMON, ...QUIET, ...extra, '--json', json],
-    env,
+    ['run', '-s', 'loadtest', '--', ...COMMON, ...QUIET, ...extra, '--json', json, ...sets(target)],
+    target.env,
   );
   return JSON.parse(readFileSync(json, 'utf8')) as Report;
 }
@@ -78,7 +80,10 @@ const reports: Array<[string, Report]> = [];
 try {
   reports.push(['1 node', await loadtest('single', SINGLE, [])]);
 } finally {
-  await run('npm', ['run', '-s', 'cassandra:down'], SINGLE).catch(() => undefined);
+  const ports = ['--storage-port', SINGLE.set.CASSANDRA_STORAGE_PORT!, '--jmx-port', SINGLE.set.CASSANDRA_JMX_PORT!]; // prettier-ignore
+  await run('npm', ['run', '-s', 'cassandra:down', '--', ...ports], SINGLE.env).catch(
+    () => undefined,
+  );
 }
 reports.push(['3 nodes (RF 3)', await loadtest('ring', RING, ['--cluster', '3'])]);
 reports.push([

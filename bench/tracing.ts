@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { openIdGenerator } from '../src/bootstrap.js';
 import { createRedisGuard } from '../src/cache/redis.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { issueToken } from '../src/http/auth.js';
 import { startTracing } from '../src/obs/tracing.js';
 import { GridService } from '../src/service/grid-service.js';

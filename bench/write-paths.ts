@@ -9,7 +9,7 @@
  * Runs against keyspace `regrid_bench` (created/migrated here), fresh profiles each run.
  */
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { createCassandraClient, cqlOf, type Cql } from '../src/store/cassandra.js';
 import { applyMigrations } from '../src/store/migrations.js';
@@ -23,7 +23,7 @@ import {
 import { IdempotencyStore } from '../src/store/idempotency-store.js';
 
 const KEYSPACE = 'regrid_bench';
-const config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: KEYSPACE });
+const config = loadConfig(process.env, { CASSANDRA_KEYSPACE: KEYSPACE });
 const admin = createCassandraClient(config);
 await admin.connect();
 await applyMigrations(admin, config, KEYSPACE, { log: () => undefined });

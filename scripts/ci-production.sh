@@ -94,7 +94,7 @@ SETTINGS=(CASSANDRA_CONTACT_POINTS="$CP" CASSANDRA_LOCAL_DC="${CASSANDRA_LOCAL_D
 expect_refusal "unmigrated keyspace" "keyspace $KS does not exist: run .regrid migrate." "${SETTINGS[@]}"
 
 say "node dist/cli.js migrate (keyspace $KS)"
-prod "${SETTINGS[@]}" CASSANDRA_REQUEST_TIMEOUT_MS=30000 timeout 300 node dist/cli.js migrate || fail "migrate"
+prod "${SETTINGS[@]}" timeout 300 node dist/cli.js migrate || fail "migrate"
 # exec: $! is the server itself, so the cleanup's kill reaches it.
 (exec env -i PATH="$PATH" HOME="$WORK" NODE_ENV=production REGRID_HOME="$WORK/home" HOST=127.0.0.1 \
   PORT="$PORT" CASSANDRA_PORT="$CPORT" CASSANDRA_KEYSPACE="$KS" "${SETTINGS[@]}" \

@@ -9,7 +9,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'cassandra-driver';
 import { createRedisGuard, type RedisGuard } from './cache/redis.js';
-import { ConfigurationError, missingForProduction, NO_REDIS, type Config } from './config.js';
+import {
+  ConfigurationError,
+  missingForProduction,
+  NO_REDIS,
+  type Config,
+} from './config/config.js';
 import { IdGenerator } from './domain/ids.js';
 import { createCassandraClient, cqlOf, type Cql } from './store/cassandra.js';
 import { cqlLimitsOf } from './store/cql-budget.js';
@@ -56,7 +61,7 @@ export const serverSchemaStep = (config: Config): SchemaStep =>
 
 /**
  * Production's settings check, before anything connects: every variable it must be told
- * (config.ts `missingForProduction`), named at once.
+ * (config/config.ts `missingForProduction`), named at once.
  */
 export function checkProductionSettings(config: Config, env?: Record<string, string | undefined>) {
   if (config.NODE_ENV !== 'production') return;

@@ -15,7 +15,7 @@ import type { Client, ClientOptions } from 'cassandra-driver';
 import { openIdGenerator } from './bootstrap.js';
 import { createRedisGuard } from './cache/redis.js';
 import type { RedisClient } from './cache/redis-client.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type Settings } from './config/config.js';
 import { appSettingsOf, createApp } from './http/app.js';
 import { deadlinesOf } from './http/deadline.js';
 import type { AppEnv } from './http/env.js';
@@ -38,8 +38,11 @@ export interface RegridOptions {
   readonly cassandra: Client;
   /** An ioredis Redis or Cluster the host owns; undefined = no cache and no move rate limit. */
   readonly redis?: HostRedis | undefined;
-  /** Settings by their environment names (docs/configuration.md); AUTH_JWT_SECRET is required. */
-  readonly config: Readonly<Record<string, string | undefined>>;
+  /**
+   * Settings by their names (docs/configuration.md), the constants included; AUTH_JWT_SECRET is
+   * required. The process environment is not read.
+   */
+  readonly config: Settings;
   /** regrid's warnings and errors (default: console.error). */
   readonly log?: (msg: string, err?: unknown) => void;
   /**
@@ -102,7 +105,7 @@ function checkEncoding(client: Client): void {
 }
 
 export async function createRegrid(options: RegridOptions): Promise<Regrid> {
-  const config = loadConfig({ ...options.config });
+  const config = loadConfig({}, options.config);
   const log = options.log ?? ((msg: string, err?: unknown) => console.error(msg, err ?? ''));
   // With a key set (AUTH_JWKS_URL) no HS256 token verifies; the secret then only keys cursors.
   const jwtSecret = config.AUTH_JWT_SECRET ?? (config.AUTH_JWKS_URL && config.CURSOR_SECRET);
@@ -174,7 +177,6 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   recordBuildInfo({
     version,
     cassandraVersion: await releaseVersion(client),
-    relabelPolicy: config.RELABEL_POLICY,
   });
   // Rolls forward the versions a crashed writer left unpublished, as the server does
   // (service/changes/sweeper.ts): without it an embedded fleet never publishes them.

@@ -5,4 +5,4 @@
  */
 export { createRegrid, type HostRedis, type Regrid, type RegridOptions } from './embed.js';
 export type { GridService } from './service/grid-service.js';
-export type { Config } from './config.js';
+export type { Config } from './config/config.js';

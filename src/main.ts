@@ -5,7 +5,7 @@
  * exits as `regrid serve` does: the CLI's code and one line (cli/exit-codes.ts, docs/cli.md).
  */
 import { failureOf } from './cli/exit-codes.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './config/config.js';
 import { startServer } from './server.js';
 
 try {

@@ -2,7 +2,7 @@
  * Where the Redis guard connects (cache/redis-client.ts): one server (REDIS_URL as ioredis takes
  * it), a Redis Cluster's seed nodes from a `redis+cluster://` URL or REDIS_CLUSTER_NODES, or the
  * primary that Redis Sentinel names (REDIS_SENTINELS + REDIS_SENTINEL_MASTER).
- * Pure parsing; the config schema (config.ts) rejects what this cannot read.
+ * Pure parsing; the config schema (config/config.ts) rejects what this cannot read.
  */
 
 /** The settings it reads (typed apart from Config: the schema refines itself with this). */

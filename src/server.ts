@@ -17,7 +17,7 @@ import {
   serverSchemaStep,
   settleSecrets,
 } from './bootstrap.js';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import { collectProcessMetrics } from './obs/registry.js';
 import { otlpProtocolOf, startTracing } from './obs/tracing.js';
 import { createLogger, logCallback } from './obs/logger.js';
@@ -130,7 +130,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   recordBuildInfo({
     version,
     cassandraVersion: await releaseVersion(cassandra.client),
-    relabelPolicy: config.RELABEL_POLICY,
   });
   // Rolls forward the versions a crashed writer left unpublished (service/changes/sweeper.ts).
   const sweeper = service.changes.startSweeper();

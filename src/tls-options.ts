@@ -1,6 +1,6 @@
 /**
  * Node `tls.connect` options from the TLS settings of a store (CASSANDRA_TLS_*, REDIS_TLS_*,
- * config-cassandra.ts and config-redis.ts): the CA bundle to trust, an optional client
+ * config/cassandra.ts and config/redis.ts): the CA bundle to trust, an optional client
  * certificate and key, and hostname verification. The files are read once, when the client is
  * built; an unreadable one fails start-up with the setting's name.
  *

@@ -5,14 +5,16 @@
  * redis-server), then starts the service through src/server.ts with the Cassandra target it
  * found. With NODE_ENV=production nothing is looked for: the configuration is used as it is.
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
+import { splitSettings } from './dev-settings.js';
 import { serverLogger, startServer } from '../src/server.js';
 import { localCassandra, localRedis } from './infra/dev-stores.js';
 import { withLocalRing } from './infra/ring-target.js';
 
 /** Provisions what is missing, then serves; throws why it cannot. */
-export async function devStart(): Promise<void> {
-  const loaded = loadConfig();
+export async function devStart(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  // `npm start -- --set NAME=value`: a constant for this run (tools/dev-settings.ts).
+  const loaded = loadConfig(process.env, splitSettings(argv).settings);
   if (loaded.NODE_ENV === 'production') return startServer(loaded);
   const notes: string[] = [];
   const config = withLocalRing(loaded, (l) => notes.push(l));

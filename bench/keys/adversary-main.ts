@@ -6,7 +6,8 @@
  * worst write exceeds the cap, its amortized rows exceed the bound, or the property check fails.
  */
 import { writeFileSync } from 'node:fs';
-import { DEFAULT_POLICY, DEFAULT_ROW_CAP } from '../../src/domain/keys.js';
+import { DEFAULT_ROW_CAP } from '../../src/domain/keys.js';
+import { DEFAULT_POLICY } from './policies.js';
 import { ADVERSARIES } from './adversaries.js';
 import {
   adversaryTable,

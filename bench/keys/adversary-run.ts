@@ -9,13 +9,8 @@
  * far faster than the move rate limit allows); a move's ceiling is the ID issued at that instant.
  */
 import { composeId } from '../../src/domain/ids.js';
-import {
-  amortizedBound,
-  DEFAULT_POLICY,
-  DEFAULT_ROW_CAP,
-  potential,
-  type RelabelPolicy,
-} from '../../src/domain/keys.js';
+import { amortizedBound, DEFAULT_ROW_CAP, potential } from '../../src/domain/keys.js';
+import { DEFAULT_POLICY, type RelabelPolicy } from './policies.js';
 import { createRng } from '../../tools/loadtest/rng.js';
 import { adversary, ADVERSARIES, type AdversaryName } from './adversaries.js';
 import { CappedGrid } from './capped-grid.js';

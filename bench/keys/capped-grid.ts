@@ -4,7 +4,8 @@
  * sequence of writes placeCapped asks for (each would be its own compare-and-set); without one
  * it is the one write placeMany answers. Every write is checked: keys stay strictly ascending.
  */
-import { placeCapped, placeOne, type Keyed, type RelabelPolicy } from '../../src/domain/keys.js';
+import { placeCapped, placeOne, type Keyed } from '../../src/domain/keys.js';
+import { POLICIES, type RelabelPolicy } from './policies.js';
 
 export interface MoveRows {
   readonly rows: number; // all rows the move wrote, over all its writes
@@ -46,7 +47,7 @@ export class CappedGrid {
     const [moved] = this.entries.splice(from, 1);
     try {
       const slice = { entries: this.entries, gap: to, reachesBottom: true, reachesTop: true };
-      const p = placeOne(slice, moved!.postId, ceiling, this.policy);
+      const p = placeOne(slice, moved!.postId, ceiling, POLICIES[this.policy]);
       return p.kind === 'placed' ? p.writes.length : 0;
     } finally {
       this.entries.splice(from, 0, moved!);
@@ -60,7 +61,7 @@ export class CappedGrid {
     const slice = { entries: this.entries, gap: to, reachesBottom: true, reachesTop: true };
     this.touched = [];
     if (this.cap === undefined) {
-      const p = placeOne(slice, postId, ceiling, this.policy);
+      const p = placeOne(slice, postId, ceiling, POLICIES[this.policy]);
       if (p.kind !== 'placed') throw new Error('need_more on the whole grid');
       this.entries.splice(to, 0, { postId, key: 0n });
       const start = to - p.writes.findIndex((w) => w.postId === postId);
@@ -71,7 +72,7 @@ export class CappedGrid {
     let rows = 0;
     let worst = 0;
     for (let n = 1; n <= 100_000; n++) {
-      const p = placeCapped(slice, [postId], ceiling, this.policy, this.cap);
+      const p = placeCapped(slice, [postId], ceiling, this.cap, POLICIES[this.policy]);
       if (p.kind === 'need_more') throw new Error('need_more on the whole grid');
       rows += p.writes.length;
       worst = Math.max(worst, p.writes.length);

@@ -9,7 +9,8 @@
  */
 import { isDomainError } from '../../src/domain/errors.js';
 import { composeId } from '../../src/domain/ids.js';
-import { placeOne, type RelabelPolicy } from '../../src/domain/keys.js';
+import { placeOne } from '../../src/domain/keys.js';
+import { POLICIES, type RelabelPolicy } from './policies.js';
 import { dense, floats, fractional, lexorank } from './peers.js';
 import {
   ONE_ROW,
@@ -120,7 +121,7 @@ export function engine(policy: RelabelPolicy): KeyRules<bigint> {
       const slice = { entries, gap: to, reachesBottom: true, reachesTop: true };
       let placed;
       try {
-        placed = placeOne(slice, postId, ceilingAt(nowMs), policy);
+        placed = placeOne(slice, postId, ceilingAt(nowMs), POLICIES[policy]);
       } catch (e) {
         if (isDomainError(e) && e.code === 'key_space_exhausted') {
           return { rows: 0, relabel: false, failed: true };

@@ -5,7 +5,7 @@
  * (with and without leases). Latency by override count is in depth.ts.
  */
 import { Hono } from 'hono';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import type { RedisGuard } from '../../src/cache/redis.js';
 import type { GridService } from '../../src/service/grid-service.js';
 import { cannon, herdClients, listen, timedGet } from './http.js';

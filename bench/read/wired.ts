@@ -6,7 +6,7 @@
  */
 import { devNull } from 'node:os';
 import { destination } from 'pino';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { deadlinesOf } from '../../src/http/deadline.js';
 import { createLogger, logCallback, type Logger } from '../../src/obs/logger.js';

@@ -3,7 +3,7 @@
  * the first-page cache, the override-list cache, the post-body cache, the rendered first pages
  * and the move rate limiter.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { createGridCache } from './grid-cache.js';
 import type { GridCache, GridCacheSettings } from './grid-cache.js';
 import { createOverrideCache } from './override-cache.js';

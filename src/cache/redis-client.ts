@@ -15,7 +15,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { RedisTarget } from '../redis-target.js';
 import { tlsOptionsOf } from '../tls-options.js';
 import { traceCommands } from './redis-spans.js';

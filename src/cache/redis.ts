@@ -26,7 +26,7 @@
  * `health()` feeds /readyz: "degraded" while disconnected, the breaker is open or a repair is
  * pending.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { redisErrors, watchBreaker } from '../obs/metrics.js';
 import { redisTargetOf } from '../redis-target.js';
 import {

@@ -11,7 +11,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { openCassandra, openRedis, settleSecrets, type FindCassandra } from '../bootstrap.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import type { ImportIssue } from '../domain/import-plan.js';
 import { GridService } from '../service/grid-service.js';
 import { cqlSource, ndjsonSource } from '../service/import/sources.js';

@@ -6,7 +6,7 @@
  */
 import type { Client } from 'cassandra-driver';
 import type { FindCassandra } from '../bootstrap.js';
-import { ConfigSchema, loadConfig } from '../config.js';
+import { ConfigSchema, loadConfig } from '../config/config.js';
 import { createCassandraClient } from '../store/cassandra.js';
 import { applyMigrations, DEFAULT_CQL_DIR, loadMigrationFiles } from '../store/migrations.js';
 import type { Parsed } from './command-specs.js';

@@ -8,7 +8,7 @@
  */
 import { openCassandra, settleSecrets, type FindCassandra } from '../bootstrap.js';
 import { createRedisGuard } from '../cache/redis.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import { GridService } from '../service/grid-service.js';
 import type { Parsed } from './command-specs.js';
 import { domainExit } from './exit-codes.js';

@@ -122,7 +122,7 @@ The source is only read. A rerun changes nothing. Exit 1 when some posts were no
     summary: 'the local Cassandra node or ring: up | down | status | stop-node | start-node',
     help: `usage: regrid cassandra <up | down | status | stop-node N | start-node N> [options]
   up [--nodes N] [--stop-single]
-                    start the local node, or an N-node ring (also CASSANDRA_NODES=N); a ring
+                    start the local node, or an N-node ring; a ring
                     refuses to start while the single node holds its ports unless --stop-single
   down [--node single|ring]
                     stop whatever runs under REGRID_HOME (the single node and the ring nodes)
@@ -130,10 +130,13 @@ The source is only read. A rerun changes nothing. Exit 1 when some posts were no
                     (exit 0 up, 1 a ring node down, 3 nothing answers)
   stop-node N       SIGKILL ring node N (a crash; its data stays)
   start-node N      start ring node N again on its data
-Ports and folders: REGRID_HOME, CASSANDRA_PORT, CASSANDRA_STORAGE_PORT, CASSANDRA_JMX_PORT
+Every subcommand: [--storage-port P] [--jmx-port P] for a private node's internode and JMX
+ports (default 7000, 7199). Folders and CQL port: REGRID_HOME, CASSANDRA_PORT
 (docs/cluster.md, docs/provisioning.md).`,
     options: {
       nodes: { type: 'string' },
+      'storage-port': { type: 'string' },
+      'jmx-port': { type: 'string' },
       node: { type: 'string' },
       'stop-single': { type: 'boolean' },
       ...json,

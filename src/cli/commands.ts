@@ -25,7 +25,7 @@ export function productCommands(find: FindCassandra = configured): Commands {
     serve: {
       load: async () => {
         const [{ loadConfig }, { startServer }] = await Promise.all([
-          import('../config.js'),
+          import('../config/config.js'),
           import('../server.js'),
         ]);
         return async () => {

@@ -23,7 +23,7 @@
  * group is seen by the next and no two writes ever disagree.
  */
 import { DomainError } from './errors.js';
-import { placeMany, type Keyed, type RelabelPolicy } from './keys.js';
+import { placeMany, type Keyed } from './keys.js';
 import { keepMask } from './lis.js';
 
 export interface BatchOrderRequest {
@@ -55,7 +55,6 @@ export function planBatchOrder(
   current: readonly Keyed[],
   request: BatchOrderRequest,
   ceiling: bigint,
-  policy?: RelabelPolicy,
 ): BatchOrderPlan {
   const [start, end] = locateRange(current, request);
   const range = current.slice(start, end);
@@ -89,7 +88,7 @@ export function planBatchOrder(
     start > 0 ? (current[start - 1] as Keyed).postId : undefined;
   const flush = (): void => {
     if (group.length === 0) return;
-    placeGroup(working, group, anchorAbove, writes, ceiling, policy);
+    placeGroup(working, group, anchorAbove, writes, ceiling);
     moved.push(...group);
     group = [];
   };
@@ -126,7 +125,6 @@ function placeGroup(
   anchorAbove: bigint | undefined,
   writes: Map<bigint, bigint>,
   ceiling: bigint,
-  policy: RelabelPolicy | undefined,
 ): void {
   // In ascending order the group goes just below its anchor: gap = the anchor's index.
   const gap =
@@ -137,7 +135,6 @@ function placeGroup(
     { entries: working, gap, reachesBottom: true, reachesTop: true },
     ascending,
     ceiling,
-    policy,
   );
   if (placement.kind !== 'placed') {
     // The slice is the whole grid, so the key engine has nothing wider to ask for.

@@ -41,7 +41,7 @@ const FORMAT = 0x02;
 const MAC_BYTES = 32;
 const CONTEXT = Buffer.from('regrid/cursor\0', 'utf8');
 const MAX_TOKEN_CHARS = 512; // a real token is ~150 chars; refuse to decode junk of any size
-const MIN_SECRET_BYTES = 16; // same floor as CURSOR_SECRET in src/config.ts
+const MIN_SECRET_BYTES = 16; // same floor as CURSOR_SECRET in src/config/config.ts
 const DECIMAL = /^(0|[1-9][0-9]{0,18})$/;
 
 /** Signs `cursor` for the grid of `profileId`; only `decodeCursor(…, profileId)` accepts it. */

@@ -15,7 +15,7 @@ import { identifyViewer } from './viewer.js';
 import { bodyLimit } from './body-limit.js';
 import type { AppEnv } from './env.js';
 import { tokenPolicyOf, type TokenPolicy } from './jwt.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { answeredByDeadline, deadline, type Deadlines } from './deadline.js';
 import { onError, problemResponse } from './problem.js';
 import { GRID_PAGE_ROUTE, gridPageFront, gridRoutes } from './routes/grid.js';

@@ -16,7 +16,7 @@
  * The handler's late outcome is logged (one line), never sent.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { DomainError } from '../domain/errors.js';
 import { StatementScope, statementScope } from '../store/cql-budget.js';
 import type { AppEnv } from './env.js';

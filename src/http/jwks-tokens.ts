@@ -4,7 +4,7 @@
  * the same time rules as HS256 tokens (./jwt.ts `checkTimes`: `exp` and `iat` required, lifetime
  * capped, clock skew).
  *
- * - Algorithms: only the configured asymmetric ones (config-idp.ts). The allow-list is checked
+ * - Algorithms: only the configured asymmetric ones (config/idp.ts). The allow-list is checked
  *   against the token's `alg` before a key is chosen, so `none` and an HS256 token "signed" with
  *   the provider's public key as an HMAC secret (the `alg` confusion) are refused outright; jose
  *   also never uses a key set member as an HMAC secret.
@@ -15,7 +15,7 @@
  *   key set it verified against is current; the time rules still run on every request.
  */
 import { errors, jwtVerify } from 'jose';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { Claims, TokenRules } from './auth.js';
 import { KeySet, KeySetUnavailable } from './jwks.js';
 import {

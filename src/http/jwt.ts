@@ -10,7 +10,7 @@
  *   `exp - iat` at most `maxLifetimeS`, so a leaked token is useful for a bounded time.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ConfigSchema, type Config } from '../config.js';
+import { ConfigSchema, type Config } from '../config/config.js';
 
 export interface TokenPolicy {
   readonly maxLifetimeS: number;

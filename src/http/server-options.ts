@@ -1,12 +1,12 @@
 /**
  * The options the Node HTTP server is created with (`serve()` of @hono/node-server, src/main.ts):
  * where it listens, its header, request and keep-alive timeouts from the configuration
- * (config-http.ts), and how often Node checks them. Node checks header and request timeouts on a timer (30 s by default),
+ * (config/http.ts), and how often Node checks them. Node checks header and request timeouts on a timer (30 s by default),
  * so a 10 s headers timeout fired anywhere up to 40 s; checked at a quarter of the shortest
  * timeout (at most every second), a stalled request is closed within 25 % of its timeout.
  */
 import type { ServerOptions } from 'node:http';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 
 export type ServerConfig = Pick<
   Config,

@@ -107,22 +107,17 @@ export const auditFindings = new Gauge({
 const buildInfo = new Gauge({
   name: 'regrid_build_info',
   help: 'Always 1; the labels say what runs',
-  labelNames: ['version', 'cassandra_version', 'relabel_policy'] as const,
+  labelNames: ['version', 'cassandra_version'] as const,
   registers,
 });
 
 /** Sets `regrid_build_info` (one series: a restart with new labels replaces the old one). */
-export function recordBuildInfo(labels: {
-  version: string;
-  cassandraVersion: string;
-  relabelPolicy: string;
-}): void {
+export function recordBuildInfo(labels: { version: string; cassandraVersion: string }): void {
   buildInfo.reset();
   buildInfo.set(
     {
       version: labels.version,
       cassandra_version: labels.cassandraVersion,
-      relabel_policy: labels.relabelPolicy,
     },
     1,
   );

@@ -1,10 +1,9 @@
 /**
- * The stores (each constructed once, in wiring.ts), the one writer, the reader, the ID source and
- * the relabel policy: the record GridService hands, with the flags and Redis's seams, to every
+ * The stores (each constructed once, in wiring.ts), the one writer, the reader and the ID source:
+ * the record GridService hands, with the flags and Redis's seams, to every
  * operation. Each operation declares in its signature the few ports it uses
  * (service/operations/*.ts); no code outside the service layer sees these fields.
  */
-import type { RelabelPolicy } from '../domain/keys.js';
 import type { ArchiveStore } from '../store/archive-store.js';
 import type { GridStore } from '../store/grid-store.js';
 import type { InviteGuardsStore } from '../store/invite-guards-store.js';
@@ -30,7 +29,6 @@ export interface ServiceDeps {
   /** Post IDs deleted or taken down for good (operations/removed-posts.ts). */
   readonly removed: RemovedPostsStore;
   readonly nextId: () => bigint;
-  readonly policy?: RelabelPolicy;
   /** Rows one move's write may carry (MOVE_ROW_CAP; domain/keys/capped.ts). */
   readonly rowCap?: number;
   /** The real page read (through the cache when there is one): the audit checks what users get. */

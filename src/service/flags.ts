@@ -15,7 +15,7 @@
  * the defaults, before the first success) and is retried on later use; it is never a request error.
  */
 import { DomainError } from '../domain/errors.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { FlagsStore } from '../store/flags-store.js';
 

@@ -6,7 +6,7 @@
  * them needs, writes to the profiles in that range fail with Unavailable, so /readyz says so.
  */
 import type { Client } from 'cassandra-driver';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { replicaMap, type Replica, type ReplicaMap } from '../store/replica-view.js';
 
 export type Level =

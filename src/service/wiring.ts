@@ -8,9 +8,8 @@ import { cursorKeyIdOf } from '../cache/keys.js';
 import { createServiceCaches, type ServiceCaches } from '../cache/caches.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
 import type { RedisGuard } from '../cache/redis.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { PageSource } from '../domain/grid-source.js';
-import type { RelabelPolicy } from '../domain/keys.js';
 import { ArchiveStore } from '../store/archive-store.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { CassandraGridReader } from '../store/grid-reader.js';
@@ -44,7 +43,6 @@ export interface GridServiceOptions {
   readonly ids: IdSource;
   readonly cursorSecret: string;
   readonly hooks?: WriterHooks;
-  readonly policy?: RelabelPolicy;
   /** Redis: read cache, post-commit refill/invalidation, move rate limit. Optional. */
   readonly redis?: RedisGuard;
   /** Test/benchmark seams of the grid cache (race hooks, bypass, leases). */
@@ -157,7 +155,6 @@ export function wireService(
     profiles: new ProfilesStore(cql, consistency),
     removed: new RemovedPostsStore(cql, consistency),
     nextId: () => opts.ids.next(),
-    policy: opts.policy ?? config.RELABEL_POLICY,
     rowCap: config.MOVE_ROW_CAP,
     readPage,
   };

@@ -15,7 +15,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Client, auth, policies, types } from 'cassandra-driver';
 import type { QueryOptions } from 'cassandra-driver';
-import { CQL_LIMIT_DEFAULTS, type Config } from '../config.js';
+import { CQL_LIMIT_DEFAULTS, type Config } from '../config/config.js';
 import { Budget, statementScope, type CqlLimits } from './cql-budget.js';
 import {
   isCasTimeout,

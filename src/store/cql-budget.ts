@@ -5,7 +5,7 @@
  */
 import type { Context } from '@opentelemetry/api';
 import { AsyncSlot } from './async-slot.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { cqlInFlight, cqlQueued } from '../obs/metrics-platform.js';
 import { NotSent, REFUSED_AFTER_DEADLINE } from './cql-errors.js';
 

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import type { auth, Client } from 'cassandra-driver';
 import { types } from 'cassandra-driver';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { createCassandraClient } from './cassandra.js';
 import { splitCqlStatements } from './cql-split.js';
 
@@ -186,9 +186,12 @@ async function waitOrTakeOver(
   throw new Error(`timed out waiting for another process to apply ${file.id}`);
 }
 
+/** A schema change waits for every replica's flush and agreement: far longer than a read. */
+const DDL_TIMEOUT_MS = 30_000;
+
 /** Runs a schema statement, then waits until every live node reports the same schema version. */
 async function ddl(client: Client, statement: string): Promise<void> {
-  await client.execute(statement, [], { prepare: false });
+  await client.execute(statement, [], { prepare: false, readTimeout: DDL_TIMEOUT_MS });
   await waitForSchemaAgreement(client);
 }
 

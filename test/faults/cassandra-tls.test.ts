@@ -10,7 +10,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCassandra } from '../../src/bootstrap.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { createCassandraClient } from '../../src/store/cassandra.js';
 import { LOCAL_DC, nodeLayout, type NodeLayout } from '../../tools/infra/cassandra-files.js';
 import { stopCassandra } from '../../tools/infra/cassandra-control.js';

@@ -9,7 +9,7 @@
  * is never stopped.
  */
 import type { TestProject } from 'vitest/node';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { provisionTestStores } from './support/test-stores.js';
 
 export const TEST_KEYSPACE = process.env.REGRID_TEST_KEYSPACE ?? 'regrid_test';

@@ -21,7 +21,7 @@ import { issueToken } from '../../src/http/auth.js';
 import { createApp } from '../../src/http/app.js';
 import { tokenPolicyOf } from '../../src/http/jwt.js';
 import { serverOptionsOf } from '../../src/http/server-options.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { GridService } from '../../src/service/grid-service.js';
 import { IdempotencyService } from '../../src/service/idempotency/idempotency.js';
 import { makeReadiness } from '../../src/service/readiness.js';

@@ -5,7 +5,7 @@
  */
 import type { Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import type { DesignName, GridDesign } from '../../tools/loadtest/design.js';
 import { NaiveDesign } from '../../tools/loadtest/naive-design.js';
 import { testCluster } from './support/loadtest.js';
@@ -44,7 +44,7 @@ async function postWithoutOverride(run: DesignRun, grid: number): Promise<bigint
 }
 
 beforeAll(async () => {
-  config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace });
+  config = loadConfig(process.env, { CASSANDRA_KEYSPACE: ctx.keyspace });
   client = createCassandraClient(config, { keyspace: ctx.keyspace });
   await client.connect();
   const cluster = testCluster(client);

@@ -8,7 +8,7 @@
  */
 import type { Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import { createCassandraClient } from '../../src/store/cassandra.js';
 import type { GridDesign } from '../../tools/loadtest/design.js';
 import { parseOptions } from '../../tools/loadtest/options.js';
@@ -26,7 +26,7 @@ let run: DesignRun;
 const open: GridDesign[] = [];
 
 beforeAll(async () => {
-  config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace });
+  config = loadConfig(process.env, { CASSANDRA_KEYSPACE: ctx.keyspace });
   client = createCassandraClient(config, { keyspace: ctx.keyspace });
   await client.connect();
   const makeDesign = async (): Promise<GridDesign> => {

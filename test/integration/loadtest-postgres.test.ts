@@ -9,7 +9,7 @@
 import type { Client } from 'cassandra-driver';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { checkGrid } from '../../tools/loadtest/checker.js';
 import type { GridDesign } from '../../tools/loadtest/design.js';
 import { parseOptions } from '../../tools/loadtest/options.js';
@@ -32,7 +32,7 @@ let sql: pg.Client;
 
 beforeAll(async () => {
   if (down) return;
-  const config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace });
+  const config = loadConfig(process.env, { CASSANDRA_KEYSPACE: ctx.keyspace });
   client = createCassandraClient(config, { keyspace: ctx.keyspace });
   await client.connect();
   design = await PostgresDesign.create({ url: PG_URL, poolSize: 10, schema: SCHEMA });
@@ -58,7 +58,7 @@ describe.skipIf(down !== null)(`seed design on PostgreSQL (${PG_URL})`, () => {
       '--concurrency', '8', '--hot', '0.3', '--samples', '3', '--seed', '7', '--no-progress',
     ]); // prettier-ignore
     const deps = {
-      config: loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace }),
+      config: loadConfig(process.env, { CASSANDRA_KEYSPACE: ctx.keyspace }),
       cluster: {
         client,
         keyspace: ctx.keyspace,

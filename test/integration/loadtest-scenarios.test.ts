@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Client } from 'cassandra-driver';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import type { DesignName, GridDesign } from '../../tools/loadtest/design.js';
 import { postgresDown, testCluster } from './support/loadtest.js';
 import { parseOptions } from '../../tools/loadtest/options.js';
@@ -37,7 +37,7 @@ const tiny = (scenario: string, extra: string[]) =>
   ]); // prettier-ignore
 
 beforeAll(async () => {
-  config = loadConfig({ ...process.env, CASSANDRA_KEYSPACE: ctx.keyspace });
+  config = loadConfig(process.env, { CASSANDRA_KEYSPACE: ctx.keyspace });
   client = createCassandraClient(config, { keyspace: ctx.keyspace });
   await client.connect();
   const cluster = testCluster(client);

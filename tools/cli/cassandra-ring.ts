@@ -2,7 +2,7 @@
  * The ring parts of `regrid cassandra` (cmd-cassandra.ts): up with a port check first, and the
  * fault drills stop-node / start-node.
  */
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { stopCassandra } from '../infra/cassandra-control.js';
 import { nodeLayout } from '../infra/cassandra-files.js';
 import { liveNodePid } from '../infra/embedded-cassandra.js';

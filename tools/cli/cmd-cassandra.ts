@@ -3,7 +3,7 @@
  * single node and the local ring under REGRID_HOME, both visible to status and down. Whatever
  * `up` starts keeps running in the background (shared by npm start and the tests) until `down`.
  */
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import { stopCassandra } from '../infra/cassandra-control.js';
 import { nodeLayout } from '../infra/cassandra-files.js';
 import { ensureCassandra, liveNodePid } from '../infra/embedded-cassandra.js';
@@ -16,7 +16,11 @@ import { EXIT, UsageError } from '../../src/cli/exit-codes.js';
 import type { Io } from '../../src/cli/regrid-commands.js';
 
 export async function run({ values, positionals }: Parsed, io: Io): Promise<number> {
-  const config = loadConfig();
+  // A private node's other ports are flags: they are not environment variables (docs/configuration.md).
+  const config = loadConfig(process.env, {
+    CASSANDRA_STORAGE_PORT: values['storage-port'] as string | undefined,
+    CASSANDRA_JMX_PORT: values['jmx-port'] as string | undefined,
+  });
   const [sub, arg, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
   if (sub !== 'stop-node' && sub !== 'start-node' && arg !== undefined) {

@@ -4,7 +4,8 @@
  * acknowledged moves, counts tombstones from Cassandra's own accounting, and reports (summary on
  * stdout, progress and logs on stderr, optional JSON and SVG). See docs/loadtest.md.
  */
-import { loadConfig } from '../../src/config.js';
+import { ConfigurationError, loadConfig, type Config } from '../../src/config/config.js';
+import { splitSettings } from '../dev-settings.js';
 import type { DesignName, GridDesign } from '../loadtest/design.js';
 import { connectCluster } from '../loadtest/cluster.js';
 import { NaiveDesign } from '../loadtest/naive-design.js';
@@ -23,12 +24,12 @@ import { EXIT } from '../../src/cli/exit-codes.js';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The arguments reach the zod schema as typed (options.ts parses them). */
-export async function run(_parsed: Parsed, _io: unknown, argv: readonly string[]): Promise<number> {
+export async function run(_parsed: Parsed, _io: unknown, args: readonly string[]): Promise<number> {
   // The production-shaped workload has options of its own (loadtest/production/options.ts).
-  if (argv.some((a) => a === '--workload' || a.startsWith('--workload='))) {
+  if (args.some((a) => a === '--workload' || a.startsWith('--workload='))) {
     let production;
     try {
-      production = parseProductionOptions(argv);
+      production = parseProductionOptions(args);
     } catch (err) {
       log((err as Error).message);
       return EXIT.usage;
@@ -39,14 +40,18 @@ export async function run(_parsed: Parsed, _io: unknown, argv: readonly string[]
     );
     return EXIT.ok;
   }
-  let config = loadConfig();
+  let config: Config;
   let options: LoadtestOptions;
   try {
+    // `--set NAME=value`: a constant for this run (a measurement switching a mechanism off).
+    const { settings, rest: argv } = splitSettings(args);
+    config = loadConfig(process.env, settings);
     options = parseOptions(argv, {
       ...(config.AUTH_JWT_SECRET ? { jwtSecret: config.AUTH_JWT_SECRET } : {}),
       ...(process.env.PG_URL ? { pgUrl: process.env.PG_URL } : {}),
     });
   } catch (err) {
+    if (err instanceof ConfigurationError) throw err;
     log((err as Error).message);
     log(USAGE);
     return EXIT.usage;

@@ -9,7 +9,7 @@
  * tools/cli/dev-commands.ts hands `cassandra` invocations that use them to this module first.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import {
   dcName,
   dcReplication,

@@ -3,7 +3,7 @@
  * spread between one second and one day apart in the past.
  */
 import { openCassandra, openIdGenerator } from '../../src/bootstrap.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { parseId } from '../../src/domain/ids.js';
 import { DEMO_PROFILE_ID, seedDemoGrid } from '../../src/service/demo.js';
 import { GridService } from '../../src/service/grid-service.js';

@@ -11,7 +11,7 @@
  *   cassandra/<version>/node/logs/       system.log (logback), stdout.log, stderr.log
  */
 import { isAbsolute, join, resolve } from 'node:path';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 
 export interface NodeLayout {
   readonly home: string;

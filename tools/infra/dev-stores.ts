@@ -15,7 +15,7 @@ import {
   type FindCassandra,
   type SchemaStep,
 } from '../../src/bootstrap.js';
-import { NO_REDIS, type Config } from '../../src/config.js';
+import { NO_REDIS, type Config } from '../../src/config/config.js';
 import { ensureCassandra } from './embedded-cassandra.js';
 import { ensureRedis } from './redis-local.js';
 import { withLocalRing } from './ring-target.js';

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CassandraTarget } from '../../src/bootstrap.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import {
   cassandraYaml,
   LOCAL_DC,

@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { nodeLayout, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
 import { inNetns, toolJvmFlags } from './cassandra-jvm.js';
 import { cachedJars } from './maven-resolve.js';

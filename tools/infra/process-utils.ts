@@ -30,7 +30,7 @@ export function commandLineOf(pid: number): string {
 
 /**
  * Full path of an executable found on PATH, or undefined. Asks the shell (`command -v`) so that
- * this module never reads the environment itself (only src/config.ts does).
+ * this module never reads the environment itself (only src/config/config.ts does).
  */
 export function findOnPath(name: string): string | undefined {
   const res = spawnSync('sh', ['-c', 'command -v "$0"', name], { encoding: 'utf8' });

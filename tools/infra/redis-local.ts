@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { redisTargetOf } from '../../src/redis-target.js';
 import { regridHome } from './cassandra-files.js';
 import { findOnPath, isLoopbackHost, probeTcp, sleep, tailFile } from './process-utils.js';

@@ -7,7 +7,7 @@
  * to a range whose one replica is down. `CASSANDRA_NODES=N` asks for the ring and fails with what
  * to run when it is not there. Production (NODE_ENV=production) never looks for local nodes.
  */
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { liveNodePid } from './embedded-cassandra.js';
 import { RING_DC, ringNodes, ringSize } from './ring.js';
 

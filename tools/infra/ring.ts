@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { nodeFolders, nodeLayout, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
 import { probeCql } from './cql-probe.js';
 import { launch, liveNodePid, waitUntilReady } from './embedded-cassandra.js';

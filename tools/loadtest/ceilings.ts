@@ -10,7 +10,7 @@
  *    again per store.
  */
 import type { Client } from 'cassandra-driver';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import type { CeilingRequest, DesignName, GridDesign, RawCeilingFigures } from './design.js';
 import type { LoadtestOptions } from './options.js';
 import { Progress } from './progress.js';

@@ -6,7 +6,7 @@
  */
 import type { Client } from 'cassandra-driver';
 import { openLocalCassandra } from '../infra/dev-stores.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import type { CassandraTarget } from '../../src/bootstrap.js';
 
 export interface LoadtestCluster {

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Client } from 'cassandra-driver';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { applyMigrations } from '../../src/store/migrations.js';
 
 export const LOADTEST_CQL_DIR = fileURLToPath(new URL('./cql/', import.meta.url));

@@ -13,7 +13,7 @@
  */
 import type { Client } from 'cassandra-driver';
 import { types } from 'cassandra-driver';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { buildCasStatements } from '../../src/store/grid-mutation.js';
 import type { RawCeilingFigures } from './design.js';
 

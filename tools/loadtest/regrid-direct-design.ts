@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Client, QueryOptions } from 'cassandra-driver';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { isDomainError } from '../../src/domain/errors.js';
 import { IdGenerator } from '../../src/domain/ids.js';
 import { cqlOf, type Cql } from '../../src/store/cassandra.js';

@@ -9,7 +9,7 @@
  * CAS attempts are what the server itself reports on /metrics (`regrid_cas_attempts`, op move).
  */
 import type { Client } from 'cassandra-driver';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { issueToken } from '../../src/http/auth.js';
 import { flagsOf } from '../../src/service/flags.js';
 import { GridService } from '../../src/service/grid-service.js';

@@ -4,7 +4,7 @@
  * run are reused); the service then talks to every node, keyspace at RF min(3, N) in the local DC.
  * The fault is a SIGKILL (a crash: no drain, no flush) and a restart of the same node on its data.
  */
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { gossipView, killNode, RING_DC, ringNodes, startNode, startRing } from '../infra/ring.js';
 import type { LoadtestOptions } from './options.js';
 import type { RunEvent } from './run-events.js';

@@ -11,7 +11,7 @@
 import { randomInt } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { IdGenerator, MAX_WORKER } from '../../src/domain/ids.js';
 import { renderChart } from './chart.js';
 import type { LoadtestCluster } from './cluster.js';

@@ -9,7 +9,7 @@
  *    earlier runs), available for the locally provisioned node only.
  */
 import type { Client } from 'cassandra-driver';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { runNodetool, parseTableStats, sstableTombstones } from '../infra/nodetool.js';
 import { addTallies, emptyTally, executeTraced, type ReadTally } from '../../src/store/trace.js';
 

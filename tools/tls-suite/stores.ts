@@ -10,7 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createRedisGuard } from '../../src/cache/redis.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import { stopCassandra } from '../infra/cassandra-control.js';
 import { LOCAL_DC, nodeLayout } from '../infra/cassandra-files.js';
 import { probeCql } from '../infra/cql-probe.js';
@@ -36,7 +36,11 @@ export interface TlsStores {
 }
 
 /** The layout config of the private node (only its folder and ports). */
-const nodeConfig = (): Config => loadConfig({ NODE_ENV: 'test', ...TLS_NODE });
+const nodeConfig = (): Config => {
+  // The storage and JMX ports are constants (docs/configuration.md "Constants"): set in code.
+  const { CASSANDRA_STORAGE_PORT, CASSANDRA_JMX_PORT, ...env } = TLS_NODE;
+  return loadConfig({ NODE_ENV: 'test', ...env }, { CASSANDRA_STORAGE_PORT, CASSANDRA_JMX_PORT });
+};
 
 function makeCerts(dir: string, log: (l: string) => void) {
   rmSync(dir, { recursive: true, force: true });

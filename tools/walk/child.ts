@@ -7,7 +7,7 @@
  * CPU per request rather than the load generator's.
  */
 import { takeCoverage } from 'node:v8';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, TUNING_NAMES } from '../../src/config/config.js';
 import { startServer } from '../../src/server.js';
 
 interface Ask {
@@ -27,5 +27,13 @@ process.on('message', (m: Ask) => {
 // The parent's end of the channel closing means the run is over: leave with it.
 process.on('disconnect', () => process.kill(process.pid, 'SIGINT'));
 
-await startServer(loadConfig());
+// A constant (docs/configuration.md "Constants") is refused from the environment; the parent's
+// ablation switches (`--env`) arrive that way, so they are handed over as code settings.
+const env: Record<string, string | undefined> = {};
+const settings: Record<string, string> = {};
+for (const [k, v] of Object.entries(process.env)) {
+  if (TUNING_NAMES.has(k) && v !== undefined) settings[k] = v;
+  else env[k] = v;
+}
+await startServer(loadConfig(env, settings));
 process.send?.({ id: 0, ready: true });

@@ -17,8 +17,9 @@
  * symmetrically for up entries. The moved posts are written only by the last step, with every
  * remaining entry, when the whole target order is reached at once.
  */
-import { planOf, type RelabelPolicy } from './place.js';
-import { NEED_MORE, type Keyed, type Slice } from './slice.js';
+import { planOf } from './place.js';
+import { placeBounded } from './relabel-bounded.js';
+import { NEED_MORE, type Keyed, type PlaceFn, type Slice } from './slice.js';
 
 export type CappedPlacement =
   /** The move's last write: the moved posts and every entry whose key changes (`relabelled`). */
@@ -33,13 +34,13 @@ export function placeCapped(
   slice: Slice,
   postIds: readonly bigint[],
   ceiling: bigint,
-  policy: RelabelPolicy,
   cap: number,
+  place: PlaceFn = placeBounded,
 ): CappedPlacement {
   if (!Number.isInteger(cap) || cap < postIds.length + 1) {
     throw new RangeError(`row cap ${cap} must be an integer above the posts placed`);
   }
-  const plan = planOf(slice, postIds, ceiling, policy);
+  const plan = planOf(slice, postIds, ceiling, place);
   if (plan === NEED_MORE) return { kind: 'need_more' };
   const { from, to, keys } = plan;
   const gap = slice.gap;

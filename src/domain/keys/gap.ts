@@ -19,7 +19,7 @@
 import { DomainError } from '../errors.js';
 import { MAX_ID } from '../ids.js';
 import { compareDisplay, type GridEntry } from '../merge.js';
-import { placeMany, type Placement, type RelabelPolicy } from './place.js';
+import { placeMany, type Placement } from './place.js';
 import type { Keyed, Slice } from './slice.js';
 
 /**
@@ -64,13 +64,8 @@ export function ceilingAbove(slice: Slice, fresh: bigint): bigint {
  * already is the whole grid the engine has nothing wider to ask for, so that answer becomes
  * key_space_exhausted (a caller widening in a loop never loops forever).
  */
-export function placeInSlice(
-  slice: Slice,
-  postIds: readonly bigint[],
-  fresh: bigint,
-  policy?: RelabelPolicy,
-): Placement {
-  const placement = placeMany(slice, postIds, ceilingAbove(slice, fresh), policy);
+export function placeInSlice(slice: Slice, postIds: readonly bigint[], fresh: bigint): Placement {
+  const placement = placeMany(slice, postIds, ceilingAbove(slice, fresh));
   if (placement.kind === 'need_more' && slice.reachesBottom && slice.reachesTop) {
     throw new DomainError('key_space_exhausted', 'no room for a key even across the whole grid');
   }

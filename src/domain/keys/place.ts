@@ -1,7 +1,8 @@
 /**
  * Placement, the key engine's core call: sort keys for user-ordered grids, 64-bit integers
- * seeded by post IDs (design article §4.3). It validates the call and hands it to a relabel
- * policy (relabel-adaptive.ts, relabel-doubling.ts); the types and bounds are in slice.ts.
+ * seeded by post IDs (design article §4.3). It validates the call and hands it to the relabel
+ * policy (relabel-bounded.ts; the benchmarks hand others, bench/keys/policies.ts); the types and
+ * bounds are in slice.ts.
  *
  * The engine sees a grid as an ascending list of (postId, key), bottom of the grid first (the
  * display reverses it). A post never moved has key = its post ID; a move gives it a key between
@@ -30,36 +31,22 @@
  *
  * The worked example of the engine is in src/domain/keys.ts.
  */
-import { placeAdaptive } from './relabel-adaptive.js';
 import { placeBounded } from './relabel-bounded.js';
-import { placeDoubling } from './relabel-doubling.js';
 import { NEED_MORE, type Keyed, type PlaceFn, type RelabelResult, type Slice } from './slice.js';
-
-/**
- * 'bounded' (default) has a proven amortized bound (relabel-bounded.ts); 'adaptive' was regrid's
- * policy before it; 'doubling' is the article's baseline.
- */
-export type RelabelPolicy = 'bounded' | 'adaptive' | 'doubling';
-export const DEFAULT_POLICY: RelabelPolicy = 'bounded';
 
 export type Placement =
   { kind: 'placed'; writes: Keyed[]; relabelled: number } | { kind: 'need_more' };
 
 const MAX_CEILING = (1n << 63n) - 1n;
-const POLICIES: Record<RelabelPolicy, PlaceFn> = {
-  bounded: placeBounded,
-  adaptive: placeAdaptive,
-  doubling: placeDoubling,
-};
 
 /** Rows to write so that `postId` sits at `slice.gap`. */
 export function placeOne(
   slice: Slice,
   postId: bigint,
   ceiling: bigint,
-  policy: RelabelPolicy = DEFAULT_POLICY,
+  place: PlaceFn = placeBounded,
 ): Placement {
-  return placeMany(slice, [postId], ceiling, policy);
+  return placeMany(slice, [postId], ceiling, place);
 }
 
 /**
@@ -71,9 +58,9 @@ export function placeMany(
   slice: Slice,
   postIds: readonly bigint[],
   ceiling: bigint,
-  policy: RelabelPolicy = DEFAULT_POLICY,
+  place: PlaceFn = placeBounded,
 ): Placement {
-  const plan = planOf(slice, postIds, ceiling, policy);
+  const plan = planOf(slice, postIds, ceiling, place);
   if (plan === NEED_MORE) return { kind: 'need_more' };
   const { from, to, keys } = plan;
   const postsInOrder = [
@@ -85,15 +72,15 @@ export function placeMany(
   return { kind: 'placed', writes, relabelled: to - from };
 }
 
-/** The policy's window and new keys, after validating the call. */
+/** The policy's window and new keys, after validating the call. `place` is the policy. */
 export function planOf(
   slice: Slice,
   postIds: readonly bigint[],
   ceiling: bigint,
-  policy: RelabelPolicy,
+  place: PlaceFn,
 ): RelabelResult {
   validate(slice, postIds, ceiling);
-  return POLICIES[policy](slice, postIds.length, ceiling);
+  return place(slice, postIds.length, ceiling);
 }
 
 function validate(slice: Slice, postIds: readonly bigint[], ceiling: bigint): void {

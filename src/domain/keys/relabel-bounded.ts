@@ -28,7 +28,7 @@ import {
   TIER_A_WINDOW,
   type KeyNode,
 } from './nodes.js';
-import { placeLocal, wholeGrid } from './relabel-adaptive.js';
+import { placeLocal, wholeGrid } from './local-window.js';
 import { NEED_MORE, type RelabelResult, type Slice } from './slice.js';
 
 export function placeBounded(slice: Slice, count: number, ceiling: bigint): RelabelResult {

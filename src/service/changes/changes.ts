@@ -5,7 +5,7 @@
  * "Change stream").
  */
 import type { RedisGuard } from '../../cache/redis.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import { changesAfter, type ChangesAfter } from '../../domain/change-log.js';
 import type { ChangeLogStore } from '../../store/change-log-store.js';
 import type { GridWriter } from '../write-line/write-line.js';

@@ -27,7 +27,7 @@ import {
   type StreamKeys,
 } from '../../cache/change-stream.js';
 import type { RedisGuard } from '../../cache/redis.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import type { ChangeRecord } from '../../domain/change-log.js';
 import type { GridVersion } from '../../domain/grid-version.js';
 import {

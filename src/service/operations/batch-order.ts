@@ -10,7 +10,6 @@
 import { planBatchOrder, type BatchOrderRequest } from '../../domain/batch-order.js';
 import { DomainError } from '../../domain/errors.js';
 import { formatEtag, ifMatchSatisfied } from '../../domain/etag.js';
-import type { RelabelPolicy } from '../../domain/keys.js';
 import type { OverrideWrite } from '../../store/grid-mutation.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { Flags } from '../flags.js';
@@ -25,7 +24,6 @@ export interface OrderPorts {
 export interface BatchOrderPorts extends OrderPorts {
   readonly writer: Pick<GridWriter, 'writeGrid'>;
   readonly nextId: () => bigint;
-  readonly policy?: RelabelPolicy | undefined;
 }
 
 export interface GridOrder {
@@ -103,7 +101,7 @@ function writeOrder(
         limit: ALL,
         exclude: head.pins,
       });
-      const plan = planBatchOrder(current, request, ports.nextId(), ports.policy);
+      const plan = planBatchOrder(current, request, ports.nextId());
       if (plan.writes.length === 0) {
         return { kind: 'skip', result: { rowsWritten: 0, kept: plan.kept } };
       }

@@ -19,13 +19,11 @@
  */
 import { effectiveEntry, mergeGridAsync, type GridEntry } from '../../domain/merge.js';
 import {
-  DEFAULT_POLICY,
   entryAboveIn,
   placeCapped,
   placeInSlice,
   sliceAround,
   type Keyed,
-  type RelabelPolicy,
   type Slice,
 } from '../../domain/keys.js';
 import type { OverridesSnapshot } from '../../store/grid-store.js';
@@ -39,7 +37,6 @@ type OrderRead = Pick<GridRowsRead, 'entries' | 'chronologicalUp'>;
 export interface PlacePorts {
   readonly reader: CassandraGridReader;
   readonly nextId: () => bigint;
-  readonly policy?: RelabelPolicy | undefined;
   /** Rows one move's write may carry (MOVE_ROW_CAP; domain/keys/capped.ts); unset = no cap. */
   readonly rowCap?: number | undefined;
 }
@@ -64,7 +61,6 @@ export function placeAfter(
     },
     [postId],
     ports.nextId(), // a freshly issued ID: keys stay below every ID issued later (§4.3)
-    ports.policy,
     rowCap,
   );
 }
@@ -113,15 +109,14 @@ export async function placeInGap(
   req: GapRequest,
   postIds: readonly bigint[],
   ceiling: bigint,
-  policy?: RelabelPolicy,
   rowCap?: number,
 ): Promise<GapPlacement> {
   for (let width = INITIAL_SLICE_WIDTH; ; width *= 4) {
     const slice = await readSlice(reader, req, width);
     const placement =
       rowCap === undefined
-        ? placeInSlice(slice, postIds, ceiling, policy)
-        : placeCapped(slice, postIds, ceiling, policy ?? DEFAULT_POLICY, rowCap);
+        ? placeInSlice(slice, postIds, ceiling)
+        : placeCapped(slice, postIds, ceiling, rowCap);
     if (placement.kind !== 'need_more') return { ...placement, slice };
   }
 }

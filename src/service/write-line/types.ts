@@ -3,7 +3,7 @@
  * interceptor and hook seams, what a write resolves with, and the line's settings. Kept apart so
  * the line's files (commit.ts, last-committed.ts) share it without importing the line.
  */
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/config.js';
 import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridVersion } from '../../domain/grid-version.js';

@@ -7,7 +7,7 @@
  * Every signal goes to a PID read from a node's pidfile and checked against that node's folder
  * first, so a test can never stop anything but the ring's own JVMs.
  */
-import { loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { liveNodePid } from '../../../tools/infra/embedded-cassandra.js';
 import { commandLineOf, isAlive, sleep } from '../../../tools/infra/process-utils.js';
 import {
@@ -37,15 +37,18 @@ export const RING_ENV = {
 
 /** Config of one service instance on the ring (built from these values only, not process.env). */
 export function clusterConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({
-    NODE_ENV: 'test',
-    ...RING_ENV,
-    CASSANDRA_KEYSPACE: CLUSTER_KEYSPACE,
-    REDIS_URL: `redis://127.0.0.1:${CLUSTER_REDIS_PORT}`,
-    MOVE_RATE_LIMIT: '1000000',
-    IDEMPOTENCY_LEASE_MS: '1500',
-    ...env,
-  });
+  return loadConfig(
+    {},
+    {
+      NODE_ENV: 'test',
+      ...RING_ENV,
+      CASSANDRA_KEYSPACE: CLUSTER_KEYSPACE,
+      REDIS_URL: `redis://127.0.0.1:${CLUSTER_REDIS_PORT}`,
+      MOVE_RATE_LIMIT: '1000000',
+      IDEMPOTENCY_LEASE_MS: '1500',
+      ...env,
+    },
+  );
 }
 
 export const ring = (): RingNode[] => ringNodes(clusterConfig(), RING_SIZE);

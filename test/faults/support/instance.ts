@@ -6,7 +6,7 @@
  */
 import { policies, type Client } from 'cassandra-driver';
 import type { Hono } from 'hono';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { composeId, IdGenerator, MAX_WORKER } from '../../../src/domain/ids.js';
 import { createApp } from '../../../src/http/app.js';
 import { deadlinesOf } from '../../../src/http/deadline.js';

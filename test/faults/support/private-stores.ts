@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { stopCassandra } from '../../../tools/infra/cassandra-control.js';
 import { nodeLayout } from '../../../tools/infra/cassandra-files.js';
 import { ensureCassandra, liveNodePid } from '../../../tools/infra/embedded-cassandra.js';
@@ -33,16 +33,19 @@ const NODE_ENV_VARS = {
  * Built from these values only, not from process.env.
  */
 export function faultsConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({
-    NODE_ENV: 'test',
-    ...NODE_ENV_VARS,
-    CASSANDRA_KEYSPACE: FAULTS_KEYSPACE,
-    REDIS_URL: `redis://127.0.0.1:${FAULTS_REDIS_PORT}`,
-    MOVE_RATE_LIMIT: '1000000',
-    // A move whose first attempt died with the store holds its key this long (409 meanwhile).
-    IDEMPOTENCY_LEASE_MS: '1500',
-    ...env,
-  });
+  return loadConfig(
+    {},
+    {
+      NODE_ENV: 'test',
+      ...NODE_ENV_VARS,
+      CASSANDRA_KEYSPACE: FAULTS_KEYSPACE,
+      REDIS_URL: `redis://127.0.0.1:${FAULTS_REDIS_PORT}`,
+      MOVE_RATE_LIMIT: '1000000',
+      // A move whose first attempt died with the store holds its key this long (409 meanwhile).
+      IDEMPOTENCY_LEASE_MS: '1500',
+      ...env,
+    },
+  );
 }
 
 /** The private node's PID, only if that process really is the JVM running from its folder. */

@@ -15,7 +15,7 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { createApp } from '../../../src/http/app.js';
 import { deadlinesOf } from '../../../src/http/deadline.js';
 import { GridService } from '../../../src/service/grid-service.js';

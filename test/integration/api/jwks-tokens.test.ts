@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { exportSPKI, importJWK, type CryptoKey } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { requireProfile } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { KeySet } from '../../../src/http/jwks.js';
@@ -161,8 +161,8 @@ describe('refused tokens (401 problem+json)', () => {
     }
     // Nor can the configuration be talked into an HMAC algorithm for the key set.
     const env = { AUTH_JWKS_URL: provider.url, AUTH_JWT_ISSUER: ISSUER, AUTH_JWT_AUDIENCE: USERS };
-    expect(() => loadConfig({ ...env, AUTH_JWT_ALGORITHMS: 'RS256,HS256' })).toThrow(/AUTH_JWT_ALGORITHMS/); // prettier-ignore
-    expect(() => loadConfig({ ...env, AUTH_JWT_ALGORITHMS: 'none' })).toThrow(
+    expect(() => loadConfig({}, { ...env, AUTH_JWT_ALGORITHMS: 'RS256,HS256' })).toThrow(/AUTH_JWT_ALGORITHMS/); // prettier-ignore
+    expect(() => loadConfig({}, { ...env, AUTH_JWT_ALGORITHMS: 'none' })).toThrow(
       /AUTH_JWT_ALGORITHMS/,
     );
   });

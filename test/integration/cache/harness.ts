@@ -4,7 +4,7 @@
  * so the cache is exercised against exactly the read and write paths the service uses.
  */
 import type { Client } from 'cassandra-driver';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { createGridCache } from '../../../src/cache/grid-cache.js';
 import type { GridCacheSettings } from '../../../src/cache/grid-cache.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';

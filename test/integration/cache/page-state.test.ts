@@ -16,7 +16,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import type { MembershipOp } from '../../../src/domain/membership.js';
 import { createApp } from '../../../src/http/app.js';

@@ -14,7 +14,7 @@ import type { Client } from 'cassandra-driver';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
 import { GridService } from '../../../src/service/grid-service.js';

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { createMoveRateLimiter } from '../../../src/cache/rate-limit.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import { DomainError } from '../../../src/domain/errors.js';
 
-const config = loadConfig({ ...process.env, NODE_ENV: 'test', REDIS_TIMEOUT_MS: '2000' });
+const config = loadConfig(process.env, { NODE_ENV: 'test', REDIS_TIMEOUT_MS: '2000' });
 const guard = createRedisGuard(config, { log: () => {} });
 afterAll(() => guard.close());
 
@@ -168,7 +168,7 @@ describe('move rate limiter (shared Redis)', () => {
 
   it('fails open when Redis is unreachable', async () => {
     const dead = createRedisGuard(
-      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6391', REDIS_TIMEOUT_MS: '50' }),
+      loadConfig({}, { REDIS_URL: 'redis://127.0.0.1:6391', REDIS_TIMEOUT_MS: '50' }),
       { log: () => {} },
     );
     try {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
 import { startOwnRedis } from './own-redis.js';
@@ -11,12 +11,15 @@ let guard: RedisGuard;
 beforeAll(async () => {
   server = await startOwnRedis(6392);
   guard = createRedisGuard(
-    loadConfig({
-      REDIS_URL: server.url,
-      REDIS_TIMEOUT_MS: '100',
-      REDIS_BREAKER_FAILURES: '2',
-      REDIS_BREAKER_COOLDOWN_MS: '300',
-    }),
+    loadConfig(
+      {},
+      {
+        REDIS_URL: server.url,
+        REDIS_TIMEOUT_MS: '100',
+        REDIS_BREAKER_FAILURES: '2',
+        REDIS_BREAKER_COOLDOWN_MS: '300',
+      },
+    ),
     { log: () => {} },
   );
   expect(await guard.waitReady(5000)).toBe(true);

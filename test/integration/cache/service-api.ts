@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { RedisGuard } from '../../../src/cache/redis.js';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';
 import { deadlinesOf } from '../../../src/http/deadline.js';

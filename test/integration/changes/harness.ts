@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from 'cassandra-driver';
 import type { Hono } from 'hono';
 import { Redis } from 'ioredis';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
 import { shardOf, streamKeys } from '../../../src/cache/change-stream.js';
 import { composeId, type IdGenerator } from '../../../src/domain/ids.js';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'cassandra-driver';
 import type { Hono } from 'hono';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { composeId, type IdGenerator } from '../../../src/domain/ids.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';

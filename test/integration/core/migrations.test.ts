@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { createCassandraClient, cqlOf } from '../../../src/store/cassandra.js';
 import { applyMigrations } from '../../../src/store/migrations.js';
 import { TEST_KEYSPACE } from '../support/stores.js';
@@ -22,7 +22,7 @@ let clients: Client[] = [];
 let dir: string;
 
 beforeAll(async () => {
-  config = loadConfig({ ...process.env, NODE_ENV: 'test' });
+  config = loadConfig(process.env, { NODE_ENV: 'test' });
   clients = [createCassandraClient(config), createCassandraClient(config)];
   await Promise.all(clients.map((c) => c.connect()));
   dir = await mkdtemp(join(tmpdir(), 'regrid-cql-'));

@@ -31,13 +31,14 @@ const get = async (base: string) => {
 describe('/readyz', () => {
   it('answers 503 draining from SIGTERM until the listener closes (SHUTDOWN_DRAIN_MS)', async () => {
     const drainMs = 2500;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const settings = JSON.stringify({ SHUTDOWN_DRAIN_MS: drainMs });
+    const entry = 'test/integration/support/serve-with.ts';
+    child = spawn(process.execPath, ['--import', 'tsx', entry, settings], {
       env: {
         ...process.env,
         NODE_ENV: 'test',
         CASSANDRA_KEYSPACE: TEST_KEYSPACE,
         PORT: '0',
-        SHUTDOWN_DRAIN_MS: String(drainMs),
         AUTH_JWT_SECRET: 'readiness-test-jwt-secret-0123456789',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@
  * A second service over a counting driver, for tests that say what one write sends: every
  * statement (`BATCH` for a batch) from the moment `sent` starts its call until it resolves.
  */
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
 import { idsFromWorkers } from '../support/stores.js';

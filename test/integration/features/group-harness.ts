@@ -5,7 +5,7 @@
  * move model (replay of acknowledged moves in version order, tools/loadtest/history.ts).
  */
 import { errors, types } from 'cassandra-driver';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { IdGenerator } from '../../../src/domain/ids.js';
 import { GridService } from '../../../src/service/grid-service.js';

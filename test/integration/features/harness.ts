@@ -4,7 +4,7 @@
  * Every test uses fresh random profile IDs, so tests never share a partition.
  */
 import type { Client } from 'cassandra-driver';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import type { IdGenerator } from '../../../src/domain/ids.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';

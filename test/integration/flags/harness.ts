@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'cassandra-driver';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import type { IdGenerator } from '../../../src/domain/ids.js';
 import { createApp } from '../../../src/http/app.js';
 import { issueToken } from '../../../src/http/auth.js';

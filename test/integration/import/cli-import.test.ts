@@ -19,7 +19,7 @@ import { shardOf, streamKeys } from '../../../src/cache/change-stream.js';
 import { createRedisGuard, type RedisGuard } from '../../../src/cache/redis.js';
 import { runCli } from '../../../src/cli/cli-main.js';
 import { productCommands } from '../../../src/cli/commands.js';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { composeId } from '../../../src/domain/ids.js';
 import { createApp } from '../../../src/http/app.js';
 import { GridService } from '../../../src/service/grid-service.js';

@@ -5,7 +5,7 @@
  */
 import cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { flushTable, sstableTombstones, tableStats } from '../../../tools/infra/nodetool.js';
 import { cassandraSsl, rawRedis } from '../support/tls-clients.js';
 

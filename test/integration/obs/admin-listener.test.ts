@@ -22,7 +22,6 @@ function start(): Promise<{ pub: string; admin: string }> {
       CASSANDRA_KEYSPACE: TEST_KEYSPACE,
       PORT: '0',
       ADMIN_PORT: '0',
-      SHUTDOWN_DRAIN_MS: '0',
       AUTH_JWT_SECRET: 'admin-listener-test-jwt-secret-0123456789',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -22,4 +22,9 @@ export async function resolve(spec, ctx, next) {
   { data: { port: seen.port2 }, transferList: [seen.port2] },
 );
 process.once('exit', () => console.log(`[trace-child] sdk loaded: ${loaded}`));
-await import('../../../src/main.js');
+// As src/main.ts starts it, with one constant set: a loaded CI machine can stall one Redis reply
+// past the default 150 ms, and the guard then skips Redis for a while: the move would send no
+// Redis command for its trace to show.
+const { loadConfig } = await import('../../../src/config/config.js');
+const { startServer } = await import('../../../src/server.js');
+await startServer(loadConfig(process.env, { REDIS_TIMEOUT_MS: 2000 }));

@@ -4,7 +4,7 @@
  * and an ID generator on a worker number of the harness's own.
  */
 import type { Client } from 'cassandra-driver';
-import { loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { IdGenerator } from '../../../src/domain/ids.js';
 import { createCassandraClient } from '../../../src/store/cassandra.js';
 
@@ -13,8 +13,7 @@ export const TEST_KEYSPACE = process.env.REGRID_TEST_KEYSPACE ?? 'regrid_test';
 
 /** The global setup's connection facts, test mode, the test keyspace, then `env` on top. */
 export const testConfig = (env: Record<string, string> = {}): Config =>
-  loadConfig({
-    ...suiteEnvFor(env),
+  loadConfig(suiteEnvFor(env), {
     NODE_ENV: 'test',
     CASSANDRA_KEYSPACE: TEST_KEYSPACE,
     ...env,

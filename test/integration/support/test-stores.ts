@@ -10,7 +10,7 @@
  * answers, else a redis:7 container, else a local redis-server.
  */
 import { createRedisGuard } from '../../../src/cache/redis.js';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import {
   detectContainerRuntime,
   startCassandraContainer,

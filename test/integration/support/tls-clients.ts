@@ -7,7 +7,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { redisTlsOf } from '../../../src/cache/redis-client.js';
 import { tlsOptionsOf } from '../../../src/tls-options.js';
 

@@ -5,7 +5,7 @@
  * fixed here, so a developer's environment cannot point the suite at another ring.
  */
 import { Client, types } from 'cassandra-driver';
-import { loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { dcRingNodes, type DcNode } from '../../../tools/infra/dc-ring.js';
 import { liveNodePid } from '../../../tools/infra/embedded-cassandra.js';
 import type { NetPlan } from '../../../tools/infra/netns.js';
@@ -15,12 +15,10 @@ export const REGIONS_KEYSPACE = 'regrid_regions';
 export const PLAN: NetPlan = { octet: 78, dcs: 2, nodesPerDc: 1 };
 
 export function regionsConfig(): Config {
-  return loadConfig({
-    NODE_ENV: 'test',
-    REGRID_HOME: '/tmp/regrid-regions',
-    CASSANDRA_HEAP: '512M',
-    CASSANDRA_KEYSPACE: REGIONS_KEYSPACE,
-  });
+  return loadConfig(
+    { NODE_ENV: 'test', REGRID_HOME: '/tmp/regrid-regions', CASSANDRA_KEYSPACE: REGIONS_KEYSPACE },
+    { CASSANDRA_HEAP: '512M' }, // a constant: set in code
+  );
 }
 
 export const dcNodes = (): DcNode[] => dcRingNodes(regionsConfig(), PLAN);

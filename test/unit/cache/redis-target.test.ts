@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { redisTargetOf } from '../../../src/redis-target.js';
 
 const target = (env: Record<string, string>) => redisTargetOf(loadConfig(env));

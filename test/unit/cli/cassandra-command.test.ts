@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { runDevCli as runCli } from '../../../tools/cli/dev-commands.js';
 import { withLocalRing } from '../../../tools/infra/ring-target.js';
 import { isAlive, sleep, tcpOpen } from '../../../tools/infra/process-utils.js';
@@ -19,6 +19,14 @@ const PORTS = {
   CASSANDRA_STORAGE_PORT: '18200',
   CASSANDRA_JMX_PORT: '18300',
 };
+/** The private node's other ports, as the CLI takes them. */
+const FLAGS = [
+  '--storage-port',
+  PORTS.CASSANDRA_STORAGE_PORT,
+  '--jmx-port',
+  PORTS.CASSANDRA_JMX_PORT,
+];
+const cli = (args: string[], io: Parameters<typeof runCli>[1]) => runCli([...args, ...FLAGS], io);
 const home = mkdtempSync(join(tmpdir(), 'regrid-cli-ring-'));
 const saved = { ...process.env };
 let fake: ChildProcess;
@@ -30,7 +38,7 @@ function capture() {
 }
 
 beforeAll(async () => {
-  Object.assign(process.env, PORTS, { REGRID_HOME: home, CASSANDRA_NODES: '1' });
+  Object.assign(process.env, { CASSANDRA_PORT: PORTS.CASSANDRA_PORT, REGRID_HOME: home });
   delete process.env['CASSANDRA_CONTACT_POINTS'];
   const listen = `require('net').createServer().listen(${PORTS.CASSANDRA_PORT}, '127.0.0.1')`;
   fake = spawn(process.execPath, ['-e', listen, 'org.apache.cassandra.service.CassandraDaemon'], {
@@ -52,7 +60,7 @@ afterAll(() => {
 describe('regrid cassandra on a private home', () => {
   it('up --nodes 3 names the single node holding ring node 1’s port, and starts nothing', async () => {
     const c = capture();
-    expect(await runCli(['cassandra', 'up', '--nodes', '3'], c.io)).toBe(3);
+    expect(await cli(['cassandra', 'up', '--nodes', '3'], c.io)).toBe(3);
     const text = c.err.join('\n');
     expect(text).toContain(`the single local node (pid ${fake.pid}`);
     expect(text).toContain(`127.0.0.1:${PORTS.CASSANDRA_PORT} (CASSANDRA_PORT)`);
@@ -63,7 +71,7 @@ describe('regrid cassandra on a private home', () => {
   it('status --json shows the single node beside the ring, by pid', async () => {
     writeFileSync(join(home, 'cassandra', '5.0.8', 'ring', 'size'), '3\n');
     const c = capture();
-    const code = await runCli(['cassandra', 'status', '--json'], c.io);
+    const code = await cli(['cassandra', 'status', '--json'], c.io);
     const status = JSON.parse(c.out.join(''));
     expect(status.home).toBe(home);
     expect(status.ring_size).toBe(3);
@@ -76,11 +84,11 @@ describe('regrid cassandra on a private home', () => {
 
   it('down --node ring leaves the single node; plain down stops it', async () => {
     const ring = capture();
-    expect(await runCli(['cassandra', 'down', '--node', 'ring'], ring.io)).toBe(0);
+    expect(await cli(['cassandra', 'down', '--node', 'ring'], ring.io)).toBe(0);
     expect(ring.out).toContain('ring: no node of it runs');
     expect(isAlive(fake.pid!)).toBe(true);
     const all = capture();
-    expect(await runCli(['cassandra', 'down'], all.io)).toBe(0);
+    expect(await cli(['cassandra', 'down'], all.io)).toBe(0);
     expect(all.out[0]).toMatch(new RegExp(`^single node: stopped pid ${fake.pid} \\(SIGTERM`));
     await sleep(200);
     expect(isAlive(fake.pid!)).toBe(false);
@@ -98,14 +106,20 @@ describe('regrid cassandra on a private home', () => {
       const env = { ...process.env };
       for (const k of ['CASSANDRA_CONTACT_POINTS', 'CASSANDRA_KEYSPACE', 'CASSANDRA_REPLICATION'])
         delete env[k];
-      const config = withLocalRing(loadConfig(env), (l) => lines.push(l));
+      const config = withLocalRing(
+        loadConfig(env, {
+          CASSANDRA_STORAGE_PORT: PORTS.CASSANDRA_STORAGE_PORT,
+          CASSANDRA_JMX_PORT: PORTS.CASSANDRA_JMX_PORT,
+        }),
+        (l) => lines.push(l),
+      );
       expect(config.CASSANDRA_CONTACT_POINTS).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3']);
       expect(config.CASSANDRA_KEYSPACE).toBe('regrid_ring');
       expect(config.CASSANDRA_REPLICATION).toEqual({ class: 'NetworkTopologyStrategy', datacenter1: 3 }); // prettier-ignore
       expect(lines).toEqual([expect.stringContaining('local 3-node ring runs under REGRID_HOME (1 of 3 nodes up)')]); // prettier-ignore
       // The single node's `up` does not "reuse" ring node 1's port: it names the ring.
       const up = capture();
-      expect(await runCli(['cassandra', 'up'], up.io)).toBe(0);
+      expect(await cli(['cassandra', 'up'], up.io)).toBe(0);
       expect(up.out[0]).toContain('the local ring runs under REGRID_HOME (1 of 3 nodes)');
     } finally {
       node2.kill('SIGKILL');

@@ -8,7 +8,7 @@ import { configuredTarget } from '../../../src/bootstrap.js';
 import { runCli } from '../../../src/cli/cli-main.js';
 import { productCommands } from '../../../src/cli/commands.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { devCommands } from '../../../tools/cli/dev-commands.js';
 
 function capture() {

@@ -1,11 +1,12 @@
 /**
- * The identity provider's settings (src/config-idp.ts): what the configuration refuses, what a
+ * The identity provider's settings (src/config/idp.ts): what the configuration refuses, what a
  * production server then needs (config.ts `missingForProduction`, bootstrap.ts `settleSecrets`),
  * and that an HMAC algorithm can never be allowed for the key set.
  */
 import { describe, expect, it } from 'vitest';
 import { settleSecrets } from '../../../src/bootstrap.js';
-import { loadConfig, missingForProduction } from '../../../src/config.js';
+import { loadConfig, missingForProduction } from '../../../src/config/config.js';
+import { ASYMMETRIC_ALGORITHMS } from '../../../src/config/idp.js';
 
 const IDP = {
   AUTH_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
@@ -20,7 +21,7 @@ describe('identity provider settings', () => {
     );
     expect(loadConfig(IDP)).toMatchObject({
       ...IDP,
-      AUTH_JWT_ALGORITHMS: ['RS256', 'ES256', 'EdDSA'],
+      AUTH_JWT_ALGORITHMS: [...ASYMMETRIC_ALGORITHMS],
       AUTH_PROFILE_CLAIM: 'sub',
     });
     expect(() => loadConfig({ ...IDP, AUTH_JWKS_URL: 'file:///etc/jwks.json' })).toThrow(
@@ -45,12 +46,13 @@ describe('identity provider settings', () => {
 
   it('allows asymmetric algorithms only', () => {
     for (const algs of ['HS256', 'RS256,HS512', 'none', ''])
-      expect(() => loadConfig({ ...IDP, AUTH_JWT_ALGORITHMS: algs }), algs).toThrow(
+      expect(() => loadConfig(IDP, { AUTH_JWT_ALGORITHMS: algs }), algs).toThrow(
         /AUTH_JWT_ALGORITHMS/,
       );
-    expect(loadConfig({ ...IDP, AUTH_JWT_ALGORITHMS: 'ES256, PS256' }).AUTH_JWT_ALGORITHMS).toEqual(
-      ['ES256', 'PS256'],
-    );
+    expect(loadConfig(IDP, { AUTH_JWT_ALGORITHMS: 'ES256, PS256' }).AUTH_JWT_ALGORITHMS).toEqual([
+      'ES256',
+      'PS256',
+    ]);
   });
 
   it('in production a key set stands in for AUTH_JWT_SECRET, and CURSOR_SECRET is needed', () => {

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkProductionSettings } from '../../../src/bootstrap.js';
-import { loadConfig, missingForProduction } from '../../../src/config.js';
+import { loadConfig, missingForProduction } from '../../../src/config/config.js';
 
 const REQUIRED = ['CASSANDRA_CONTACT_POINTS', 'REDIS_URL', 'AUTH_JWT_SECRET'] as const;
 const VALUES = {

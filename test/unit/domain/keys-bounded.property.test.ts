@@ -75,7 +75,7 @@ describe('bounded policy: the amortized bound', () => {
           const { from, to } = chooseMove(entries, m, last);
           const rest = entries.filter((_, i) => i !== from);
           const postId = entries[from]!.postId;
-          const p = placeOne(whole(rest, to), postId, CEILING, 'bounded');
+          const p = placeOne(whole(rest, to), postId, CEILING);
           if (p.kind !== 'placed') throw new Error('need_more on the whole grid');
           const next = [...rest.slice(0, to), { postId, key: 0n }, ...rest.slice(to)];
           const start = to - p.writes.findIndex((w) => w.postId === postId);
@@ -114,7 +114,7 @@ describe('bounded policy: the amortized bound', () => {
           let rest = entries.filter((_, i) => i !== from);
           for (let writes = 0; ; writes++) {
             expect(writes).toBeLessThan(10_000);
-            const p = placeCapped(whole(rest, to), [postId], CEILING, 'bounded', cap);
+            const p = placeCapped(whole(rest, to), [postId], CEILING, cap);
             if (p.kind === 'need_more') throw new Error('need_more on the whole grid');
             expect(p.writes.length).toBeLessThanOrEqual(cap);
             rows += p.writes.length;

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { Hono } from 'hono';
 import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { issueToken, requireProfile } from '../../../src/http/auth.js';
 import type { AppEnv } from '../../../src/http/env.js';
 import { onError } from '../../../src/http/problem.js';

@@ -3,11 +3,11 @@
  * themselves, on real sockets: test/integration/api/client-stalls.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { serverOptionsOf } from '../../../src/http/server-options.js';
 
 const of = (env: Record<string, string>) =>
-  serverOptionsOf(loadConfig({ NODE_ENV: 'test', ...env }));
+  serverOptionsOf(loadConfig({}, { NODE_ENV: 'test', ...env }));
 
 describe('server options', () => {
   it('the defaults: 10 s headers, 30 s request, 65 s keep-alive, checked every second', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { isRegionsInvocation } from '../../../tools/cli/cmd-regions.js';
 import { cassandraYaml, rackdcProperties } from '../../../tools/infra/cassandra-files.js';
 import { dcReplication, dcRingNodes } from '../../../tools/infra/dc-ring.js';

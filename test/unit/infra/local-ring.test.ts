@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import {
   conflictMessage,
   nodePorts,
@@ -67,7 +67,7 @@ describe('which local Cassandra a development process uses', () => {
   });
 
   it('the ring config: every node, its own keyspace at RF min(3, N), a chosen replication kept', () => {
-    const base = loadConfig({ REGRID_HOME: '/tmp/x' });
+    const base = loadConfig({}, { REGRID_HOME: '/tmp/x' });
     const ring = ringConfig(base, 3);
     expect(ring.CASSANDRA_CONTACT_POINTS).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3']);
     expect(ring.CASSANDRA_KEYSPACE).toBe('regrid_ring');
@@ -76,22 +76,25 @@ describe('which local Cassandra a development process uses', () => {
       datacenter1: 3,
     });
     expect(ringConfig(base, 2).CASSANDRA_REPLICATION).toEqual({ class: 'NetworkTopologyStrategy', datacenter1: 2 }); // prettier-ignore
-    const own = loadConfig({
-      CASSANDRA_KEYSPACE: 'mine',
-      CASSANDRA_REPLICATION: 'SimpleStrategy:2',
-    });
+    const own = loadConfig(
+      {},
+      {
+        CASSANDRA_KEYSPACE: 'mine',
+        CASSANDRA_REPLICATION: 'SimpleStrategy:2',
+      },
+    );
     expect(ringConfig(own, 3).CASSANDRA_KEYSPACE).toBe('mine');
     expect(ringConfig(own, 3).CASSANDRA_REPLICATION).toEqual({ class: 'SimpleStrategy', replication_factor: 2 }); // prettier-ignore
   });
 
   it('configured contact points and production never look for a local ring', () => {
     const lines: string[] = [];
-    const ext = loadConfig({ CASSANDRA_CONTACT_POINTS: '10.0.0.1', CASSANDRA_NODES: '3' });
+    const ext = loadConfig({}, { CASSANDRA_CONTACT_POINTS: '10.0.0.1', CASSANDRA_NODES: '3' });
     expect(withLocalRing(ext, (l) => lines.push(l))).toBe(ext);
-    const prod = loadConfig({ NODE_ENV: 'production', CASSANDRA_NODES: '3', AUTH_JWT_SECRET: 'x'.repeat(32) }); // prettier-ignore
+    const prod = loadConfig({}, { NODE_ENV: 'production', CASSANDRA_NODES: '3', AUTH_JWT_SECRET: 'x'.repeat(32) }); // prettier-ignore
     expect(withLocalRing(prod, (l) => lines.push(l))).toBe(prod);
     // An empty private home with CASSANDRA_NODES=3: the message, not the single node.
-    const none = loadConfig({ REGRID_HOME: '/tmp/regrid-no-ring-here', CASSANDRA_NODES: '3' });
+    const none = loadConfig({}, { REGRID_HOME: '/tmp/regrid-no-ring-here', CASSANDRA_NODES: '3' });
     expect(() => withLocalRing(none, () => undefined)).toThrow(/no ring exists under REGRID_HOME=\/tmp\/regrid-no-ring-here/); // prettier-ignore
     expect(lines).toEqual([]);
   });
@@ -121,7 +124,7 @@ describe('cassandra status and up: the single node and the ring together', () =>
   });
 
   it("ring node 1 needs the single node's CQL, storage and JMX ports", () => {
-    const config = loadConfig({ REGRID_HOME: '/tmp/x' });
+    const config = loadConfig({}, { REGRID_HOME: '/tmp/x' });
     const [first, second] = ringNodes(config, 3);
     expect(nodePorts(first!.layout)).toEqual([
       { address: '127.0.0.1', port: 9042, setting: 'CASSANDRA_PORT' },

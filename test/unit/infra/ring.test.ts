@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { cassandraYaml } from '../../../tools/infra/cassandra-files.js';
 import { ringNodes, ringToken } from '../../../tools/infra/ring.js';
 
@@ -19,11 +19,14 @@ describe('local ring layout', () => {
   });
 
   it('puts node i on 127.0.0.i with its own folders and JMX port, node 1 as the seed', () => {
-    const config = loadConfig({
-      REGRID_HOME: '/tmp/r',
-      CASSANDRA_STORAGE_PORT: '7400',
-      CASSANDRA_JMX_PORT: '7500',
-    });
+    const config = loadConfig(
+      {},
+      {
+        REGRID_HOME: '/tmp/r',
+        CASSANDRA_STORAGE_PORT: '7400',
+        CASSANDRA_JMX_PORT: '7500',
+      },
+    );
     const ring = ringNodes(config, 3);
     expect(ring.map((n) => n.layout.address)).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3']);
     expect(ring.map((n) => n.layout.jmxPort)).toEqual([7500, 7600, 7700]);

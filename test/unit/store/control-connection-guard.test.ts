@@ -6,7 +6,7 @@
  * method runs. On the real driver's objects (no connection is opened).
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { createCassandraClient } from '../../../src/store/cassandra.js';
 
 interface Internals {

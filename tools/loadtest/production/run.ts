@@ -8,7 +8,7 @@
  * workload".
  */
 import { writeFile } from 'node:fs/promises';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { composeId } from '../../../src/domain/ids.js';
 import { issueServiceToken } from '../../../src/http/service-auth.js';
 import { connectCluster } from '../cluster.js';

@@ -8,7 +8,7 @@
  * node timed out is simply sent again, and an unfinished grid is seeded again from its start.
  */
 import type { Client } from 'cassandra-driver';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/config.js';
 import { flagsOf } from '../../../src/service/flags.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { cqlOf } from '../../../src/store/cassandra.js';

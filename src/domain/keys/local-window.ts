@@ -1,6 +1,8 @@
 /**
- * The default relabel policy, 'adaptive': the article's scheme (relabel-doubling.ts) with three
- * changes aimed at what its window doubling does badly when one gap takes insert after insert.
+ * The local window, tier A of the relabel policy (relabel-bounded.ts): the article's scheme
+ * (its window doubling, bench/keys/relabel-doubling.ts) with three changes aimed at what window
+ * doubling does badly when one gap takes insert after insert. Alone, with windows up to 128
+ * entries, it was regrid's policy before 'bounded' (bench/keys/relabel-adaptive.ts, a comparator).
  *
  * 1. Smallest window, most room. When the gap is used up, try windows of w = 1, 2, 3, … entries
  *    around it, every split between the two sides, and stop at the first size at which some
@@ -25,7 +27,7 @@
  * whole-grid fallback, every gap the relabel leaves is at least MIN_GAP.
  *
  * Bounds. Guaranteed: keys stay ordered and in (0, ceiling) (place.ts), and a relabel rewrites at
- * most MAX_WINDOW neighbours unless no window of that size has room at MIN_GAP; then the whole
+ * most `maxWindow` neighbours unless no window of that size has room at MIN_GAP; then the whole
  * grid is spread over (0, ceiling), and key_space_exhausted is thrown only when even that cannot
  * keep the keys distinct. Measured, not proven: rows per move (docs/key-engine.md). Like the
  * article's scheme this has no amortized bound; the O(log n) algorithms of Bender et al. (2002)
@@ -46,15 +48,6 @@ import {
 const MIN_GAP = 1n << 16n;
 /** Gaps next to the moved posts get 1/2^HOT_SHIFT of the window's range (1/1024). */
 const HOT_SHIFT = 10n;
-/** Most neighbours a relabel rewrites before falling back to the whole grid. */
-const MAX_WINDOW = 128;
-
-export function placeAdaptive(slice: Slice, count: number, ceiling: bigint): RelabelResult {
-  const local = placeLocal(slice, count, ceiling, MAX_WINDOW);
-  if (local !== undefined) return local;
-  return wholeGrid(slice, count, ceiling);
-}
-
 /**
  * Rules 1-3 above with windows of at most `maxWindow` entries: the placement, NEED_MORE, or
  * undefined when no such window has room at MIN_GAP. `accept` may veto a window (its answer is

@@ -3,7 +3,7 @@
  * optimisation; the service keeps working without it (cache/redis.ts, docs/cache.md).
  */
 import { z } from 'zod';
-import { csv, intFrom } from './config-kinds.js';
+import { csv, intFrom } from './kinds.js';
 
 export const RedisConfig = {
   REDIS_URL: z
@@ -65,30 +65,51 @@ export const RedisConfig = {
     description: 'PEM key of that certificate (unencrypted)',
     allowed: 'a file path',
   }),
+  REDIS_TLS_SERVERNAME: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      allowed: 'a host name, or `*`',
+      description:
+        "the name checked against the server's certificate (and sent as SNI); `*` checks the " +
+        'chain only (no name)',
+      unset: 'the host connected to',
+    }),
+};
+
+/** Constants, not read from the environment (config.ts `loadConfig`'s second argument sets them). */
+export const RedisTuning = {
   REDIS_TLS_VERIFY_HOSTNAME: z
     .stringbool()
     .default(true)
     .describe(
       "check that the server's certificate names the host connected to (or " +
         '`REDIS_TLS_SERVERNAME`); `false` checks the chain only',
-    ),
-  REDIS_TLS_SERVERNAME: z.string().min(1).optional().meta({
-    allowed: 'a host name',
-    description: "the name checked against the server's certificate (and sent as SNI)",
-    unset: 'the host connected to',
-  }),
-  REDIS_TIMEOUT_MS: intFrom(150, 10).describe('bound on every Redis call'),
-  REDIS_BREAKER_FAILURES: intFrom(3, 1).describe(
-    'after this many consecutive Redis failures, skip Redis for `REDIS_BREAKER_COOLDOWN_MS`',
-  ),
-  REDIS_BREAKER_COOLDOWN_MS: intFrom(1000, 10).describe('the cool-down of that breaker'),
-  REDIS_REPAIR_PROBE_MS: intFrom(100, 10, 60_000).describe(
-    'while invalidations Redis missed are owed, PING it this often; at the first answer they ' +
-      'are applied, before this process reads through Redis again (the staleness bound after ' +
-      'a Redis stall)',
-  ),
-  CACHE_REPAIR_MAX_PROFILES: intFrom(10_000, 1).describe(
-    'profiles whose missed invalidation a process remembers; past that it deletes every ' +
-      'summary, previous summary and lease instead (SCAN)',
-  ),
+    )
+    .meta({ why: 'merged into `REDIS_TLS_SERVERNAME` (`*` = check the chain only)' }),
+  REDIS_TIMEOUT_MS: intFrom(150, 10)
+    .describe('bound on every Redis call')
+    .meta({ why: 'a cache call must cost less than the read it saves; tests widen it' }),
+  REDIS_BREAKER_FAILURES: intFrom(3, 1)
+    .describe(
+      'after this many consecutive Redis failures, skip Redis for `REDIS_BREAKER_COOLDOWN_MS`',
+    )
+    .meta({ why: 'a breaker detail; tests shorten it' }),
+  REDIS_BREAKER_COOLDOWN_MS: intFrom(1000, 10)
+    .describe('the cool-down of that breaker')
+    .meta({ why: 'a breaker detail; tests shorten it' }),
+  REDIS_REPAIR_PROBE_MS: intFrom(100, 10, 60_000)
+    .describe(
+      'while invalidations Redis missed are owed, PING it this often; at the first answer they ' +
+        'are applied, before this process reads through Redis again (the staleness bound after ' +
+        'a Redis stall)',
+    )
+    .meta({ why: 'a repair detail; tests shorten it' }),
+  CACHE_REPAIR_MAX_PROFILES: intFrom(10_000, 1)
+    .describe(
+      'profiles whose missed invalidation a process remembers; past that it deletes every ' +
+        'summary, previous summary and lease instead (SCAN)',
+    )
+    .meta({ why: 'a memory bound; tests lower it to reach the SCAN path' }),
 };

@@ -2,10 +2,10 @@
  * Tokens from an identity provider (config.ts; http/jwks.ts, http/jwks-tokens.ts, docs/operating.md
  * "Identity provider"): user and service tokens signed by the provider's rotating keys, published
  * as a JSON Web Key Set at AUTH_JWKS_URL. Unset AUTH_JWKS_URL = HS256 with the shared secrets
- * (config-auth.ts), for development and small deployments.
+ * (auth.ts), for development and small deployments.
  */
 import { z } from 'zod';
-import { intFrom } from './config-kinds.js';
+import { intFrom } from './kinds.js';
 
 /**
  * The asymmetric JWS algorithms (RFC 7518, RFC 8037, RFC 9864) a key set can verify. No HMAC
@@ -28,7 +28,7 @@ export const ASYMMETRIC_ALGORITHMS = [
 
 const algorithms = z
   .string()
-  .default('RS256,ES256,EdDSA')
+  .default(ASYMMETRIC_ALGORITHMS.join(','))
   .transform((s) =>
     s
       .split(',')
@@ -76,30 +76,42 @@ export const IdpConfig = {
         'must differ from `AUTH_JWT_AUDIENCE`; excludes `AUTH_SERVICE_JWT_SECRET`',
       unset: 'service tokens as `AUTH_SERVICE_JWT_SECRET` says',
     }),
-  AUTH_JWT_ALGORITHMS: algorithms.describe(
-    'the signature algorithms accepted from the key set; HMAC and `none` are never accepted',
-  ),
   AUTH_PROFILE_CLAIM: claimName('sub').describe(
     'claim of a key-set user token that holds the profile ID (a decimal string)',
   ),
   AUTH_SERVICE_NAME_CLAIM: claimName('sub').describe(
     'claim of a key-set service token that names the service (e.g. `azp` or `client_id`)',
   ),
-  AUTH_JWKS_MAX_AGE_S: intFrom(300, 1, 86_400).describe(
-    'how long a fetched key set is used before it is fetched again; a key the provider ' +
-      'removed stops verifying at the latest this long after',
-  ),
-  AUTH_JWKS_MAX_STALE_S: intFrom(3600, 0, 7 * 86_400).describe(
-    'while the provider is down, how long past `AUTH_JWKS_MAX_AGE_S` the last key set is ' +
-      'still used; after that, and before any key set was fetched, user requests are 503',
-  ),
-  AUTH_JWKS_COOLDOWN_MS: intFrom(30_000, 0, 3_600_000).describe(
-    'least time between two fetches of the key set: a token with an unknown `kid` or a failed ' +
-      'fetch fetches it again at most this often',
-  ),
-  AUTH_JWKS_TIMEOUT_MS: intFrom(5000, 100, 60_000).describe(
-    'how long one fetch of the key set may take (connect, headers and body)',
-  ),
+};
+
+/** Constants, not read from the environment (config.ts `loadConfig`'s second argument sets them). */
+export const IdpTuning = {
+  AUTH_JWT_ALGORITHMS: algorithms
+    .describe(
+      'the signature algorithms accepted from the key set; HMAC and `none` are never accepted',
+    )
+    .meta({ why: "every asymmetric algorithm: the provider's key fixes which one verifies" }),
+  AUTH_JWKS_MAX_AGE_S: intFrom(300, 1, 86_400)
+    .describe(
+      'how long a fetched key set is used before it is fetched again; a key the provider ' +
+        'removed stops verifying at the latest this long after',
+    )
+    .meta({ why: 'a key-set cache detail; tests shorten it' }),
+  AUTH_JWKS_MAX_STALE_S: intFrom(3600, 0, 7 * 86_400)
+    .describe(
+      'while the provider is down, how long past `AUTH_JWKS_MAX_AGE_S` the last key set is ' +
+        'still used; after that, and before any key set was fetched, user requests are 503',
+    )
+    .meta({ why: 'a key-set cache detail; tests shorten it' }),
+  AUTH_JWKS_COOLDOWN_MS: intFrom(30_000, 0, 3_600_000)
+    .describe(
+      'least time between two fetches of the key set: a token with an unknown `kid` or a failed ' +
+        'fetch fetches it again at most this often',
+    )
+    .meta({ why: 'a key-set cache detail; tests shorten it' }),
+  AUTH_JWKS_TIMEOUT_MS: intFrom(5000, 100, 60_000)
+    .describe('how long one fetch of the key set may take (connect, headers and body)')
+    .meta({ why: 'a key-set cache detail; tests shorten it' }),
 };
 
 type Idp = Partial<Record<keyof typeof IdpConfig | 'AUTH_SERVICE_JWT_SECRET', unknown>>;

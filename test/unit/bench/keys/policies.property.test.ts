@@ -7,10 +7,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isDomainError } from '../../../src/domain/errors.js';
-import { MAX_ID } from '../../../src/domain/ids.js';
-import { placeMany, placeOne, type Keyed, type RelabelPolicy } from '../../../src/domain/keys.js';
-import { apply, expectOrder, expectValidKeys, grid, whole } from './keys-model.js';
+import { isDomainError } from '../../../../src/domain/errors.js';
+import { MAX_ID } from '../../../../src/domain/ids.js';
+import { placeMany, placeOne, type Keyed } from '../../../../src/domain/keys.js';
+import { POLICIES as PLACE, type RelabelPolicy } from '../../../../bench/keys/policies.js';
+import { apply, expectOrder, expectValidKeys, grid, whole } from '../../domain/keys-model.js';
 
 const SEED = 6_2026;
 const POLICIES: readonly RelabelPolicy[] = ['bounded', 'adaptive', 'doubling'];
@@ -69,7 +70,7 @@ function play(s: Scenario, policy: RelabelPolicy, maxCeiling = MAX_ID): number {
     const to = st.to % (rest.length + 1);
     let placed;
     try {
-      placed = placeOne(whole(rest, to), postId, ceiling, policy);
+      placed = placeOne(whole(rest, to), postId, ceiling, PLACE[policy]);
     } catch (e) {
       if (!isDomainError(e) || e.code !== 'key_space_exhausted') throw e;
       // Refused only when (0, ceiling) really has fewer integers than the grid has posts.
@@ -161,7 +162,7 @@ describe.each(POLICIES)('key engine properties (%s)', (policy) => {
         const to = gap + (cut[1] % (entries.length - gap + 1));
         const ids = Array.from({ length: count }, (_, i) => BigInt(i + 1));
         const ceiling = (keys.at(-1) ?? 0n) + (1n << 30n);
-        const full = placeMany(whole(entries, gap), ids, ceiling, policy);
+        const full = placeMany(whole(entries, gap), ids, ceiling, PLACE[policy]);
         expect(full.kind).toBe('placed');
         const partial = placeMany(
           {
@@ -172,7 +173,7 @@ describe.each(POLICIES)('key engine properties (%s)', (policy) => {
           },
           ids,
           ceiling,
-          policy,
+          PLACE[policy],
         );
         if (partial.kind === 'need_more') needMore++;
         else expect(partial).toEqual(full);
@@ -198,7 +199,7 @@ describe.each(POLICIES)('key engine properties (%s)', (policy) => {
           entries,
           gap,
           ids,
-          placeMany(whole(entries, gap), ids, ceiling, policy),
+          placeMany(whole(entries, gap), ids, ceiling, PLACE[policy]),
         );
         const model = entries.map((e) => e.postId);
         model.splice(gap, 0, ...ids);

@@ -1,5 +1,5 @@
 /**
- * The value kinds the configuration files (config-*.ts) share. A setting's text for
+ * The value kinds the configuration files (src/config/*.ts) share. A setting's text for
  * docs/configuration.md is its `.describe()`; `.meta({ unset })` says what an optional setting
  * means when it is not set, `.meta({ allowed })` what a parsed (transformed) value may be
  * (tools/config-docs/ renders both).

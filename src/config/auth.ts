@@ -1,7 +1,7 @@
 /**
  * Who may call (config.ts): the secrets of user tokens (http/auth.ts), service tokens
  * (http/service-auth.ts) and the admin API, the cursor key, and the token rules (which apply to
- * an identity provider's tokens too, config-idp.ts). In development a user-token secret and a
+ * an identity provider's tokens too, idp.ts). In development a user-token secret and a
  * cursor key are generated and printed when none is configured; a production server refuses to
  * start without AUTH_JWT_SECRET (or AUTH_JWKS_URL and CURSOR_SECRET).
  */
@@ -27,11 +27,19 @@ export const AuthConfig = {
     description: 'HMAC key of page cursors; set it explicitly when several processes serve one API',
     unset: 'generated (development), `AUTH_JWT_SECRET` (production; required without it)',
   }),
-  AUTH_MAX_TOKEN_LIFETIME_S: seconds(24 * 3600, 60, Number.MAX_SAFE_INTEGER).describe(
-    'longest accepted user token: `exp - iat` above this is a 401 (tokens must carry `exp` and `iat`)',
-  ),
-  AUTH_CLOCK_SKEW_S: seconds(30, 0, 600).describe(
-    'leeway for clocks that differ between the token issuer and this process: `iat` in the ' +
-      'future, `exp` just past and `nbf`',
-  ),
+};
+
+/** Constants, not read from the environment (config.ts `loadConfig`'s second argument sets them). */
+export const AuthTuning = {
+  AUTH_MAX_TOKEN_LIFETIME_S: seconds(24 * 3600, 60, Number.MAX_SAFE_INTEGER)
+    .describe(
+      'longest accepted user token: `exp - iat` above this is a 401 (tokens must carry `exp` and `iat`)',
+    )
+    .meta({ why: 'product policy fixed at a day; tests lower it' }),
+  AUTH_CLOCK_SKEW_S: seconds(30, 0, 600)
+    .describe(
+      'leeway for clocks that differ between the token issuer and this process: `iat` in the ' +
+        'future, `exp` just past and `nbf`',
+    )
+    .meta({ why: 'the usual leeway; tests change it' }),
 };

@@ -15,8 +15,14 @@
  * A window clipped by a slice edge that is not the grid's edge gives NEED_MORE, so any slice
  * holding the window gives the whole grid's answer.
  */
-import { DomainError } from '../errors.js';
-import { boundsOf, evenKeys, NEED_MORE, type RelabelResult, type Slice } from './slice.js';
+import { DomainError } from '../../src/domain/errors.js';
+import {
+  boundsOf,
+  evenKeys,
+  NEED_MORE,
+  type RelabelResult,
+  type Slice,
+} from '../../src/domain/keys/slice.js';
 
 /** Spacing a relabel must leave between neighbours (the article's minGap). */
 const MIN_GAP = 1n << 16n;
