@@ -12,6 +12,7 @@ import { HttpServerConfig } from './config-http.js';
 import { IdpConfig, idpProblems } from './config-idp.js';
 import { LocalNodeConfig } from './config-local.js';
 import { RedisConfig } from './config-redis.js';
+import { RegionsConfig } from './config-regions.js';
 import { ServerConfig } from './config-server.js';
 import { WritesConfig } from './config-writes.js';
 import { redisTargetProblem } from './redis-target.js';
@@ -34,6 +35,7 @@ export const CONFIG_GROUPS = [
   { title: 'Authentication', shape: AuthConfig },
   { title: 'Identity provider (JWKS)', shape: IdpConfig },
   { title: 'Writes', shape: WritesConfig },
+  { title: 'Regions', shape: RegionsConfig },
   { title: 'Change stream', shape: ChangesConfig },
   { title: 'Flags and self-checks', shape: FlagsConfig },
 ] as const;
@@ -48,6 +50,7 @@ export const ConfigSchema = z.object({
   ...AuthConfig,
   ...IdpConfig,
   ...WritesConfig,
+  ...RegionsConfig,
   ...ChangesConfig,
   ...FlagsConfig,
 });

@@ -30,7 +30,8 @@ export type ProblemCode =
   | 'request_timeout'
   | 'unauthorized'
   | 'unavailable'
-  | 'write_outcome_unknown';
+  | 'write_outcome_unknown'
+  | 'wrong_region';
 
 /** What the client needs at run time of each route. */
 export const ROUTES = {
@@ -114,6 +115,12 @@ export const ROUTES = {
   unregisterPost: {
     method: 'DELETE',
     path: '/v1/profiles/:profile_id/posts/:post_id',
+    auth: 'service',
+    idempotent: false,
+  },
+  setHomeRegion: {
+    method: 'PUT',
+    path: '/v1/profiles/:profile_id/home-region',
     auth: 'service',
     idempotent: false,
   },
@@ -299,6 +306,16 @@ export type ReadChangesResult = {
   next_after_version?: string;
 };
 
+export type SetHomeRegionResult = {
+  /** A 64-bit ID as a canonical decimal string */
+  profile_id: string;
+  home_region: string;
+  previous_home_region: string | null;
+  changed: boolean;
+  /** The grid version (decimal string) */
+  grid_version: string;
+};
+
 export type TakedownResult = {
   /** A 64-bit ID as a canonical decimal string */
   post_id: string;
@@ -365,6 +382,11 @@ export type RegisterPostBody = {
   collaborators?: string[];
   /** RFC 3339; must equal the time post_id encodes, to the millisecond */
   created_at?: string;
+};
+
+export type SetHomeRegionBody = {
+  /** a data center name, as Cassandra names it */
+  region: string;
 };
 
 export type SetFlagBody = {
@@ -579,6 +601,14 @@ export interface Operations {
     query: never;
     body: never;
     result: GridVersion;
+    status: 200;
+    conditionalGet: false;
+  };
+  setHomeRegion: {
+    params: { profile_id: string };
+    query: never;
+    body: SetHomeRegionBody;
+    result: SetHomeRegionResult;
     status: 200;
     conditionalGet: false;
   };

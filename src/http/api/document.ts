@@ -33,6 +33,8 @@ export function problemsOf(op: OperationSpec): ProblemCode[] {
   if (op.auth === 'admin' || op.auth === 'service') codes.add('forbidden');
   for (const c of op.problems) codes.add(c);
   if (op.idempotent) codes.add('idempotency_in_flight').add('idempotency_mismatch');
+  // A grid write can reach a region that is not its grid's home (docs/regions.md, 421).
+  if (op.idempotent) codes.add('wrong_region');
   if (op.body) codes.add('payload_too_large');
   // Every request that may carry a body has it read under BODY_TIMEOUT_MS (body-limit.ts).
   if (op.method !== 'get') codes.add('request_timeout');

@@ -1,7 +1,8 @@
 /** The registry's service routes (routes/profile-posts.ts): a platform's own posts by its IDs. */
 import { RegisterPostBody } from '../service-schemas.js';
 import { IdString } from '../schemas.js';
-import { CreatedPostJson, VersionJson } from './responses.js';
+import { CreatedPostJson, HomeRegionJson, VersionJson } from './responses.js';
+import { HomeRegionBody } from '../service-schemas.js';
 import type { OperationSpec } from './operation.js';
 
 const PROFILE = '4212987699721631744';
@@ -40,7 +41,7 @@ export const serviceOperations = {
         grid_version: '7',
       },
     },
-    problems: ['conflict', 'post_removed', 'contention'],
+    problems: ['conflict', 'post_removed', 'contention', 'wrong_region'],
   },
   unregisterPost: {
     method: 'delete',
@@ -57,6 +58,31 @@ export const serviceOperations = {
       schema: VersionJson,
       example: { grid_version: '8' },
     },
-    problems: ['conflict', 'contention'],
+    problems: ['conflict', 'contention', 'wrong_region'],
+  },
+  setHomeRegion: {
+    method: 'put',
+    path: '/v1/profiles/:profile_id/home-region',
+    tag: 'service',
+    summary: "Set the region that serializes a profile's grid writes",
+    description:
+      'Re-homes the grid (docs/regions.md "Home regions"): one write of its own, decided in the grid\'s compare-and-set and committed at SERIAL (a quorum of every region), so a write planned on the old home loses its compare-and-set. Any region may take it. The same region again is a 200 that writes nothing (`changed: false`).',
+    auth: 'service',
+    params: { profile_id: IdString },
+    body: HomeRegionBody,
+    requestExample: { region: 'dc2' },
+    ok: {
+      status: 200,
+      description: 'the home region after the write',
+      schema: HomeRegionJson,
+      example: {
+        profile_id: PROFILE,
+        home_region: 'dc2',
+        previous_home_region: 'dc1',
+        changed: true,
+        grid_version: '9',
+      },
+    },
+    problems: ['contention'],
   },
 } as const satisfies Record<string, OperationSpec>;
