@@ -17,7 +17,9 @@ import { issueServiceToken } from '../../../src/http/service-auth.js';
 import { failoverRegion } from '../../../src/service/operations/home-region.js';
 import { consistencyOf, cqlOf } from '../../../src/store/cassandra.js';
 import { HomeRegionStore } from '../../../src/store/home-region-store.js';
-import { randomProfile } from '../core/harness.js';
+import { CURSOR_SECRET, randomProfile, readAll } from '../core/harness.js';
+import { GridService } from '../../../src/service/grid-service.js';
+import { TracingCql } from '../../../src/store/trace.js';
 import { connectTestClient, TEST_KEYSPACE, testConfig } from '../support/stores.js';
 
 const SECRET = 'regions-tests-jwt-secret-0123456789';
@@ -267,5 +269,27 @@ describe('home regions', () => {
     const again = await failoverRegion(dc1.service.writer, homes, 'dc9', 'dc1');
     expect(again.homedThere).toBe(0);
     console.log(`[regions] failover scanned ${report.scanned} grids, re-homed ${report.rehomed}`);
+  });
+
+  it('claims and re-homes write no tombstone: a traced full read of the grid meets 0 tombstone cells', async () => {
+    const { me, token, posts } = await profileIn(dc1, 4); // claimed by dc1
+    expect((await move(dc1, token, posts[3]!, null)).status).toBe(200);
+    expect((await setHome(dc1, me, 'dc2')).status).toBe(200);
+    expect((await move(dc2refuse, token, posts[2]!, null)).status).toBe(200);
+    expect((await setHome(dc2refuse, me, 'dc1')).status).toBe(200);
+    const traced = new TracingCql(cassandra);
+    const config = testConfig();
+    const ids = { next: () => 0n } as unknown as ConstructorParameters<
+      typeof GridService
+    >[0]['ids'];
+    const reader = new GridService({ cql: traced, config, ids, cursorSecret: CURSOR_SECRET });
+    const read = await readAll(reader, me, 2);
+    expect(read.length).toBe(4);
+    const tally = await traced.tally();
+    expect(tally.reads).toBeGreaterThan(0);
+    console.log(
+      `[regions] traced read after a claim, 2 re-homes, 2 moves: ${tally.liveRows} live rows, ${tally.tombstoneCells} tombstone cells`,
+    );
+    expect(tally.tombstoneCells).toBe(0);
   });
 });
