@@ -22,7 +22,7 @@ import { bodyTextOf } from './request.js';
 
 export const FORWARDED_FROM = 'x-regrid-forwarded-from';
 /** On a forwarded answer: the region whose service answered. */
-export const ANSWERED_BY = 'x-regrid-region';
+const ANSWERED_BY = 'x-regrid-region';
 
 export interface RegionForwarding {
   readonly policy: RegionPolicy;
