@@ -237,6 +237,15 @@ describe('home regions', () => {
     expect((await move(dc1, token, posts[0]!, null)).status).toBe(421);
   });
 
+  it('a region that handed a grid away serves it again once it is handed back (never refuses on its own memory)', async () => {
+    const { me, token, posts } = await profileIn(dc1, 3);
+    expect((await setHome(dc1, me, 'dc2')).status).toBe(200); // dc1's own write: dc1 remembers dc2
+    expect((await setHome(dc2refuse, me, 'dc1')).status).toBe(200); // handed back by another process
+    const back = await move(dc1, token, posts[2]!, null);
+    expect(back.status).toBe(200);
+    expect((await head(me)).homeRegion).toBe('dc1');
+  });
+
   it('setting the same home again writes nothing; a bad region name is a 400 that changes nothing', async () => {
     const { me } = await profileIn(dc1, 1);
     const v = (await head(me)).version;
