@@ -113,6 +113,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // The body first: the request deadline is the store's, so its clock starts once the body is in.
   app.use('*', bodyLimit(deps.bodyLimitBytes, deps.bodyTimeoutMs ?? 5_000));
+  // Outside the request deadline: the deadline governs the local attempt ("not applied" is true
+  // of it), the forwarded request has its own timeout and answers (region-forward.ts).
+  if (deps.regions) app.use('/v1/*', forwardMisdirected(deps.regions));
   if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));
   app.use('/v1/me/*', requireProfile(deps.userTokens ?? deps.jwtSecret, deps.tokenPolicy));
   const serviceAuth = requireService(deps.serviceTokens ?? deps.serviceJwtSecret, deps.tokenPolicy);
@@ -135,7 +138,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     docsRoutes({ page: operator, devTokens: operator && deps.devTokens !== undefined }),
   );
   const { service, idempotency } = deps;
-  if (deps.regions) app.use('/v1/*', forwardMisdirected(deps.regions));
   app.route('/v1', postsRoutes(service, idempotency));
   app.route('/v1', gridRoutes(service, idempotency));
   app.route('/v1', changesRoutes(service));
