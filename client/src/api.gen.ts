@@ -30,7 +30,8 @@ export type ProblemCode =
   | 'request_timeout'
   | 'unauthorized'
   | 'unavailable'
-  | 'write_outcome_unknown';
+  | 'write_outcome_unknown'
+  | 'wrong_region';
 
 /** What the client needs at run time of each route. */
 export const ROUTES = {
@@ -114,6 +115,12 @@ export const ROUTES = {
   unregisterPost: {
     method: 'DELETE',
     path: '/v1/profiles/:profile_id/posts/:post_id',
+    auth: 'service',
+    idempotent: false,
+  },
+  setHomeRegion: {
+    method: 'PUT',
+    path: '/v1/profiles/:profile_id/home-region',
     auth: 'service',
     idempotent: false,
   },
@@ -410,6 +417,21 @@ export type RegisterPostResult = {
 
 export type UnregisterPostResult = GridVersion;
 
+export type SetHomeRegionBody = {
+  /** a data center name, as Cassandra names it */
+  region: string;
+};
+
+export type SetHomeRegionResult = {
+  /** A 64-bit ID as a canonical decimal string */
+  profile_id: string;
+  home_region: string;
+  previous_home_region: string | null;
+  changed: boolean;
+  /** The grid version (decimal string) */
+  grid_version: string;
+};
+
 export type DevTokenResult = {
   token: string;
   profile_id: string;
@@ -633,6 +655,14 @@ export interface Operations {
     query: never;
     body: never;
     result: UnregisterPostResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  setHomeRegion: {
+    params: { profile_id: string };
+    query: never;
+    body: SetHomeRegionBody;
+    result: SetHomeRegionResult;
     status: 200;
     conditionalGet: false;
   };

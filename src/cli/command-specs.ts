@@ -77,6 +77,20 @@ Other processes follow a change within 2 × FLAGS_REFRESH_MS.`,
     options: { ...json },
   },
   {
+    name: 'region',
+    summary: "re-home grids: one profile's home region, or every grid of a lost region",
+    help: `usage: regrid region set-home <profile_id> <region> [--json]
+       regrid region failover --from DC [--to DC] [--json]
+  set-home          one write in the grid's compare-and-set, Paxos at REGRID_REHOME_SERIAL
+                    (SERIAL: every region's quorum must answer)
+  failover          scans every grid's home (one pass over grid_overrides' partitions) and
+                    re-homes those of --from to --to (default REGRID_REGION, else
+                    CASSANDRA_LOCAL_DC) at LOCAL_SERIAL, since the lost region cannot answer;
+                    run it again to finish what failed (docs/regions.md "Home regions")
+Exit 1 when some grids could not be re-homed.`,
+    options: { from: { type: 'string' }, to: { type: 'string' }, ...json },
+  },
+  {
     name: 'import',
     summary: "bring a platform's existing posts onto their grids (docs/integration.md)",
     help: `usage: regrid import --from-cql KEYSPACE.TABLE --profile-column C --post-column C [options]

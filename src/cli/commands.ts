@@ -43,6 +43,12 @@ export function productCommands(find: FindCassandra = configured): Commands {
     audit: operator('audit'),
     takedown: operator('takedown'),
     flags: operator('flags'),
+    region: {
+      load: async () => {
+        const { run } = await import('./cmd-region.js');
+        return (parsed, io) => run(parsed, io, find);
+      },
+    },
     import: {
       load: async () => {
         const { run } = await import('./cmd-import.js');

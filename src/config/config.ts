@@ -12,6 +12,7 @@ import { HttpServerTuning } from './http.js';
 import { IdpConfig, IdpTuning, idpProblems } from './idp.js';
 import { LocalNodeConfig, LocalNodeTuning } from './local.js';
 import { RedisConfig, RedisTuning } from './redis.js';
+import { RegionsConfig, RegionsTuning } from './regions.js';
 import { ServerConfig, ServerTuning } from './server.js';
 import { WritesConfig, WritesTuning } from './writes.js';
 import { redisTargetProblem } from '../redis-target.js';
@@ -34,6 +35,7 @@ export const CONFIG_GROUPS = [
   { title: 'Authentication', shape: AuthConfig },
   { title: 'Identity provider (JWKS)', shape: IdpConfig },
   { title: 'Writes', shape: WritesConfig },
+  { title: 'Regions', shape: RegionsConfig },
   { title: 'Flags', shape: FlagsConfig },
 ] as const;
 
@@ -53,6 +55,7 @@ export const TUNING_GROUPS = [
   { title: 'Authentication', shape: AuthTuning },
   { title: 'Identity provider (JWKS)', shape: IdpTuning },
   { title: 'Writes', shape: WritesTuning },
+  { title: 'Regions', shape: RegionsTuning },
   { title: 'Change stream', shape: ChangesTuning },
   { title: 'Flags and self-checks', shape: FlagsTuning },
 ] as const;
@@ -78,6 +81,8 @@ export const ConfigSchema = z.object({
   ...IdpTuning,
   ...WritesConfig,
   ...WritesTuning,
+  ...RegionsConfig,
+  ...RegionsTuning,
   ...ChangesTuning,
   ...FlagsConfig,
   ...FlagsTuning,

@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'history_gone' // the change log no longer reaches back that far: read the grid (410)
   | 'post_removed' // the post was deleted or taken down: its ID is spent for good (410)
   | 'feature_disabled' // switched off by an operational flag (503, Retry-After)
+  | 'wrong_region' // the grid's home region is another one; nothing was applied (421)
   | 'unavailable' // a backing store is down; the request's writes were not applied (503)
   | 'write_outcome_unknown'; // a write may or may not have been applied (503)
 

@@ -31,6 +31,11 @@ export interface GridHead extends GridVersion {
   readonly recentRequests?: readonly RingEntry[];
   /** How to undo the grid's recent moves (undo-ring.ts), read with the version. */
   readonly recentMoves?: readonly UndoEntry[];
+  /**
+   * The region that serializes this grid's writes (docs/regions.md "Home regions"), read with
+   * the version by the writer's snapshot; undefined = none set (or not read).
+   */
+  readonly homeRegion?: string;
 }
 
 /** An override row: a moved or relabelled post's key. */

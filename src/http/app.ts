@@ -38,6 +38,9 @@ import { postFeatureRoutes } from './routes/post-states.js';
 import { editorRoutes } from './routes/editor.js';
 import { devTokenRoutes, type DevTokens } from './routes/dev-token.js';
 import { docsRoutes } from './routes/docs.js';
+import { homeRegionRoutes } from './routes/home-region.js';
+import { forwardMisdirected, type RegionForwarding } from './region-forward.js';
+import { regionPolicyOf } from '../config/regions.js';
 
 export interface AppDeps {
   readonly service: GridService;
@@ -72,6 +75,8 @@ export interface AppDeps {
    * and /openapi.json only; /metrics, the /docs page, the editor and /dev/token are the admin's.
    */
   readonly surface?: 'all' | 'api';
+  /** REGRID_HOME_REGIONS=forward: misdirected writes go to their home region (region-forward.ts). */
+  readonly regions?: RegionForwarding;
 }
 
 /**
@@ -85,7 +90,15 @@ export const appSettingsOf = (config: Config, log?: (msg: string, err: unknown) 
   tokenPolicy: tokenPolicyOf(config),
   bodyLimitBytes: config.BODY_LIMIT_BYTES,
   bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+  ...forwardingOf(config),
 });
+
+const forwardingOf = (config: Config): { regions?: RegionForwarding } => {
+  const policy = regionPolicyOf(config);
+  if (policy?.mode !== 'forward') return {};
+  const { REGRID_REGION_PEERS: peers, REGRID_FORWARD_TIMEOUT_MS: timeoutMs } = config;
+  return { regions: { policy, peers, timeoutMs } };
+};
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -100,10 +113,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // The body first: the request deadline is the store's, so its clock starts once the body is in.
   app.use('*', bodyLimit(deps.bodyLimitBytes, deps.bodyTimeoutMs ?? 5_000));
+  // Outside the request deadline: the deadline governs the local attempt ("not applied" is true
+  // of it), the forwarded request has its own timeout and answers (region-forward.ts).
+  if (deps.regions) app.use('/v1/*', forwardMisdirected(deps.regions));
   if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));
   app.use('/v1/me/*', requireProfile(deps.userTokens ?? deps.jwtSecret, deps.tokenPolicy));
   const serviceAuth = requireService(deps.serviceTokens ?? deps.serviceJwtSecret, deps.tokenPolicy);
   app.use('/v1/profiles/:profile_id/posts/:post_id', serviceAuth);
+  app.use('/v1/profiles/:profile_id/home-region', serviceAuth);
   // Public reads that answer an owner more than anyone else (an archived post, private kinds).
   const viewer = identifyViewer(
     deps.userTokens ?? deps.jwtSecret,
@@ -129,6 +146,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/v1', inboxRoutes(service, idempotency));
   app.route('/v1', mediaRoutes(service));
   app.route('/v1', profilePostsRoutes(service));
+  app.route('/v1', homeRegionRoutes(service));
   app.route('/v1', adminRoutes(service, deps.adminToken, idempotency));
   if (operator && deps.editorRoot) app.route('/', editorRoutes(deps.editorRoot));
   if (operator && deps.devTokens) app.route('/', devTokenRoutes(deps.jwtSecret, deps.devTokens));

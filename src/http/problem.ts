@@ -36,6 +36,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   key_space_exhausted: 409,
   history_gone: 410,
   post_removed: 410,
+  wrong_region: 421,
   unavailable: 503,
   write_outcome_unknown: 503,
 };
@@ -61,6 +62,7 @@ const TITLES: Record<string, string> = {
   key_space_exhausted: 'No room left for sort keys',
   history_gone: 'The changes since that version are no longer kept; read the grid again',
   post_removed: 'The post was deleted or taken down; its ID cannot be used again',
+  wrong_region: 'This grid is written in another region; nothing was applied',
   unavailable: 'A backing store is unavailable',
   write_outcome_unknown: 'The write may or may not have been applied',
   not_found: 'Not found',

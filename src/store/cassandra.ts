@@ -151,11 +151,17 @@ function guardControlConnection(client: Client): void {
 export interface Consistency {
   readonly commit: types.consistencies;
   readonly serial: types.consistencies;
+  /**
+   * Paxos of a grid batch that sets the home region (a claim or a re-home: docs/regions.md);
+   * absent = `serial` above (a store built without it).
+   */
+  readonly rehome?: types.consistencies;
 }
 
 export const consistencyOf = (config: Config): Consistency => ({
   commit: types.consistencies[config.CASSANDRA_CONSISTENCY],
   serial: types.consistencies[config.CASSANDRA_SERIAL_CONSISTENCY],
+  rehome: types.consistencies[config.REGRID_REHOME_SERIAL],
 });
 
 /** A CAS write whose outcome is unknown (Paxos timed out). The caller re-reads and decides. */

@@ -8,7 +8,7 @@
  *   kind of change a move produces, so moves write no tombstones.
  * - `deleteRows` (post deleted, archived, collaborator left) and `clearOverrides` (reset) do write
  *   tombstones; they are rare, never used by moves, and documented in docs/architecture.md.
- * - Static cells (`version`, `generation`, `pins`, `post_count`) are overwritten, never deleted: the version
+ * - Static cells (`version`, `generation`, `pins`, `post_count`, `home_region`) are overwritten, never deleted: the version
  *   must never restart from 1 (caches and cursors are keyed by it).
  *
  * All statements of a Cassandra batch share one timestamp, and on equal timestamps a deletion
@@ -59,6 +59,11 @@ export interface StaticWrites {
    * slot of `change_log`; a group's list holds its earlier writes' records too.
    */
   readonly changeLog?: { readonly records: readonly ChangeRecord[]; readonly slots: number };
+  /**
+   * The grid's home region (docs/regions.md "Home regions"): set by the write that claims it or
+   * re-homes the grid, otherwise unset. Never empty, never null (a null write is a tombstone).
+   */
+  readonly homeRegion?: string;
 }
 
 export interface GridMutation {
@@ -91,6 +96,7 @@ const SET_UNDO_BUCKET = UNDO_COLUMNS.map(
   (c) => `UPDATE grid_overrides SET ${c} = ? WHERE profile_id = ?`,
 );
 const SET_POST_COUNT = 'UPDATE grid_overrides SET post_count = ? WHERE profile_id = ?';
+const SET_HOME_REGION = 'UPDATE grid_overrides SET home_region = ? WHERE profile_id = ?';
 const SET_EFFECTS = 'UPDATE grid_overrides SET effects = ? WHERE profile_id = ?';
 const DELETE_ROW = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id = ?';
 const CLEAR_ROWS = 'DELETE FROM grid_overrides WHERE profile_id = ? AND post_id >= ?';
@@ -162,6 +168,12 @@ export function buildCasStatements(
   }
   if (statics.effects !== undefined) {
     out.push({ query: SET_EFFECTS, params: [encodeEffects(statics.effects), profileId] });
+  }
+  if (statics.homeRegion !== undefined) {
+    if (typeof statics.homeRegion !== 'string' || statics.homeRegion === '') {
+      throw new Error('a home region must be a non-empty name (never null)');
+    }
+    out.push({ query: SET_HOME_REGION, params: [statics.homeRegion, profileId] });
   }
   if (statics.changeLog !== undefined) {
     const { records, slots } = statics.changeLog;

@@ -21,10 +21,12 @@ const HEAD_COLUMNS = 'version, generation, pins, post_count, effects, applied_ve
 // The request ring (up to a few KB) travels only with the writer's snapshot and the
 // idempotency pre-check, not with every head a reader or the cache reads.
 const RING = 'recent_requests';
+// The home region (cql/024_home_region.cql) rides with the ring: what the writer's snapshot reads.
+const HOME = 'home_region';
 const UNDO_RING = UNDO_COLUMNS.join(', ');
 export const SELECT_HEAD = `SELECT ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
-export const SELECT_HEAD_AND_RING = `SELECT ${HEAD_COLUMNS}, ${RING}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
-export const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS}, ${RING}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ?`;
+export const SELECT_HEAD_AND_RING = `SELECT ${HEAD_COLUMNS}, ${RING}, ${HOME}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
+export const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS}, ${RING}, ${HOME}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ?`;
 // Static cells come back with EVERY row of a result: the rows query carries only `version`
 // (8 bytes a row), the statics and the rings are read once, beside it.
 export const SELECT_OVERRIDE_ROWS =
@@ -80,6 +82,7 @@ export function headOf(row: types.Row | undefined | null): GridHead {
     membershipVersion: effects?.version ?? 0n,
     appliedVersion: (row.get('applied_version') as bigint | null) ?? 0n,
     ...(row.keys().includes(RING) ? { recentRequests: decodeRing(row.get(RING)) } : {}),
+    ...(row.keys().includes(HOME) && row.get(HOME) ? { homeRegion: row.get(HOME) as string } : {}),
     ...(row.keys().includes(UNDO_COLUMNS[0]!)
       ? { recentMoves: decodeUndoBuckets(UNDO_COLUMNS.map((c) => row.get(c))) }
       : {}),

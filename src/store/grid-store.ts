@@ -184,7 +184,9 @@ export class GridStore {
   /**
    * THE grid write: one conditional batch on the override partition, applied only if the static
    * version still equals `expected` (0 = absent), setting it to `next` together with `mutation`.
-   * Paxos at the serial consistency, commit at the configured consistency.
+   * Paxos at the serial consistency, commit at the configured consistency. A batch that sets the
+   * home region (a claim or a re-home, docs/regions.md) runs its Paxos at `rehome` (SERIAL by
+   * default): it must be serialized with writes from every region, not just this one.
    */
   async casGrid(
     profileId: bigint,
@@ -198,7 +200,10 @@ export class GridStore {
       rs = await this.db.batch(statements, {
         prepare: true,
         consistency: this.consistency.commit,
-        serialConsistency: this.consistency.serial,
+        serialConsistency:
+          mutation.statics?.homeRegion !== undefined
+            ? (this.consistency.rehome ?? this.consistency.serial)
+            : this.consistency.serial,
       });
     } catch (err) {
       if (isCasTimeout(err)) return { applied: false, reason: 'timeout' };

@@ -54,7 +54,8 @@ export async function runRegions(argv: readonly string[], io: Io): Promise<numbe
     allowPositionals: true,
   });
   const [sub, arg] = positionals;
-  const config = loadConfig();
+  // Small heaps: two to six nodes share this machine (CASSANDRA_HEAP is a constant, set in code).
+  const config = loadConfig(process.env, { CASSANDRA_HEAP: '512M' });
   if (sub === 'up') {
     const dcs = Number(values.dcs ?? 2);
     const perDc = Number(values['nodes-per-dc'] ?? 1);

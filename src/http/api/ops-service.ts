@@ -1,8 +1,8 @@
 /** The service routes (routes/profile-posts.ts): a platform's own posts by its IDs. */
 import { z } from '@hono/zod-openapi';
-import { RegisterPostBody } from '../service-schemas.js';
+import { HomeRegionBody, RegisterPostBody } from '../service-schemas.js';
 import { IdString } from '../schemas.js';
-import { CreatedPostJson, VersionJson } from './responses.js';
+import { CreatedPostJson, HomeRegionJson, VersionJson } from './responses.js';
 import { json, ok, route, service } from './route.js';
 
 const PROFILE = '4212987699721631744';
@@ -39,7 +39,7 @@ export const registerPost = route({
     201: ok('registered', CreatedPostJson, registered),
     200: ok('already registered with this body: nothing written', CreatedPostJson, registered),
   },
-  problems: ['conflict', 'post_removed', 'contention'],
+  problems: ['conflict', 'post_removed', 'contention', 'wrong_region'],
 });
 
 export const unregisterPost = route({
@@ -54,5 +54,29 @@ export const unregisterPost = route({
   responses: {
     200: ok('the grid version after the write', VersionJson, { grid_version: '8' }),
   },
-  problems: ['conflict', 'contention'],
+  problems: ['conflict', 'contention', 'wrong_region'],
+});
+
+export const setHomeRegion = route({
+  method: 'put',
+  path: '/v1/profiles/{profile_id}/home-region',
+  tags: ['service'],
+  summary: "Set the region that serializes a profile's grid writes",
+  description:
+    'Re-homes the grid (docs/regions.md "Home regions"): one write of its own, decided in the grid\'s compare-and-set and committed at SERIAL (a quorum of every region), so a write planned on the old home loses its compare-and-set. Any region may take it. The same region again is a 200 that writes nothing (`changed: false`).',
+  security: service,
+  request: {
+    params: z.object({ profile_id: IdString }),
+    body: json(HomeRegionBody, { region: 'dc2' }),
+  },
+  responses: {
+    200: ok('the home region after the write', HomeRegionJson, {
+      profile_id: PROFILE,
+      home_region: 'dc2',
+      previous_home_region: 'dc1',
+      changed: true,
+      grid_version: '9',
+    }),
+  },
+  problems: ['contention'],
 });

@@ -65,6 +65,14 @@ export const GridPageJson = z.object({
 
 export const VersionJson = z.strictObject({ grid_version: Version }).meta({ id: 'GridVersion' });
 
+export const HomeRegionJson = z.strictObject({
+  profile_id: Id,
+  home_region: z.string(),
+  previous_home_region: z.string().nullable(),
+  changed: z.boolean(),
+  grid_version: Version,
+});
+
 export const CreatedPostJson = z.strictObject({
   post: PostJson,
   grid_version: Version,

@@ -70,6 +70,8 @@ export function problemsOf(r: Spec): ProblemCode[] {
   if (r.security === admin || r.security === service) codes.add('forbidden');
   for (const c of r.problems) codes.add(c);
   if (idempotent) codes.add('idempotency_in_flight').add('idempotency_mismatch');
+  // A grid write can reach a region that is not its grid's home (docs/regions.md, 421).
+  if (idempotent) codes.add('wrong_region');
   if (r.request?.body) codes.add('payload_too_large');
   // Every request that may carry a body has it read under BODY_TIMEOUT_MS (body-limit.ts).
   if (r.method !== 'get') codes.add('request_timeout');

@@ -43,6 +43,7 @@ export function snapshotAfter(
       ...(st.postCount !== undefined ? { postCount: st.postCount } : {}),
       ...(st.recentRequests !== undefined ? { recentRequests: st.recentRequests } : {}),
       ...(st.recentMoves !== undefined ? { recentMoves: st.recentMoves } : {}),
+      ...(st.homeRegion !== undefined ? { homeRegion: st.homeRegion } : {}),
     },
     overrides: overridesAfter(s.overrides, m),
   };

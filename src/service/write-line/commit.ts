@@ -140,7 +140,10 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
       out.recordBatch(plan.writes);
       await deps.committed(event, plan.effects);
       // A membership write changed grid_posts and the side tables: its rows are not kept.
-      records.committed(profileId, plan.after, plan.effects ? undefined : start.rows, deps.queued);
+      // A batch that set the home is not trusted across idle: a write refused as misdirected is
+      // then refused on a head read, never on this process's memory (write-line/home-region.ts).
+      const trust = deps.queued && plan.mutation.statics?.homeRegion === undefined;
+      records.committed(profileId, plan.after, plan.effects ? undefined : start.rows, trust);
       turn.waiting = [];
       for (const p of plan.batched) out.answer(p, attempt, true);
       return;

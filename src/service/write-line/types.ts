@@ -4,6 +4,7 @@
  * the line's files (commit.ts, last-committed.ts) share it without importing the line.
  */
 import type { Config } from '../../config/config.js';
+import { regionPolicyOf, type RegionPolicy } from '../../config/regions.js';
 import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridVersion } from '../../domain/grid-version.js';
@@ -83,6 +84,8 @@ export interface WriteInterceptor {
 
 export interface WriteOptions {
   readonly interceptor?: WriteInterceptor;
+  /** A re-home (home-region.ts): planned without the home region check. */
+  readonly anyRegion?: boolean;
 }
 
 export interface WriteOutcome<R> {
@@ -160,6 +163,8 @@ export interface WriterSettings {
     readonly maxRows: number;
     readonly maxBytes: number;
   };
+  /** Home regions (src/config/regions.ts); absent = off, no check (home-region.ts). */
+  readonly region?: RegionPolicy;
 }
 
 export const writerSettingsOf = (config: Config): WriterSettings => ({
@@ -180,7 +185,13 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
     maxRows: config.WRITE_GROUP_MAX_ROWS,
     maxBytes: config.WRITE_GROUP_MAX_BYTES,
   },
+  ...policyOf(config),
 });
+
+const policyOf = (config: Config) => {
+  const region = regionPolicyOf(config);
+  return region ? { region } : {};
+};
 
 /** A write waiting in its grid's queue, or being planned and committed. */
 export interface QueuedWrite {

@@ -46,6 +46,7 @@ import { statementScope } from '../../store/cql-budget.js';
 import type { GridStore } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
 import { commitQueued } from './commit.js';
+import { countRehome, homeGate } from './home-region.js';
 import { LastCommitted } from './last-committed.js';
 import type { CommitEvent, GridPlanner, Publication, QueuedWrite, WriteOptions } from './types.js';
 import { spanned, traceQueued, traceTurn } from './write-trace.js';
@@ -79,6 +80,7 @@ export class GridWriter {
             (profileId) => this.records.idle(profileId),
           )
         : undefined;
+    if (settings.region) this.ownHooks.push(countClaims);
   }
 
   /** One write of `profileId` (see the header). */
@@ -90,8 +92,10 @@ export class GridWriter {
     return new Promise<WriteOutcome<R>>((resolve, reject) => {
       // Planners run in the caller's async context: its operation label, its request deadline.
       const context = new AsyncResource('regrid.grid-write');
+      const { region } = this.settings;
+      const gated = region && !options.anyRegion ? homeGate(planner, region) : planner;
       const write: QueuedWrite = {
-        planner: planner as GridPlanner<unknown>,
+        planner: gated as GridPlanner<unknown>,
         options,
         scope: statementScope.getStore(),
         run: (f) => context.runInAsyncScope(f),
@@ -242,6 +246,12 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
     }
   }
 }
+
+/** A batch that set the home of a grid that had none: a claim (home-region.ts). */
+const countClaims = (event: CommitEvent): void => {
+  const set = event.mutation.statics?.homeRegion;
+  if (set !== undefined && event.before.head.homeRegion === undefined) countRehome('claimed');
+};
 
 let shared: Promise<void> | undefined;
 

@@ -299,6 +299,10 @@ describe('real replies', () => {
     expect((await hit('PUT', ownPath, { ...svc, body: { caption: 'other' } })).status).toBe(409);
     expect((await hit('PUT', ownPath, { ...as, body: {} })).status).toBe(401);
     expect((await hit('DELETE', ownPath, svc)).status).toBe(200);
+    // A platform sets a profile's home region (docs/regions.md), on a grid of its own.
+    const homePath = `/v1/profiles/${BigInt(me) + 1n}/home-region`;
+    expect((await hit('PUT', homePath, { ...svc, body: { region: 'dc1' } })).status).toBe(200);
+    expect((await hit('PUT', homePath, { ...svc, body: { region: '' } })).status).toBe(400);
 
     // The change log: the last two versions' changes, and a malformed after_version.
     const atVersion = BigInt(

@@ -20,7 +20,7 @@ function capture() {
 describe('the product CLI', () => {
   it('runs only the product commands; the development ones come with tools/', () => {
     const product = Object.keys(productCommands()).sort();
-    expect(product).toEqual(['audit', 'flags', 'import', 'migrate', 'serve', 'takedown']);
+    expect(product).toEqual(['audit', 'flags', 'import', 'migrate', 'region', 'serve', 'takedown']);
     expect(Object.keys(devCommands()).sort()).toEqual(
       [...product, 'cassandra', 'loadtest', 'seed'].sort(),
     );

@@ -33,9 +33,9 @@ describe('docs/configuration.md', () => {
     }
   });
 
-  it('leaves at most 42 environment variables; a constant is never read from the environment', () => {
+  it('leaves at most 45 environment variables; a constant is never read from the environment', () => {
     const variables = CONFIG_GROUPS.flatMap((g) => Object.keys(g.shape));
-    expect(variables.length).toBeLessThanOrEqual(42);
+    expect(variables.length).toBeLessThanOrEqual(45);
     expect(doc).toContain(`${variables.length} environment variables.`);
     for (const name of TUNING_GROUPS.flatMap((g) => Object.keys(g.shape))) {
       expect(variables, name).not.toContain(name);

@@ -1,0 +1,125 @@
+/**
+ * `regrid region set-home <profile_id> <region>` and `regrid region failover --from DC [--to DC]`
+ * (docs/regions.md "Home regions"): re-homes through the write line, as the service route does
+ * (service/operations/home-region.ts). Connects like the other operator commands (cmd-operator.ts)
+ * without Redis: a re-home changes no order, so no cached page is wrong for it.
+ *
+ * Failover runs its Paxos at LOCAL_SERIAL (REGRID_REHOME_SERIAL=localSerial for this process
+ * only): the lost region's replicas cannot answer a SERIAL round. What that can lose is in
+ * docs/regions.md (writes the lost region acknowledged and had not replicated).
+ */
+import { openCassandra, settleSecrets, type FindCassandra } from '../bootstrap.js';
+import { loadConfig, type Config } from '../config/config.js';
+import { isDomainError } from '../domain/errors.js';
+import { parseId } from '../domain/ids.js';
+import { GridService } from '../service/grid-service.js';
+import {
+  checkRegionName,
+  failoverRegion,
+  setHomeRegion,
+} from '../service/operations/home-region.js';
+import { consistencyOf, type Cql } from '../store/cassandra.js';
+import { HomeRegionStore } from '../store/home-region-store.js';
+import type { Parsed } from './command-specs.js';
+import { domainExit, EXIT, UsageError } from './exit-codes.js';
+import type { Io } from './regrid-commands.js';
+
+type Job = (grid: GridService, config: Config, io: Io, cql: Cql) => Promise<number>;
+
+export async function run(args: Parsed, io: Io, find: FindCassandra): Promise<number> {
+  let job: Job;
+  let failover = false;
+  try {
+    [job, failover] = prepare(args);
+  } catch (e) {
+    if (!(e instanceof UsageError) && !isDomainError(e)) throw e;
+    io.err(`${e.message} (regrid region --help)`);
+    return isDomainError(e) ? domainExit(e.code) : EXIT.usage;
+  }
+  const loaded = loadConfig();
+  const base = failover ? { ...loaded, REGRID_REHOME_SERIAL: 'localSerial' as const } : loaded;
+  const { config, target } = await find(base, (l) => io.err(l));
+  const session = await openCassandra(config, () => undefined, 'apply', target);
+  try {
+    const grid = new GridService({
+      cql: session.cql,
+      config,
+      ids: {
+        next() {
+          throw new Error('regrid region does not create posts');
+        },
+      },
+      cursorSecret: settleSecrets(config).cursorSecret,
+    });
+    return await job(grid, config, io, session.cql).catch((e: unknown) => {
+      if (!isDomainError(e)) throw e;
+      io.err(`${e.code}: ${e.message}`);
+      return domainExit(e.code);
+    });
+  } finally {
+    await session.client.shutdown();
+  }
+}
+
+function prepare({ values, positionals }: Parsed): [Job, boolean] {
+  const [sub, ...rest] = positionals;
+  const json = values['json'] === true;
+  if (sub === 'set-home') {
+    if (rest.length !== 2) throw new UsageError('set-home takes <profile_id> <region>');
+    const profileId = parseId(rest[0]!, 'profile_id');
+    const region = checkRegionName(rest[1]!);
+    return [
+      async (grid, _config, io) => {
+        const out = await setHomeRegion(grid.writer, profileId, region);
+        const from = out.result.from ?? null;
+        if (json) {
+          io.out(
+            JSON.stringify({
+              profile_id: profileId.toString(),
+              home_region: region,
+              previous_home_region: from,
+              changed: out.committed,
+              grid_version: out.version.toString(),
+            }),
+          );
+        } else {
+          const what = out.committed ? `re-homed from ${from ?? '(none)'}` : 'already homed there';
+          io.out(`profile ${profileId}: home ${region} (${what}), grid version ${out.version}`);
+        }
+        return EXIT.ok;
+      },
+      false,
+    ];
+  }
+  if (sub === 'failover') {
+    if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
+    const from = values['from'];
+    if (typeof from !== 'string') throw new UsageError('failover needs --from DC');
+    checkRegionName(from, 'from');
+    const given = values['to'];
+    return [
+      async (grid, config, io, cql) => {
+        const to =
+          typeof given === 'string' ? given : (config.REGRID_REGION ?? config.CASSANDRA_LOCAL_DC);
+        const homes = new HomeRegionStore(cql, consistencyOf(config));
+        const r = await failoverRegion(grid.writer, homes, from, to);
+        if (json) {
+          const failed = r.failed.map((f) => ({
+            profile_id: f.profileId.toString(),
+            error: f.error,
+          }));
+          io.out(JSON.stringify({ from, to, ...r, failed }));
+        } else {
+          io.out(
+            `scanned ${r.scanned} grid(s): ${r.homedThere} homed in ${from}, ${r.rehomed} re-homed to ${to}, ` +
+              `${r.skipped} re-homed meanwhile, ${r.failed.length} failed`,
+          );
+          for (const f of r.failed.slice(0, 10)) io.err(`  profile ${f.profileId}: ${f.error}`);
+        }
+        return r.failed.length > 0 ? EXIT.findings : EXIT.ok;
+      },
+      true,
+    ];
+  }
+  throw new UsageError(`unknown subcommand '${sub ?? ''}' (set-home | failover)`);
+}
