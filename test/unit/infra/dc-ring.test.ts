@@ -6,7 +6,7 @@ import { cassandraYaml, rackdcProperties } from '../../../tools/infra/cassandra-
 import { dcReplication, dcRingNodes } from '../../../tools/infra/dc-ring.js';
 import { planNamespaces } from '../../../tools/infra/netns.js';
 
-const config = loadConfig({ REGRID_HOME: '/tmp/r', CASSANDRA_STORAGE_PORT: '7400' });
+const config = loadConfig({ REGRID_HOME: '/tmp/r' }, { CASSANDRA_STORAGE_PORT: '7400' });
 
 describe('local multi-DC ring layout', () => {
   it('gives every node its own token, address, namespace and folder, all outside 127/8', () => {
