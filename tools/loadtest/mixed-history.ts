@@ -42,6 +42,8 @@ export type MixedAck = {
 export interface MixLog {
   readonly acks: MixedAck[];
   uncertain: number;
+  /** Deletes and archives of unknown outcome (a 503 that may have applied): post → kind. */
+  readonly maybeRemoved: Map<bigint, 'delete' | 'archive'>;
   readonly live: Set<bigint>;
   pins: bigint[];
   readonly archived: Set<bigint>;
@@ -50,6 +52,7 @@ export interface MixLog {
 export const newMixLog = (posts: readonly bigint[]): MixLog => ({
   acks: [],
   uncertain: 0,
+  maybeRemoved: new Map(),
   live: new Set(posts),
   pins: [],
   archived: new Set(),

@@ -88,6 +88,7 @@ export function mixedStep(
       if (uncertain) {
         tally.uncertain++;
         log.uncertain++;
+        if (op.kind === 'delete' || op.kind === 'archive') log.maybeRemoved.set(op.postId, op.kind);
       } else tally.rejected++;
       const code = ops.failureCode(err);
       tally.codes[code] = (tally.codes[code] ?? 0) + 1;

@@ -8,7 +8,9 @@
  * For each such post, a traced point read of its row in each table counts the tombstones there,
  * attributed to the post's last removal (`delete`, or `archive` for a post archived and maybe
  * unarchived since). `unexplained` = the traced full-partition count (tombstones.ts) minus what
- * those point reads found: tombstones on rows no removal explains. `archived_by_time` is keyed
+ * those point reads found: tombstones on rows no removal explains. A delete or archive answered
+ * "outcome unknown" (a 503 that may have applied) counts as a removal of its post; one answered
+ * "not applied" does not, so a removal that applied after saying so stays unexplained. `archived_by_time` is keyed
  * by archive sequence, not by post, so its count (unarchives and deletes of archived posts drop
  * its rows) is reported by table only.
  */
@@ -36,6 +38,8 @@ export interface TombstoneCauses {
 /** Each removed post of a grid with the cause of its last removal. */
 export function removedPosts(grid: GridModel): Map<bigint, Cause> {
   const out = new Map<bigint, Cause>();
+  // A removal answered "outcome unknown" may have applied: its rows' tombstones are its own.
+  for (const [postId, kind] of grid.mix?.maybeRemoved ?? []) out.set(postId, kind);
   for (const a of grid.mix?.acks ?? []) {
     if (a.kind === 'delete') out.set(a.postId, 'delete');
     else if (a.kind === 'archive' && out.get(a.postId) !== 'delete') out.set(a.postId, 'archive');

@@ -76,7 +76,7 @@ export function report(dir: string): string {
   )) {
     const sat = rs.map((r) => r.saturation.ops_per_s);
     const p99 = rs.map((r) => r.half.latency_all_ms.p99);
-    const fp = median(rs.map((r) => r.half.latency_ms.first_page?.p99 ?? NaN));
+    const fp = median(rs.map((r) => r.half.latency_ms.first?.p99 ?? NaN));
     rows.push(
       `| ${name} | ${rs.length} | ${sat.map((x) => x.toFixed(0)).join(' / ')} | ${median(sat).toFixed(1)} | ${(median(sat) / bSat).toFixed(2)} | ${p99.map((x) => x.toFixed(0)).join(' / ')} | ${median(p99).toFixed(1)} | ${(median(p99) / bP99).toFixed(2)} | ${fp.toFixed(1)} | ${median(rs.map((r) => r.saturation.cpu_us_per_request)).toFixed(0)} | ${median(rs.map((r) => r.half.cache_hit_ratio ?? NaN)).toFixed(2)} | ${rs.map((r) => r.checker.violations).join('+')} | ${rs.map((r) => r.checker.tombstones_unexplained ?? 'n/a').join('+')} |`,
     );

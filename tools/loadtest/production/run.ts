@@ -204,6 +204,7 @@ export async function runProduction(o: ProductionOptions, log: (line: string) =>
             workers: o.concurrency,
             errors: sat.errors,
             cpu_us_per_request: r2(satCpu / Math.max(done, 1)),
+            writes: sat.ops,
           },
           half: {
             rate_per_s: r2(rate),
