@@ -11,7 +11,7 @@ import { DomainError } from '../domain/errors.js';
 import { parseId } from '../domain/ids.js';
 import { headerOf, type AppEnv } from './env.js';
 import { KeySetUnavailable } from './jwks.js';
-import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifierOf } from './jwt.js';
+import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifyHs256 } from './jwt.js';
 import type { TokenPolicy } from './jwt.js';
 
 export type Claims = Readonly<Record<string, unknown>>;
@@ -29,11 +29,10 @@ export interface TokenRules {
 
 /** User tokens signed with the shared secret (development and small deployments). */
 export function hs256UserTokens(secret: string, policy: TokenPolicy): TokenRules {
-  const verified = verifierOf(secret, policy);
   return {
     subjectClaim: 'sub',
     verify(token, nowS) {
-      const claims = verified(token, nowS);
+      const claims = verifyHs256(token, secret, policy, nowS);
       // A service token never acts as a user, even if someone signed it with the user secret.
       if (claims['scope'] !== undefined)
         throw new TokenRejected('a scoped (service) token cannot act as a profile');

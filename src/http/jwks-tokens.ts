@@ -11,8 +11,6 @@
  * - `iss` must be AUTH_JWT_ISSUER, `aud` must contain the kind's audience (AUTH_JWT_AUDIENCE for
  *   users, AUTH_SERVICE_JWT_AUDIENCE for services), and must not contain the other kind's: a
  *   token issued for both would otherwise act as either.
- * - A token that verified is remembered (as HS256 tokens are, ./jwt.ts `verifierOf`) while the
- *   key set it verified against is current; the time rules still run on every request.
  */
 import { errors, jwtVerify } from 'jose';
 import type { Config } from '../config/config.js';
@@ -33,8 +31,6 @@ export interface KeySetTokenOptions {
   readonly otherAudience?: string | undefined;
   readonly algorithms: readonly string[];
   readonly subjectClaim: string;
-  /** How many verified tokens to remember. */
-  readonly remember?: number;
 }
 
 /** jose's refusals, said as a client may read them. */
@@ -70,20 +66,10 @@ export function keySetTokens(
 ): TokenRules {
   const { issuer, audience, otherAudience, subjectClaim } = options;
   const algorithms = [...options.algorithms];
-  const max = options.remember ?? 10_000;
-  const verified = new Map<string, { claims: Claims; generation: number }>();
   return {
     subjectClaim,
     async verify(token, nowS) {
-      const known = verified.get(token);
-      if (known && known.generation === keys.freshGeneration()) {
-        checkTimes(known.claims, policy, nowS);
-        return known.claims;
-      }
       if (token.length > MAX_TOKEN_CHARS) throw new TokenRejected('malformed token');
-      // Read before verifying: a fetch that lands meanwhile (one the verification itself may have
-      // started in the background) must not vouch for a key it no longer holds.
-      const generation = keys.freshGeneration();
       let claims: Claims;
       try {
         const result = await jwtVerify(token, keys.keyFor, {
@@ -94,7 +80,7 @@ export function keySetTokens(
           currentDate: new Date(nowS * 1000),
           requiredClaims: ['exp', 'iat'],
         });
-        claims = Object.freeze(result.payload);
+        claims = result.payload;
       } catch (err) {
         if (err instanceof KeySetUnavailable) throw err;
         if (err instanceof errors.JOSEError) throw rejection(err);
@@ -104,10 +90,6 @@ export function keySetTokens(
         throw new TokenRejected('token is issued for both user and service audiences');
       }
       checkTimes(claims, policy, nowS);
-      if (generation !== undefined) {
-        if (verified.size >= max) verified.delete(verified.keys().next().value!);
-        verified.set(token, { claims, generation });
-      }
       return claims;
     },
   };

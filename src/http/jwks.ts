@@ -63,8 +63,6 @@ export interface KeySetOptions {
 interface Fetched {
   readonly select: LocalSet;
   readonly at: number;
-  /** Counts the fetches that gave a set: a verified token is remembered per generation. */
-  readonly generation: number;
 }
 
 export class KeySet {
@@ -76,16 +74,6 @@ export class KeySet {
 
   constructor(readonly options: KeySetOptions) {
     this.#now = options.now ?? Date.now;
-  }
-
-  /**
-   * The generation of a set that is within its `maxAgeMs`, else undefined: what a remembered
-   * verification is valid for (a set past its age must be fetched again, so the token must reach
-   * `keyFor`).
-   */
-  freshGeneration(): number | undefined {
-    const set = this.#set;
-    return set && this.#now() - set.at <= this.options.maxAgeMs ? set.generation : undefined;
   }
 
   /** The key for a token's protected header, in the shape jose's `jwtVerify` asks for. */
@@ -144,8 +132,7 @@ export class KeySet {
       const text = await res.text();
       if (text.length > MAX_SET_BYTES) throw new Error(`larger than ${MAX_SET_BYTES} bytes`);
       const select = createLocalJWKSet(JSON.parse(text) as JSONWebKeySet);
-      const generation = (this.#set?.generation ?? 0) + 1;
-      this.#set = { select, at: this.#now(), generation };
+      this.#set = { select, at: this.#now() };
       this.#lastFailed = false;
       keySetFetches.inc({ outcome: 'ok' });
       return true;

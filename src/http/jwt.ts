@@ -92,7 +92,7 @@ export function verifyHs256(
   return claims;
 }
 
-/** The time rules, apart: a verified token's signature never changes, its currency does. */
+/** The time rules, apart: ./jwks-tokens.ts runs them after jose's own checks (lifetime cap). */
 export function checkTimes(
   claims: Record<string, unknown>,
   policy: TokenPolicy,
@@ -109,25 +109,4 @@ export function checkTimes(
   if (exp <= iat || exp - iat > policy.maxLifetimeS) {
     throw new TokenRejected(`token lifetime must be at most ${policy.maxLifetimeS} s`);
   }
-}
-
-/**
- * `verifyHs256` with the signature and header checks remembered per token string (a client
- * sends one token with every request; the HMAC and two JSON decodes were a measurable share of a
- * small request). Only tokens that verified are kept, at most `max`, oldest out first; the time
- * rules run on every call, so an expired token is refused exactly as before.
- */
-export function verifierOf(secret: string, policy: TokenPolicy, max = 10_000) {
-  const verified = new Map<string, Record<string, unknown>>();
-  return (token: string, nowS: number): Record<string, unknown> => {
-    const known = verified.get(token);
-    if (known) {
-      checkTimes(known, policy, nowS);
-      return known;
-    }
-    const claims = Object.freeze(verifyHs256(token, secret, policy, nowS));
-    if (verified.size >= max) verified.delete(verified.keys().next().value!);
-    verified.set(token, claims);
-    return claims;
-  };
 }

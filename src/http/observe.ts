@@ -76,9 +76,8 @@ export function recordRequest(logger: Logger, r: RequestRecord): void {
   const seconds = (performance.now() - r.started) / 1000;
   const method = METHODS.has(r.method) ? r.method : 'OTHER';
   const { route, status, err } = r;
-  const s = seriesOf(method, route, status);
-  s.count.inc();
-  s.duration.observe(seconds);
+  httpRequests.inc({ method, route, status_class: `${Math.floor(status / 100)}xx` });
+  httpDuration.observe({ method, route }, seconds);
   const line = {
     req_id: r.requestId,
     method,
@@ -92,31 +91,6 @@ export function recordRequest(logger: Logger, r: RequestRecord): void {
   };
   if (status >= 500 && !r.expected) logger.error(line, 'request failed');
   else logger.info(line, 'request');
-}
-
-/**
- * The label-bound children of the request metrics, one per (method, route, status class): bound
- * once, so a request does not hash its label set twice. Bounded by routes × methods × 5.
- */
-const series = new Map<
-  string,
-  {
-    count: ReturnType<typeof httpRequests.labels>;
-    duration: ReturnType<typeof httpDuration.labels>;
-  }
->();
-function seriesOf(method: string, route: string, status: number) {
-  const statusClass = `${Math.floor(status / 100)}xx`;
-  const key = `${method} ${route} ${statusClass}`;
-  let s = series.get(key);
-  if (!s) {
-    s = {
-      count: httpRequests.labels({ method, route, status_class: statusClass }),
-      duration: httpDuration.labels({ method, route }),
-    };
-    series.set(key, s);
-  }
-  return s;
 }
 
 /** Responses built elsewhere (fetch-style) may have immutable headers: copy them then. */

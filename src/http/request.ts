@@ -35,25 +35,6 @@ export const bodyTextOf = (c: Context): Promise<string> => {
   return read !== undefined ? Promise.resolve(read) : c.req.text();
 };
 
-/**
- * Parses the query string (single-valued parameters). Valid parses are remembered per schema and
- * raw query string: page reads repeat a handful of query strings (`?limit=24`), and on a cached
- * first page the query parse was one of the largest costs left. Outputs are shared: read-only.
- */
-export function readQuery<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
-  const url = c.req.url;
-  const at = url.indexOf('?');
-  const search = at < 0 ? '' : url.slice(at);
-  let known = parsedQueries.get(schema);
-  if (!known) parsedQueries.set(schema, (known = new Map()));
-  const hit = known.get(search);
-  if (hit !== undefined) return hit as z.output<S>;
-  const parsed = parseInput(schema, c.req.query(), 'query');
-  if (search.length <= 512) {
-    if (known.size >= 1024) known.clear();
-    known.set(search, parsed);
-  }
-  return parsed;
-}
-
-const parsedQueries = new WeakMap<z.ZodType, Map<string, unknown>>();
+/** Parses the query string (single-valued parameters). */
+export const readQuery = <S extends z.ZodType>(c: Context, schema: S): z.output<S> =>
+  parseInput(schema, c.req.query(), 'query');

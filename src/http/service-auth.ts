@@ -15,7 +15,7 @@ import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../domain/errors.js';
 import { bearerClaims, type TokenRules } from './auth.js';
 import type { AppEnv } from './env.js';
-import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifierOf } from './jwt.js';
+import { DEFAULT_TOKEN_POLICY, TokenRejected, signHs256, verifyHs256 } from './jwt.js';
 import type { TokenPolicy } from './jwt.js';
 
 export const SERVICE_SCOPE = 'service';
@@ -26,11 +26,10 @@ const nowSeconds = () => Date.now() / 1000;
 
 /** Service tokens signed with the shared secret: `scope` must be "service". */
 export function hs256ServiceTokens(secret: string, policy: TokenPolicy): TokenRules {
-  const verified = verifierOf(secret, policy);
   return {
     subjectClaim: 'sub',
     verify(token, nowS) {
-      const claims = verified(token, nowS);
+      const claims = verifyHs256(token, secret, policy, nowS);
       if (claims['scope'] !== SERVICE_SCOPE)
         throw new TokenRejected('not a service token (scope must be "service")');
       return claims;

@@ -10,10 +10,12 @@ import { routePath } from 'hono/route';
 import type { TracingRuntime } from '../obs/tracing.js';
 import type { AppEnv } from './env.js';
 
-const contexts = new WeakMap<Context, TraceContext>();
+/** The request's own variable (not in AppEnv: only this module and `traceOf` know it). */
+const TRACE = 'regridTrace';
 
 /** The request span's context (undefined when tracing is off or the route is not traced). */
-export const traceOf = (c: Context): TraceContext | undefined => contexts.get(c);
+export const traceOf = (c: Context): TraceContext | undefined =>
+  c.get(TRACE) as TraceContext | undefined;
 
 export function traceRequests(t: TracingRuntime): MiddlewareHandler<AppEnv> {
   return async function traceRequest(c, next) {
@@ -30,7 +32,7 @@ export function traceRequests(t: TracingRuntime): MiddlewareHandler<AppEnv> {
       },
       parent,
     );
-    contexts.set(c, t.withSpan(parent, span));
+    (c as Context).set(TRACE, t.withSpan(parent, span));
     try {
       await next();
     } finally {

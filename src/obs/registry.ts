@@ -8,12 +8,10 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 
 export const registry = new Registry();
 
-let collecting = false;
-
 /** Process metrics (CPU, memory, event-loop lag, GC), registered once per process. */
 export function collectProcessMetrics(): void {
-  if (collecting) return;
-  collecting = true;
+  // Registered already (a second server or test in this process): the registry itself says so.
+  if (registry.getSingleMetric('process_cpu_user_seconds_total')) return;
   collectDefaultMetrics({ register: registry });
   // prom-client also exports these totals as gauges, which `promtool check metrics` rejects (a
   // `_total` name must be a counter); the per-type gauges without the suffix stay.

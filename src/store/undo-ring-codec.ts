@@ -17,17 +17,8 @@ const uuidOf = (b: Buffer, at: number) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
 
-/**
- * Each entry's bytes, once: a ring is rewritten by every move but changes by one entry, and the
- * other 31 are the same (immutable) objects the previous ring held, so re-encoding them (UUID
- * hex, five BigInt writes each) was most of a move's undo cost.
- */
-const encoded = new WeakMap<UndoEntry, Buffer>();
-
 function entryBytes(e: UndoEntry): Buffer {
-  let out = encoded.get(e);
-  if (out) return out;
-  out = Buffer.allocUnsafe(ENTRY);
+  const out = Buffer.allocUnsafe(ENTRY);
   uuidBytes(e.moveId).copy(out, 0);
   out.writeBigInt64BE(e.postId, 16);
   out.writeUInt8((e.prevKey !== undefined ? 1 : 0) | (e.prevAfter !== undefined ? 2 : 0), 24);
@@ -36,7 +27,6 @@ function entryBytes(e: UndoEntry): Buffer {
   out.writeBigInt64BE(e.version, 41);
   out.writeInt32BE(e.relabelled, 49);
   out.writeDoubleBE(e.at, 53);
-  encoded.set(e, out);
   return out;
 }
 

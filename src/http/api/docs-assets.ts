@@ -1,7 +1,8 @@
 /**
  * The files of the interactive docs (GET /docs/:asset): Swagger UI's own, read from the
  * swagger-ui-dist package in node_modules (a user's machine may have no internet, so nothing
- * comes from a CDN), and our small initializer. Read once on first use and kept in memory.
+ * comes from a CDN), and our small initializer. Read from disk on each request (a page for people,
+ * not traffic).
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -60,22 +61,15 @@ export const DOCS_PAGE = `<!doctype html>
 </html>
 `;
 
-const loaded = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
-
 /** The asset's bytes, or undefined for a name that is not one. */
 export function readAsset(
   name: string,
 ): { contentType: string; bytes: Promise<Uint8Array<ArrayBuffer>> } | undefined {
   const asset = Object.hasOwn(DOCS_ASSETS, name) ? DOCS_ASSETS[name] : undefined;
   if (!asset) return undefined;
-  let bytes = loaded.get(name);
-  if (!bytes) {
-    bytes = asset.file
-      ? readFile(join(distDir(), asset.file)).then((b) => new Uint8Array(b))
-      : Promise.resolve(new TextEncoder().encode(asset.text ?? ''));
-    bytes.catch(() => loaded.delete(name)); // a failed read is retried next time
-    loaded.set(name, bytes);
-  }
+  const bytes = asset.file
+    ? readFile(join(distDir(), asset.file)).then((b) => new Uint8Array(b))
+    : Promise.resolve(new TextEncoder().encode(asset.text ?? ''));
   return { contentType: asset.contentType, bytes };
 }
 

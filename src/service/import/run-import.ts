@@ -14,6 +14,7 @@
  * posts read per second across all slices. The checkpoint file (rewritten whole after every
  * slice, by rename) lets a killed import skip the slices it finished.
  */
+import { randomUUID } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import type {
   Chunk,
@@ -196,12 +197,10 @@ async function readCheckpoint(source: ImportSource, path: string | undefined) {
   return decodeCheckpoint(text, source.name, source.slices.length);
 }
 
-let checkpointWrites = 0;
-
 async function writeCheckpoint(source: ImportSource, path: string | undefined, done: Set<number>) {
   if (!path) return;
   const c: Checkpoint = { source: source.name, slices: source.slices.length, done: [...done] };
-  const tmp = `${path}.${process.pid}.${++checkpointWrites}.tmp`; // slices finish concurrently
+  const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`; // slices finish concurrently
   await writeFile(tmp, encodeCheckpoint(c));
   await rename(tmp, path);
 }

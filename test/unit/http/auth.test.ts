@@ -131,7 +131,7 @@ describe('token signature and header', () => {
 
 describe('issueToken', () => {
   it('a token verified once is still refused when it expires or is not valid yet', async () => {
-    // One app, one remembered verification, a clock that moves: only the signature is cached.
+    // One app, one token, a clock that moves: the time rules run on every request.
     let now = NOW;
     const app = new Hono<AppEnv>();
     app.onError(onError());
