@@ -27,7 +27,6 @@ export interface ServiceCaches {
 }
 
 export const gridCacheSettingsOf = (config: Config): GridCacheSettings => ({
-  leases: config.CACHE_LEASES,
   orderTtlS: config.CACHE_ORDER_TTL_S,
   summaryTtlS: config.CACHE_SUMMARY_TTL_S,
   leaseMs: config.CACHE_LEASE_MS,
@@ -41,7 +40,7 @@ export function createServiceCaches(
   config: Config,
   guard: RedisGuard,
   source: GridSource,
-  /** Test and benchmark seams (race hooks, bypass); production passes nothing. */
+  /** Test and benchmark seams (race hooks); production passes nothing. */
   tuning: Partial<GridCacheSettings> = {},
   /** Names the cursor secret (rendered pages embed signed cursors). */
   cursorKeyId = 'default',

@@ -34,7 +34,6 @@ export interface ReadFirstOptions {
 }
 
 export interface GridCacheSettings {
-  readonly leases: boolean;
   readonly orderTtlS: number;
   readonly summaryTtlS: number;
   readonly leaseMs: number;
@@ -49,11 +48,6 @@ export interface GridCacheSettings {
   readonly refillMaxDelayMs?: number;
   /** First poll interval of lease waiters (doubling, capped at 100 ms). */
   readonly pollMs?: number;
-  /**
-   * Benchmark-only: never consult or fill the cache, read every first page from Cassandra (what
-   * each request would cost on a miss). Never set in production wiring.
-   */
-  readonly bypass?: boolean;
   /**
    * Test-only seams to inject races: after a filler read the head, and just before it writes.
    * Never set in production wiring.

@@ -63,12 +63,12 @@ export function createGridCache(
     owe();
   });
 
-  /** Fill under a lease (`token`), or none when leases are off (the benchmark's comparison). */
-  async function fill(profileId: bigint, token: string | undefined, min?: MinVersion) {
+  /** Fill under the lease `token` this reader holds. */
+  async function fill(profileId: bigint, token: string, min?: MinVersion) {
     stats.fills += 1;
     const leaseKey = cacheKeys.lease(profileId);
     const release = async () => {
-      if (token) await guard.run((c) => withCacheCommands(c).regridRelease(leaseKey, token));
+      await guard.run((c) => withCacheCommands(c).regridRelease(leaseKey, token));
     };
     let head: GridHead, order: FirstOrder, moved: GridVersion | undefined, summary: Summary;
     try {
@@ -93,29 +93,19 @@ export function createGridCache(
     const orderKey = cacheKeys.order(profileId, head.generation, head.version);
     const summaryValue = encodeSummary(summary, orderKey);
     const orderValue = encodeOrder(order);
-    if (token) {
-      const published = await guard.run((c) =>
-        withCacheCommands(c).regridPublishFill(
-          leaseKey,
-          cacheKeys.summary(profileId),
-          orderKey,
-          token,
-          summaryValue,
-          settings.summaryTtlS,
-          orderValue,
-          settings.orderTtlS,
-        ),
-      );
-      if (published === 0) stats.staleSetsRejected += 1;
-    } else {
-      await guard.run((c) =>
-        c
-          .multi()
-          .set(orderKey, orderValue, 'EX', settings.orderTtlS)
-          .set(cacheKeys.summary(profileId), summaryValue, 'EX', settings.summaryTtlS)
-          .exec(),
-      );
-    }
+    const published = await guard.run((c) =>
+      withCacheCommands(c).regridPublishFill(
+        leaseKey,
+        cacheKeys.summary(profileId),
+        orderKey,
+        token,
+        summaryValue,
+        settings.summaryTtlS,
+        orderValue,
+        settings.orderTtlS,
+      ),
+    );
+    if (published === 0) stats.staleSetsRejected += 1;
     return read(order, summary, 'fill');
   }
 
@@ -159,7 +149,6 @@ export function createGridCache(
     opts: ReadFirstOptions = {},
   ): Promise<FirstOrderRead> {
     const min = opts.minVersion;
-    if (settings.bypass) return direct(profileId, min, false);
     // On a Redis Cluster the bodies live in other slots, out of the script's reach (scripts.ts):
     // the page read hydrates them instead, one pipeline per master (post-cache.ts).
     const prefetch = guard.cluster ? 0 : (opts.prefetchBodies ?? 0);
@@ -170,7 +159,6 @@ export function createGridCache(
     }
     if (first.kind === 'down') return direct(profileId, min);
     if (first.kind === 'below') return readAtLeast(profileId, first.summary, min!);
-    if (!settings.leases) return fill(profileId, undefined, min);
 
     const token = randomBytes(12).toString('base64url');
     const got = await guard.run((c) =>

@@ -106,14 +106,10 @@ export function createOrderReader(
    * Straight from Cassandra, nothing written. Concurrent direct reads of one profile in this
    * process share one Cassandra read (single flight): with Redis down, a hot profile's readers
    * would otherwise all hit Cassandra at once. A caller whose floor the shared result does not
-   * meet reads on its own. (`coalesce: false` only for the benchmark's per-request miss cost.)
+   * meet reads on its own.
    */
-  async function direct(
-    profileId: bigint,
-    min?: MinVersion,
-    coalesce = true,
-  ): Promise<FirstOrderRead> {
-    const shared = coalesce ? inFlight.get(profileId) : undefined;
+  async function direct(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
+    const shared = inFlight.get(profileId);
     if (shared) {
       const r = await shared.catch(() => undefined);
       if (r && meetsMin(r, min)) return r;
@@ -125,7 +121,7 @@ export function createOrderReader(
       const { order, head, moved } = orderOf(settled);
       return { ...read(order, { ...head, postCount: head.postCount }, 'direct'), moved };
     })();
-    if (coalesce && !shared) {
+    if (!shared) {
       inFlight.set(profileId, mine);
       const done = () => {
         if (inFlight.get(profileId) === mine) inFlight.delete(profileId);

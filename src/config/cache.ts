@@ -24,13 +24,6 @@ export const CacheTuning = {
   CACHE_LEASE_WAIT_MS: intFrom(300, 0)
     .describe("how long a reader waits for another's fill")
     .meta({ why: 'a fill-lease detail; tests shorten it' }),
-  CACHE_LEASES: z
-    .stringbool()
-    .default(true)
-    .describe(
-      'memcache-style fill leases; `false` only to measure the thundering herd without them',
-    )
-    .meta({ why: 'fill leases; only a measurement turns them off' }),
   CACHE_LOCAL_TTL_MS: intFrom(1000, 0, 10_000)
     .describe(
       'how long this process trusts a rendered first page it holds without asking Redis: the ' +

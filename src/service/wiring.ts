@@ -45,7 +45,7 @@ export interface GridServiceOptions {
   readonly hooks?: WriterHooks;
   /** Redis: read cache, post-commit refill/invalidation, move rate limit. Optional. */
   readonly redis?: RedisGuard;
-  /** Test/benchmark seams of the grid cache (race hooks, bypass, leases). */
+  /** Test/benchmark seams of the grid cache (race hooks). */
   readonly cacheTuning?: Partial<GridCacheSettings>;
   /** Share another service's flags (a second service over a tracing Cql must not read them). */
   readonly flags?: Flags;

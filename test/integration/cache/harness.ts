@@ -105,7 +105,6 @@ export async function truth(s: Stores, profileId: bigint, n = 48) {
 
 export function cacheSettings(config: Config, over: Partial<GridCacheSettings> = {}) {
   return {
-    leases: config.CACHE_LEASES,
     orderTtlS: config.CACHE_ORDER_TTL_S,
     summaryTtlS: config.CACHE_SUMMARY_TTL_S,
     leaseMs: config.CACHE_LEASE_MS,

@@ -153,7 +153,6 @@ describe('post count', () => {
     try {
       expect(await guard.waitReady(5000)).toBe(true);
       const cache = createGridCache(guard, f.service.reader, {
-        leases: true,
         orderTtlS: 60,
         summaryTtlS: 60,
         leaseMs: 2000,
