@@ -21,7 +21,7 @@ export interface FirstOrderRead extends FirstOrder {
   /**
    * A read from Cassandra whose time-ordered rows the grid's membership changed under: the
    * entries are not exactly this state's and are not served as it; read again at least at this
-   * state (store/grid-reader.ts `readSettled`). Absent on every cache hit: a cached order is
+   * state (service/read/settled-read.ts `readSettled`). Absent on every cache hit: a cached order is
    * exact by construction.
    */
   readonly moved?: GridVersion;

@@ -4,7 +4,7 @@
  * rest of that port is wired in service/wiring.ts). Entries (keys.ts): a profile summary read
  * first, and per grid state the pins plus the first 48 entries, written only under the state
  * its override list was read with and only when its rows showed exactly that state's posts
- * (store/grid-reader.ts `readSettled`; order-reader.ts: order entries, direct reads, min_version).
+ * (service/read/settled-read.ts `readSettled`; order-reader.ts: order entries, direct reads, min_version).
  *
  * Miss: memcache-style lease on the profile. The holder fills; others poll briefly (bounded by
  * CACHE_LEASE_WAIT_MS), then serve the state before the last change if it meets their
@@ -29,13 +29,12 @@ import { exportedStats } from './cache-metrics.js';
 import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
 import { cacheLeaseWaitSeconds } from '../obs/metrics.js';
 import { createOrderReader, FIRST_ENTRIES, orderOf } from './order-reader.js';
-import { createOverrideCache, type OverrideCache } from './override-cache.js';
 import { createPendingInvalidations } from './pending-invalidations.js';
 import { createWriteSide } from './write-side.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
 import type { GridHead } from '../domain/grid-head.js';
-import type { GridSource, PageSource } from '../domain/grid-source.js';
+import type { PageSource, SettledSource } from '../domain/grid-source.js';
 import type { Post as PostBody } from '../domain/post.js';
 
 export type * from './grid-cache-types.js';
@@ -44,17 +43,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createGridCache(
   guard: RedisGuard,
-  source: GridSource,
+  /** The store's reads and the settled read over the override-list cache (service/wiring.ts). */
+  source: SettledSource,
   settings: GridCacheSettings,
-  /** Shared with the page read's later pages (caches.ts): one override-list cache. */
-  overrides?: OverrideCache,
 ): GridCache {
   withCacheCommands(guard.client);
   const pollMs = settings.pollMs ?? 10;
   const hooks = settings.hooks ?? {};
   const stats = exportedStats();
-  const lists = overrides ?? createOverrideCache(guard, source, settings.orderTtlS);
-  const reader = createOrderReader(guard, source, settings, stats, lists);
+  const reader = createOrderReader(guard, source, settings, stats);
   const { read, summaryOf, cachedOrder, direct, readAtLeast } = reader;
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);
   const owe = guard.addRepair(pending);
@@ -78,7 +75,7 @@ export function createGridCache(
       if (!ready) await hooks.afterHeadRead?.(profileId, head);
       ({ order, head, moved } = ready
         ? { order: ready, head }
-        : orderOf(await source.readSettled(profileId, head, lists, FIRST_ENTRIES + 1)));
+        : orderOf(await source.readSettled(profileId, head, FIRST_ENTRIES + 1)));
       summary = summaryOf(head, order);
       await hooks.beforePublish?.(profileId, head);
     } catch (err) {

@@ -1,12 +1,13 @@
 /**
  * The cache's side of one grid state's first-page order: the order entry of a state (keyed by
  * it, immutable), the summary built from a head, and the first order of a settled read from the
- * store (`readSettled` in store/grid-reader.ts: the version, the rows, the version again, under
+ * store (`readSettled` in service/read/settled-read.ts: the version, the rows, the version again, under
  * the rule that keeps cache entries and pages honest, design §3.4). A `moved` read is never
  * cached, and never served as that state (the page read reads again, at least at the newer head).
  *
- * The override list comes through `ovr:` (override-cache.ts): a fill finds the list of exactly its
- * state there when a writer or a later page already read it, and leaves it there otherwise.
+ * The override list comes through `ovr:` (override-cache.ts, composed into `source` by
+ * service/read/settled-read.ts): a fill finds the list of exactly its state there when a writer
+ * or a later page already read it, and leaves it there otherwise.
  *
  * Also here: direct reads (Redis unusable: nothing written, one flight per profile) and the
  * read-your-writes path for a summary below the caller's min_version.
@@ -26,10 +27,9 @@ import type {
   Served,
 } from './grid-cache-types.js';
 import { cacheKeys } from './keys.js';
-import type { OverrideCache } from './override-cache.js';
 import type { RedisGuard } from './redis.js';
 import type { GridHead } from '../domain/grid-head.js';
-import type { GridSource, SettledRows } from '../domain/grid-source.js';
+import type { SettledRows, SettledSource } from '../domain/grid-source.js';
 import type { GridEntry } from '../domain/merge.js';
 
 /** The design caches the pins and the next two pages of 24. */
@@ -49,11 +49,9 @@ export function orderOf({ head, rows, moved }: SettledRows) {
 
 export function createOrderReader(
   guard: RedisGuard,
-  source: GridSource,
+  source: SettledSource,
   settings: GridCacheSettings,
   stats: GridCacheStats,
-  /** The override-list cache the fill reads through (grid-cache.ts). */
-  overrideLists: OverrideCache,
 ) {
   const hooks = settings.hooks ?? {};
   const inFlight = new Map<bigint, Promise<FirstOrderRead>>();
@@ -71,7 +69,7 @@ export function createOrderReader(
    */
   async function readOrder(profileId: bigint, first: GridHead) {
     await hooks.afterHeadRead?.(profileId, first);
-    return orderOf(await source.readSettled(profileId, first, overrideLists, FIRST_ENTRIES + 1));
+    return orderOf(await source.readSettled(profileId, first, FIRST_ENTRIES + 1));
   }
 
   /**
@@ -117,7 +115,7 @@ export function createOrderReader(
     const mine = (async () => {
       stats.directReads += 1;
       const first = await source.readHeadAtLeast(profileId, min);
-      const settled = await source.readSettled(profileId, first, overrideLists, FIRST_ENTRIES + 1);
+      const settled = await source.readSettled(profileId, first, FIRST_ENTRIES + 1);
       const { order, head, moved } = orderOf(settled);
       return { ...read(order, { ...head, postCount: head.postCount }, 'direct'), moved };
     })();

@@ -55,17 +55,16 @@ export interface GridSource {
   readonly copy?: CopySlice | undefined;
   /** A cache served a profile's override list of `count` rows (how copies learn large grids). */
   noteOverrides?(profileId: bigint, count: number): void;
+}
+
+/** What the first-page cache fills from: the store's reads plus the settled read over them. */
+export interface SettledSource extends GridSource {
   /**
    * The first `limit` entries of the state whose head `first` the caller read, and whether they
    * are that state's (design §3.4: the version, the rows, the version again): a reordered copy,
-   * or the override list from `lists` merged with the time-ordered rows.
+   * or the override list merged with the time-ordered rows (service/read/settled-read.ts).
    */
-  readSettled(
-    profileId: bigint,
-    first: GridHead,
-    lists: OverrideLists,
-    limit: number,
-  ): Promise<SettledRows>;
+  readSettled(profileId: bigint, first: GridHead, limit: number): Promise<SettledRows>;
 }
 
 /** Where a cache reads override lists (cache/override-cache.ts): `expected`'s when it holds it. */

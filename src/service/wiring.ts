@@ -6,6 +6,7 @@
  */
 import { cursorKeyIdOf } from '../cache/keys.js';
 import { createServiceCaches, type ServiceCaches } from '../cache/caches.js';
+import { createOverrideCache } from '../cache/override-cache.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
 import type { RedisGuard } from '../cache/redis.js';
 import type { Config } from '../config/config.js';
@@ -27,6 +28,7 @@ import { createReadChecks, type ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import { createPageReader, createRenderedRead, type RenderedRead } from './read/rendered-read.js';
 import { createSampleBudget } from './read/sample-budget.js';
+import { settledSource } from './read/settled-read.js';
 import { createCopyBuilder, type CopyBuilder } from './read/copy-builder.js';
 import { CopyHints, DisplayCopyStore } from '../store/display-copy-store.js';
 import { GridWriter, writerSettingsOf, type WriterHooks } from './write-line/write-line.js';
@@ -89,15 +91,19 @@ export function wireService(
     ...(opts.hooks?.log ? { log: opts.hooks.log } : {}),
   });
   reader.attachCopies(copyStore, hints);
-  const caches = opts.redis
-    ? createServiceCaches(
-        config,
-        opts.redis,
-        reader,
-        opts.cacheTuning,
-        cursorKeyIdOf(opts.cursorSecret),
-      )
-    : undefined;
+  const redis = opts.redis;
+  const overrideLists = redis && createOverrideCache(redis, reader, config.CACHE_ORDER_TTL_S);
+  const caches =
+    redis && overrideLists
+      ? createServiceCaches(
+          config,
+          redis,
+          settledSource(reader, overrideLists),
+          overrideLists,
+          opts.cacheTuning,
+          cursorKeyIdOf(opts.cursorSecret),
+        )
+      : undefined;
   // The page read's one port: with Redis its head, later pages' override lists (`ovr:`) and the
   // bodies come through the caches; entries past the cached order from the store.
   const pages: PageSource = caches
