@@ -24,7 +24,7 @@ import type {
 import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import type { Post } from '../domain/post.js';
 import type { GridEntry, GridPosition } from '../domain/merge.js';
-import { mergeGridAsync } from '../domain/merge.js';
+import { mergeGrid } from '../domain/merge.js';
 import type { Consistency } from './cassandra.js';
 import type { CopyHints, DisplayCopyStore } from './display-copy-store.js';
 import type { GridStore } from './grid-store.js';
@@ -124,7 +124,7 @@ export class CassandraGridReader implements GridSource, PageSource {
     overrides: readonly GridEntry[],
     query: EntriesQuery,
   ): Promise<GridEntry[]> {
-    return mergeGridAsync(overrides, this.chronological(profileId, query), {
+    return mergeGrid(overrides, this.chronological(profileId, query), {
       pinned: query.exclude ?? [],
       ...(query.after ? { after: query.after } : {}),
       limit: query.limit,

@@ -63,7 +63,7 @@ const NOT_SAMPLED: NotHeld = { sampled: false };
 export function createRenderedRead(
   readPage: (q: PageQuery) => Promise<GridPage>,
   pages: RenderedPages | undefined,
-  flags: Pick<Flags, 'isEnabled'>,
+  flags: Pick<Flags, 'isEnabled' | 'held'>,
   sampleShare: number,
   budget: SampleBudget,
   random: () => number = Math.random,
@@ -75,7 +75,7 @@ export function createRenderedRead(
       if (!pages || q.cursor !== undefined) return NOT_SAMPLED;
       if (draw()) return SAMPLED;
       // A value, not a promise: the flags need no refresh (else the route waits for it).
-      if (flags.isEnabled('reads.overrides') !== true) return NOT_SAMPLED;
+      if (flags.held('reads.overrides') !== true) return NOT_SAMPLED;
       return pages.local(q.profileId, q.limit, q.minVersion) ?? NOT_SAMPLED;
     },
     async read(q, render, sampled) {

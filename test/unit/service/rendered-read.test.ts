@@ -42,8 +42,9 @@ function setup(
     forget: () => {},
   };
   const flags = {
-    // A value when the flags need no refresh, else a promise (flags.ts `isEnabled`).
-    isEnabled: () => (flagsFresh ? overridesOn : Promise.resolve(overridesOn)),
+    // `held`: a value only when the flags need no refresh (flags.ts).
+    isEnabled: async () => overridesOn,
+    held: () => (flagsFresh ? overridesOn : undefined),
   };
   const rendered = createRenderedRead(
     async () => (pageReads++, read),
