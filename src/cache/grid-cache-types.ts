@@ -7,7 +7,7 @@ import type { FirstOrder, Summary } from './codec.js';
 import type { GridVersion, MinVersion } from '../domain/grid-version.js';
 import type { PendingInvalidationStats } from './pending-invalidations.js';
 import type { GridHead } from '../domain/grid-head.js';
-import type { PageSource } from '../domain/grid-source.js';
+import type { GridReads } from '../domain/grid-source.js';
 import type { Post as PostBody } from '../domain/post.js';
 
 /** `previous`: a lease waiter whose wait ran out got the state before the last change. */
@@ -71,8 +71,8 @@ export interface GridCacheStats {
 
 export interface GridCache {
   readFirstOrder(profileId: bigint, opts?: ReadFirstOptions): Promise<FirstOrderRead>;
-  /** The page read's head port (PageSource.head) answered through `readFirstOrder`. */
-  readonly pageHead: PageSource['head'];
+  /** The page read's head port (GridReads.head) answered through `readFirstOrder`. */
+  readonly pageHead: GridReads['head'];
   /** Write-path hook, after a successful compare-and-set: store the new order, then invalidate. */
   afterGridWrite(profileId: bigint): Promise<void>;
   /**

@@ -10,7 +10,7 @@ import { createOverrideCache } from '../cache/override-cache.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
 import type { RedisGuard } from '../cache/redis.js';
 import type { Config } from '../config/config.js';
-import type { PageSource } from '../domain/grid-source.js';
+import type { GridReads } from '../domain/grid-source.js';
 import { ArchiveStore } from '../store/archive-store.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { CassandraGridReader } from '../store/grid-reader.js';
@@ -106,11 +106,11 @@ export function wireService(
       : undefined;
   // The page read's one port: with Redis its head, later pages' override lists (`ovr:`) and the
   // bodies come through the caches; entries past the cached order from the store.
-  const pages: PageSource = caches
+  const pages: GridReads = caches
     ? {
         head: caches.grid.pageHead,
+        readHead: (profileId, consistency) => reader.readHead(profileId, consistency),
         overrides: (profileId, head) => caches.overrides.read(profileId, head),
-        current: (profileId) => reader.current(profileId),
         entries: (profileId, overrides, query) => reader.entries(profileId, overrides, query),
         copy: reader.copy,
         hydrate: (postIds, known) => caches.posts.hydrate(postIds, known),

@@ -1,6 +1,5 @@
 /**
- * The Cassandra read path of a grid, as the cache layer sees it (`GridSource` in
- * src/domain/grid-source.ts) plus the merged-order reads the page and move code build on.
+ * The Cassandra read path of a grid (the read port `GridReads` in src/domain/grid-source.ts) plus the merged-order reads the page and move code build on.
  *
  * Order of reads matters (design §3.4): the version (head) first, then the override rows, then
  * the time-ordered rows. A head whose membership effects are not yet marked applied (the writer
@@ -16,9 +15,8 @@ import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import type {
   CopySlice,
   EntriesQuery,
-  GridSource,
+  GridReads,
   PageHead,
-  PageSource,
   ReadConsistency,
 } from '../domain/grid-source.js';
 import { meetsMin, type MinVersion } from '../domain/grid-version.js';
@@ -31,7 +29,7 @@ import type { GridStore } from './grid-store.js';
 import type { MembershipStore } from './membership-store.js';
 import type { PostsStore } from './posts-store.js';
 
-export class CassandraGridReader implements GridSource, PageSource {
+export class CassandraGridReader implements GridReads {
   private copies: { readonly store: DisplayCopyStore; readonly hints: CopyHints } | undefined;
 
   constructor(
@@ -64,7 +62,7 @@ export class CassandraGridReader implements GridSource, PageSource {
     this.copies = { store, hints };
   }
 
-  /** GridSource.copy: only profiles known to have many overrides look for one. */
+  /** GridReads.copy: only profiles known to have many overrides look for one. */
   readonly copy: CopySlice = async (profileId, state, after, limit) => {
     const copies = this.copies;
     if (!copies?.hints.has(profileId)) return undefined;
@@ -75,7 +73,7 @@ export class CassandraGridReader implements GridSource, PageSource {
     this.copies?.hints.saw(profileId, count);
   }
 
-  // --- PageSource: straight from Cassandra (with Redis, service/wiring.ts puts the caches in front)
+  // --- GridReads: straight from Cassandra (with Redis, service/wiring.ts puts the caches in front)
 
   async head(profileId: bigint, minVersion?: MinVersion): Promise<PageHead> {
     return { head: await this.readHeadAtLeast(profileId, minVersion) };
@@ -83,10 +81,6 @@ export class CassandraGridReader implements GridSource, PageSource {
 
   overrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
     return this.readOverrides(profileId);
-  }
-
-  current(profileId: bigint): Promise<GridHead> {
-    return this.readHead(profileId, 'quorum');
   }
 
   async hydrate(
@@ -98,8 +92,6 @@ export class CassandraGridReader implements GridSource, PageSource {
     for (const [id, p] of await this.readPosts(missing)) out.set(id, p);
     return out;
   }
-
-  // --- GridSource
 
   async readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
     const snap = await this.store.readOverrides(profileId);

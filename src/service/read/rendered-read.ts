@@ -26,7 +26,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RenderedPage, RenderedPages } from '../../cache/rendered-pages.js';
-import type { PageHead, PageSource } from '../../domain/grid-source.js';
+import type { GridReads, PageHead } from '../../domain/grid-source.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { Flags } from '../flags.js';
 import type { ReadChecks } from './read-checks.js';
@@ -101,14 +101,14 @@ export function createRenderedRead(
 }
 
 /** What a page reads when overrides are switched off; `bodies`: the (cached) body source. */
-function chronologicalView(reader: CassandraGridReader, bodies: PageSource): PageSource {
+function chronologicalView(reader: CassandraGridReader, bodies: GridReads): GridReads {
   return {
     head: (profileId, minVersion) => reader.head(profileId, minVersion),
+    readHead: (profileId, consistency) => reader.readHead(profileId, consistency),
     overrides: async (profileId, head) => ({
       head: head ?? (await reader.readHead(profileId)),
       rows: [],
     }),
-    current: (profileId) => reader.current(profileId),
     entries: (profileId, _overrides, query) => reader.entries(profileId, [], query),
     hydrate: (postIds, known) => bodies.hydrate(postIds, known),
   };
@@ -116,7 +116,7 @@ function chronologicalView(reader: CassandraGridReader, bodies: PageSource): Pag
 
 /** The service's page read: which order (the kill switch), and the sampled checks beside it. */
 export function createPageReader(
-  source: PageSource,
+  source: GridReads,
   reader: CassandraGridReader,
   cursorSecret: string,
   flags: Pick<Flags, 'isEnabled'>,

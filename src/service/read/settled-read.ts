@@ -6,7 +6,7 @@
  */
 import { rowsVerdict, sameMembership, type GridHead } from '../../domain/grid-head.js';
 import type {
-  GridSource,
+  GridReads,
   OverrideLists,
   SettledRows,
   SettledSource,
@@ -20,7 +20,7 @@ import { compareGridVersions } from '../../domain/grid-version.js';
  * the list was read with (its pins then); a list older than `first` makes the read `moved`.
  */
 export async function readSettled(
-  source: Pick<GridSource, 'copy' | 'entries' | 'readHead'>,
+  source: Pick<GridReads, 'copy' | 'entries' | 'readHead'>,
   lists: OverrideLists,
   profileId: bigint,
   first: GridHead,
@@ -52,14 +52,14 @@ export async function readSettled(
 }
 
 /** `source` with its settled read taking override lists from `lists`. */
-export function settledSource(source: GridSource, lists: OverrideLists): SettledSource {
+export function settledSource(source: GridReads, lists: OverrideLists): SettledSource {
   return {
+    head: (p, min, prefetch) => source.head(p, min, prefetch),
     readHead: (p, c) => source.readHead(p, c),
-    readHeadAtLeast: (p, min) => source.readHeadAtLeast(p, min),
+    overrides: (p, expected) => source.overrides(p, expected),
     entries: (p, overrides, q) => source.entries(p, overrides, q),
-    readOverrides: (p) => source.readOverrides(p),
-    readPosts: (ids) => source.readPosts(ids),
     copy: source.copy,
+    hydrate: (ids, known) => source.hydrate(ids, known),
     noteOverrides: (p, n) => source.noteOverrides?.(p, n),
     readSettled: (p, first, limit) => readSettled(source, lists, p, first, limit),
   };
