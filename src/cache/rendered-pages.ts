@@ -9,8 +9,7 @@
  * field that changes without one. So `page:{p}:g{gen}:v{ver}:l{limit}` is written once and never
  * answers for another state, exactly like the order entry it sits beside.
  *
- * Tiers, each read on its own (`local`, then `read` when it had nothing: the page front asks the
- * first, the route the second, service/read/rendered-read.ts):
+ * Tiers, read in this order by `read` (the grid route through service/read/rendered-read.ts):
  * - Redis: one script call reads the summary and the rendering of the state it names. The summary
  *   is what the order cache already keeps fresh (deleted on every write), so this tier is as
  *   fresh as the order hit path, and a summary below the caller's min_version is never used.
@@ -56,11 +55,10 @@ export interface RenderedPagesStats {
 }
 
 export interface RenderedPages {
-  /** The process-local tier: the rendering held here for (profile, limit) if still trusted. */
-  local(profileId: bigint, limit: number, min?: MinVersion): RenderedPage | undefined;
   /**
-   * The Redis tier: the first page of the profile's current state (never below `min`), kept in
-   * the local tier too when found, or undefined.
+   * The first page of the profile's current state (never below `min`): the rendering held here
+   * for (profile, limit) if still trusted, else the Redis tier's (then kept here too), or
+   * undefined.
    */
   read(profileId: bigint, limit: number, min?: MinVersion): Promise<RenderedPage | undefined>;
   /** Keeps a rendering of the state it was read at (both tiers; Redis not awaited). */
@@ -120,13 +118,12 @@ export function createRenderedPages(
 
   return {
     stats,
-    local(profileId, limit, min) {
-      const entry = local.get(profileId, limit);
-      if (!entry || entry.until <= now() || !meetsMin(entry.page, min)) return undefined;
-      stats.localHits += 1;
-      return entry.page;
-    },
     async read(profileId, limit, min) {
+      const entry = local.get(profileId, limit);
+      if (entry && entry.until > now() && meetsMin(entry.page, min)) {
+        stats.localHits += 1;
+        return entry.page;
+      }
       const page = await fromRedis(profileId, limit, min);
       if (!page) {
         stats.misses += 1;
