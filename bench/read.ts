@@ -10,7 +10,7 @@
  *   interleaved rounds, medians reported: a bare Hono route returning the same bytes (the
  *   ceiling), a Hono route doing one Redis GET of a value that size (the floor of any Redis hit),
  *   a hit with every tier (process-local rendering, then Redis), a 304 on If-None-Match, the
- *   Redis tier alone (CACHE_LOCAL_TTL_MS=0), the hit without rendered pages (cached order +
+ *   Redis tier from a second service, the hit without rendered pages (cached order +
  *   bodies decoded and rendered per request: the path before the rendered tier), and a miss
  *   (a service built here without Redis: every first page, bodies included, read from Cassandra);
  * - the thundering herd: N simultaneous first-page readers of one hot profile right after its

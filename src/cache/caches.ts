@@ -60,8 +60,6 @@ export function createServiceCaches(
       ? createRenderedPages(guard, {
           ttlS: config.CACHE_ORDER_TTL_S,
           cursorKeyId,
-          localTtlMs: config.CACHE_LOCAL_TTL_MS,
-          localMaxBytes: config.CACHE_LOCAL_MAX_BYTES,
         })
       : undefined,
   };

@@ -120,12 +120,10 @@ export function wireService(
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
   // After every commit (any write path): drop the summary, then pre-fill the new state's order
-  // off the response path. This process's rendered pages of the grid are dropped at once.
+  // off the response path.
   writer.afterEachCommit((e) =>
     hints.has(e.profileId) ? copies.schedule(e.profileId) : undefined,
   );
-  const rendered = caches?.rendered;
-  if (rendered) writer.afterEachCommit((e) => rendered.forget(e.profileId, e));
   if (grid) writer.afterEachCommit((e) => grid.afterCommit(e));
   const changes = new ChangeStream(
     new ChangeLogStore(cql, consistency),

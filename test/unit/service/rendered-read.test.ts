@@ -33,10 +33,9 @@ function setup(
   let tierReads = 0;
   let pageReads = 0;
   const pages: RenderedPages = {
-    stats: { localHits: 0, redisHits: 0, misses: 0 },
+    stats: { redisHits: 0, misses: 0 },
     read: async () => (tierReads++, held),
     remember: (_p, _l, r) => void kept.push(r),
-    forget: () => {},
   };
   const flags = { isEnabled: async () => overridesOn };
   const rendered = createRenderedRead(
