@@ -10,11 +10,11 @@
  *   interleaved rounds, medians reported: a bare Hono route returning the same bytes (the
  *   ceiling), a Hono route doing one Redis GET of a value that size (the floor of any Redis hit),
  *   a hit with every tier (process-local rendering, then Redis), a 304 on If-None-Match, the
- *   Redis tier alone (CACHE_LOCAL_TTL_MS=0), the hit without rendered pages (cached order +
+ *   Redis tier from a second service, the hit without rendered pages (cached order +
  *   bodies decoded and rendered per request: the path before the rendered tier), and a miss
- *   (the bench-only `bypass` setting: every first page read from Cassandra);
+ *   (a service built here without Redis: every first page, bodies included, read from Cassandra);
  * - the thundering herd: N simultaneous first-page readers of one hot profile right after its
- *   version changed, counting Cassandra fills with and without leases;
+ *   version changed, counting Cassandra fills (leases always on: src/ has no switch for them);
  * - cold and warm first page / page 5 latency with 0, 100, 1,000 and 10,000 overrides, the
  *   profiles visited in turn in each of `samples` rounds (read/depth.ts).
  * Prints a table; `--json PATH` also writes the figures (docs/cache.md quotes them).
@@ -90,27 +90,23 @@ async function main(): Promise<void> {
   // As src/server.ts: the same level, fields and asynchronous stream; only the target differs.
   const logger = nullDeviceLogger(config);
   const secret = randomBytes(24).toString('base64url');
-  const make = (
-    tuning: { leases?: boolean; bypass?: boolean } = {},
-    redis = true,
-    overrides: Partial<Config> = {},
-  ) =>
+  const make = (redis = true, overrides: Partial<Config> = {}) =>
     new GridService({
       cql: counted.cql,
       config: { ...config, ...overrides },
       ids,
       cursorSecret: secret,
-      ...(redis ? { redis: guard, cacheTuning: tuning } : {}),
+      ...(redis ? { redis: guard } : {}),
     });
 
   try {
-    await seedBench(make({}, false), log);
+    await seedBench(make(false), log);
     const bench: Bench = {
       guard,
       cursorKeyId: cursorKeyIdOf(secret),
       queries: counted.count,
-      async serve(tuning, overrides) {
-        const service = make(tuning, true, overrides);
+      async serve(opts, overrides) {
+        const service = make(opts.redis ?? true, overrides);
         const app = productionApp(service, { secret, config, logger });
         const served = await listen(app);
         return { service, base: served.base, close: served.close };
@@ -120,8 +116,7 @@ async function main(): Promise<void> {
     log('throughput…');
     const t = await throughput(bench, HOT_PROFILE, seconds, connections, rounds, log);
     log('thundering herd…');
-    const withLeases = await herd(bench, HOT_PROFILE, herdSize, true);
-    const withoutLeases = await herd(bench, HOT_PROFILE, herdSize, false);
+    const withLeases = await herd(bench, HOT_PROFILE, herdSize);
     log('override depth…');
     const profiles = OVERRIDE_COUNTS.map((n) => ({ profileId: overrideProfile(n), overrides: n }));
     const byCount = await depths(bench, profiles, samples);
@@ -172,8 +167,7 @@ async function main(): Promise<void> {
         .reduce((a, b) => a + b, 0),
       fills_during_cached_run: t.cachedFillsDuringRun,
       fills_with_leases: withLeases.fills,
-      fills_without_leases: withoutLeases.fills,
-      herd: { with_leases: withLeases, without_leases: withoutLeases },
+      herd: { with_leases: withLeases },
       worst_page_ratio_most_vs_0_overrides: worstDepthRatio(byCount),
       overrides: Object.fromEntries(
         byCount.map((d) => [
@@ -188,9 +182,7 @@ async function main(): Promise<void> {
         ]),
       ),
     };
-    console.log(
-      table(report, t, withLeases, withoutLeases, byCount, { seconds, connections, samples }),
-    );
+    console.log(table(report, t, withLeases, byCount, { seconds, connections, samples }));
     if (args.json) {
       writeFileSync(args.json, JSON.stringify(report, null, 2) + '\n');
       log(`wrote ${args.json}`);

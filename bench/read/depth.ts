@@ -62,7 +62,6 @@ async function prepare(bench: Bench, profileId: bigint, overrides: number) {
   ];
   const forget = async () => {
     await bench.guard.client.del(keys);
-    s.service.caches!.rendered?.forget(profileId, { generation: 0n, version: 0n });
   };
   return { s, overrides, first, page5, forget, copiesBuilt: s.service.copies.stats.built };
 }

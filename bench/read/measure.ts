@@ -2,7 +2,7 @@
  * Two of the read benchmark's measurements, each against real Cassandra + Redis over loopback
  * HTTP: steady-state first-page throughput (cache hit, 304, cache miss, the bare Hono and one
  * Redis GET ceilings) in interleaved rounds, and the thundering herd after a version change
- * (with and without leases). Latency by override count is in depth.ts.
+ * (with leases, the only way src/ fills). Latency by override count is in depth.ts.
  */
 import { Hono } from 'hono';
 import type { Config } from '../../src/config/config.js';
@@ -17,9 +17,12 @@ export interface Bench {
   readonly cursorKeyId: string;
   /** Cassandra statements issued so far (a counting Cql under every service). */
   queries(): number;
-  /** A service + app on a port; `tuning` selects leases/bypass, `config` overrides settings. */
+  /**
+   * A service + app on a port; `redis: false` builds it without Redis (every page from
+   * Cassandra: the miss comparator), `config` overrides settings.
+   */
   serve(
-    tuning: { leases?: boolean; bypass?: boolean },
+    opts: { redis?: boolean },
     config?: Partial<Config>,
   ): Promise<{
     service: GridService;
@@ -47,7 +50,7 @@ export interface ThroughputReport {
   readonly cached: Measured;
   /** The same first page with If-None-Match of its ETag: 304s. */
   readonly notModified: Measured;
-  /** Rendered pages from Redis only (CACHE_LOCAL_TTL_MS=0): the cross-process hit. */
+  /** Rendered pages from Redis (a second, identically built service: the cross-process hit). */
   readonly cachedRedis: Measured;
   /** Without rendered pages: the cached order + bodies, decoded and rendered per request. */
   readonly cachedOrder: Measured;
@@ -86,9 +89,9 @@ export async function throughput(
 ): Promise<ThroughputReport> {
   const servers = [
     await bench.serve({}),
-    await bench.serve({}, { CACHE_LOCAL_TTL_MS: 0 }),
+    await bench.serve({}),
     await bench.serve({}, { CACHE_RENDERED_PAGES: false }),
-    await bench.serve({ bypass: true }, { CACHE_RENDERED_PAGES: false }),
+    await bench.serve({ redis: false }, { CACHE_RENDERED_PAGES: false }),
   ];
   const [cached, redisOnly, orderOnly, miss] = servers as [Served, Served, Served, Served];
   const floorKey = `bench:floor:{${profileId}}`;
@@ -162,13 +165,8 @@ export interface HerdReport {
 }
 
 /** Warm the hot profile, move one post (new version), then `readers` simultaneous first pages. */
-export async function herd(
-  bench: Bench,
-  profileId: bigint,
-  readers: number,
-  leases: boolean,
-): Promise<HerdReport> {
-  const s = await bench.serve({ leases });
+export async function herd(bench: Bench, profileId: bigint, readers: number): Promise<HerdReport> {
+  const s = await bench.serve({});
   try {
     const url = s.base + firstPage(profileId);
     const page = JSON.parse((await timedGet(url)).body) as { items: Array<{ id: string }> };

@@ -23,7 +23,6 @@ export function table(
   r: { machine: { cores: number; cpu: string; node: string }; cached_over_bare: number },
   t: ThroughputReport,
   on: HerdReport,
-  off: HerdReport,
   depths: DepthReport[],
   { seconds, connections, samples }: { seconds: number; connections: number; samples: number },
 ): string {
@@ -58,7 +57,6 @@ export function table(
     `thundering herd: ${on.readers} simultaneous first-page readers right after a version change`,
     row(['', 'fills', 'Cassandra queries', 'lease waits', 'non-200'], w2),
     row(['with leases', on.fills, on.cassandraQueries, on.leaseWaits, on.non200], w2),
-    row(['without leases', off.fills, off.cassandraQueries, off.leaseWaits, off.non200], w2),
     '',
     `latency by override count (10,000 posts each; ms, median of ${samples} rounds visiting every`,
     `profile in turn; cold = nothing in Redis)`,

@@ -6,7 +6,6 @@
 import type { Config } from '../config/config.js';
 import { createGridCache } from './grid-cache.js';
 import type { GridCache, GridCacheSettings } from './grid-cache.js';
-import { createOverrideCache } from './override-cache.js';
 import type { OverrideCache } from './override-cache.js';
 import { createPostCache } from './post-cache.js';
 import type { PostCache } from './post-cache.js';
@@ -14,7 +13,7 @@ import { createMoveRateLimiter } from './rate-limit.js';
 import type { MoveRateLimiter } from './rate-limit.js';
 import type { RedisGuard } from './redis.js';
 import { createRenderedPages, type RenderedPages } from './rendered-pages.js';
-import type { GridSource } from '../domain/grid-source.js';
+import type { SettledSource } from '../domain/grid-source.js';
 
 export interface ServiceCaches {
   readonly guard: RedisGuard;
@@ -27,7 +26,6 @@ export interface ServiceCaches {
 }
 
 export const gridCacheSettingsOf = (config: Config): GridCacheSettings => ({
-  leases: config.CACHE_LEASES,
   orderTtlS: config.CACHE_ORDER_TTL_S,
   summaryTtlS: config.CACHE_SUMMARY_TTL_S,
   leaseMs: config.CACHE_LEASE_MS,
@@ -40,16 +38,17 @@ export const gridCacheSettingsOf = (config: Config): GridCacheSettings => ({
 export function createServiceCaches(
   config: Config,
   guard: RedisGuard,
-  source: GridSource,
-  /** Test and benchmark seams (race hooks, bypass); production passes nothing. */
+  /** The store's reads with the settled read over `overrides` (service/read/settled-read.ts). */
+  source: SettledSource,
+  overrides: OverrideCache,
+  /** Test and benchmark seams (race hooks); production passes nothing. */
   tuning: Partial<GridCacheSettings> = {},
   /** Names the cursor secret (rendered pages embed signed cursors). */
   cursorKeyId = 'default',
 ): ServiceCaches {
-  const overrides = createOverrideCache(guard, source, config.CACHE_ORDER_TTL_S);
   return {
     guard,
-    grid: createGridCache(guard, source, { ...gridCacheSettingsOf(config), ...tuning }, overrides),
+    grid: createGridCache(guard, source, { ...gridCacheSettingsOf(config), ...tuning }),
     overrides,
     posts: createPostCache(guard, source, config.CACHE_POST_TTL_S),
     moveRate: createMoveRateLimiter(guard, {
@@ -61,8 +60,6 @@ export function createServiceCaches(
       ? createRenderedPages(guard, {
           ttlS: config.CACHE_ORDER_TTL_S,
           cursorKeyId,
-          localTtlMs: config.CACHE_LOCAL_TTL_MS,
-          localMaxBytes: config.CACHE_LOCAL_MAX_BYTES,
         })
       : undefined,
   };

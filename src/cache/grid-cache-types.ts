@@ -7,7 +7,7 @@ import type { FirstOrder, Summary } from './codec.js';
 import type { GridVersion, MinVersion } from '../domain/grid-version.js';
 import type { PendingInvalidationStats } from './pending-invalidations.js';
 import type { GridHead } from '../domain/grid-head.js';
-import type { PageSource } from '../domain/grid-source.js';
+import type { GridReads } from '../domain/grid-source.js';
 import type { Post as PostBody } from '../domain/post.js';
 
 /** `previous`: a lease waiter whose wait ran out got the state before the last change. */
@@ -21,7 +21,7 @@ export interface FirstOrderRead extends FirstOrder {
   /**
    * A read from Cassandra whose time-ordered rows the grid's membership changed under: the
    * entries are not exactly this state's and are not served as it; read again at least at this
-   * state (store/grid-reader.ts `readSettled`). Absent on every cache hit: a cached order is
+   * state (service/read/settled-read.ts `readSettled`). Absent on every cache hit: a cached order is
    * exact by construction.
    */
   readonly moved?: GridVersion;
@@ -34,7 +34,6 @@ export interface ReadFirstOptions {
 }
 
 export interface GridCacheSettings {
-  readonly leases: boolean;
   readonly orderTtlS: number;
   readonly summaryTtlS: number;
   readonly leaseMs: number;
@@ -49,11 +48,6 @@ export interface GridCacheSettings {
   readonly refillMaxDelayMs?: number;
   /** First poll interval of lease waiters (doubling, capped at 100 ms). */
   readonly pollMs?: number;
-  /**
-   * Benchmark-only: never consult or fill the cache, read every first page from Cassandra (what
-   * each request would cost on a miss). Never set in production wiring.
-   */
-  readonly bypass?: boolean;
   /**
    * Test-only seams to inject races: after a filler read the head, and just before it writes.
    * Never set in production wiring.
@@ -77,8 +71,8 @@ export interface GridCacheStats {
 
 export interface GridCache {
   readFirstOrder(profileId: bigint, opts?: ReadFirstOptions): Promise<FirstOrderRead>;
-  /** The page read's head port (PageSource.head) answered through `readFirstOrder`. */
-  readonly pageHead: PageSource['head'];
+  /** The page read's head port (GridReads.head) answered through `readFirstOrder`. */
+  readonly pageHead: GridReads['head'];
   /** Write-path hook, after a successful compare-and-set: store the new order, then invalidate. */
   afterGridWrite(profileId: bigint): Promise<void>;
   /**

@@ -1,10 +1,11 @@
 /**
  * Read-through cache of a grid's first page(s), keyed by grid state (design article §6.2–6.3),
- * and the page read's head with Redis (`pageHead`, PageSource.head in domain/grid-source.ts; the
+ * and the page read's head with Redis (`pageHead`, GridReads.head in domain/grid-source.ts; the
  * rest of that port is wired in service/wiring.ts). Entries (keys.ts): a profile summary read
  * first, and per grid state the pins plus the first 48 entries, written only under the state
  * its override list was read with and only when its rows showed exactly that state's posts
- * (store/grid-reader.ts `readSettled`; order-reader.ts: order entries, direct reads, min_version).
+ * (service/read/settled-read.ts `readSettled`; order-reader.ts `readThrough`: the one read from
+ * Cassandra, for a fill, a min_version above the summary and a direct read).
  *
  * Miss: memcache-style lease on the profile. The holder fills; others poll briefly (bounded by
  * CACHE_LEASE_WAIT_MS), then serve the state before the last change if it meets their
@@ -15,27 +16,20 @@
  * (pending-invalidations.ts). Read-your-writes and the rest: docs/cache.md.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  meetsMin,
-  sameGridState as sameState,
-  type GridVersion,
-  type MinVersion,
-} from '../domain/grid-version.js';
-import { decodeOrder, decodePost, decodeSummary, encodeOrder, encodeSummary } from './codec.js';
-import type { FirstOrder, Summary } from './codec.js';
+import { meetsMin, sameGridState as sameState, type MinVersion } from '../domain/grid-version.js';
+import { decodeOrder, decodePost, decodeSummary } from './codec.js';
+import type { Summary } from './codec.js';
 import type { FirstOrderRead, GridCache, GridCacheSettings } from './grid-cache-types.js';
 import type { ReadFirstOptions } from './grid-cache-types.js';
 import { exportedStats } from './cache-metrics.js';
 import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
 import { cacheLeaseWaitSeconds } from '../obs/metrics.js';
-import { createOrderReader, FIRST_ENTRIES, orderOf } from './order-reader.js';
-import { createOverrideCache, type OverrideCache } from './override-cache.js';
+import { createOrderReader } from './order-reader.js';
 import { createPendingInvalidations } from './pending-invalidations.js';
 import { createWriteSide } from './write-side.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
-import type { GridHead } from '../domain/grid-head.js';
-import type { GridSource, PageSource } from '../domain/grid-source.js';
+import type { GridReads, SettledSource } from '../domain/grid-source.js';
 import type { Post as PostBody } from '../domain/post.js';
 
 export type * from './grid-cache-types.js';
@@ -44,80 +38,25 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createGridCache(
   guard: RedisGuard,
-  source: GridSource,
+  /** The store's reads and the settled read over the override-list cache (service/wiring.ts). */
+  source: SettledSource,
   settings: GridCacheSettings,
-  /** Shared with the page read's later pages (caches.ts): one override-list cache. */
-  overrides?: OverrideCache,
 ): GridCache {
   withCacheCommands(guard.client);
   const pollMs = settings.pollMs ?? 10;
-  const hooks = settings.hooks ?? {};
   const stats = exportedStats();
-  const lists = overrides ?? createOverrideCache(guard, source, settings.orderTtlS);
-  const reader = createOrderReader(guard, source, settings, stats, lists);
-  const { read, summaryOf, cachedOrder, direct, readAtLeast } = reader;
+  const reader = createOrderReader(guard, source, settings, stats);
+  const { read, readThrough } = reader;
+  const direct = (profileId: bigint, min?: MinVersion) =>
+    readThrough(profileId, min, { kind: 'direct' });
+  const below = (profileId: bigint, stale: Summary, min?: MinVersion) =>
+    readThrough(profileId, min, { kind: 'below', stale });
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);
   const owe = guard.addRepair(pending);
   guard.onFailover(() => {
     pending.addAll();
     owe();
   });
-
-  /** Fill under a lease (`token`), or none when leases are off (the benchmark's comparison). */
-  async function fill(profileId: bigint, token: string | undefined, min?: MinVersion) {
-    stats.fills += 1;
-    const leaseKey = cacheKeys.lease(profileId);
-    const release = async () => {
-      if (token) await guard.run((c) => withCacheCommands(c).regridRelease(leaseKey, token));
-    };
-    let head: GridHead, order: FirstOrder, moved: GridVersion | undefined, summary: Summary;
-    try {
-      head = await source.readHeadAtLeast(profileId, min);
-      // The writer usually stored this state's order already: then the head was all we needed.
-      const ready = await cachedOrder(profileId, head);
-      if (!ready) await hooks.afterHeadRead?.(profileId, head);
-      ({ order, head, moved } = ready
-        ? { order: ready, head }
-        : orderOf(await source.readSettled(profileId, head, lists, FIRST_ENTRIES + 1)));
-      summary = summaryOf(head, order);
-      await hooks.beforePublish?.(profileId, head);
-    } catch (err) {
-      await release(); // let the next reader try rather than wait out the lease
-      throw err;
-    }
-    if (moved) {
-      stats.notCachedVersionMoved += 1;
-      await release();
-      return { ...read(order, summary, 'fill'), moved };
-    }
-    const orderKey = cacheKeys.order(profileId, head.generation, head.version);
-    const summaryValue = encodeSummary(summary, orderKey);
-    const orderValue = encodeOrder(order);
-    if (token) {
-      const published = await guard.run((c) =>
-        withCacheCommands(c).regridPublishFill(
-          leaseKey,
-          cacheKeys.summary(profileId),
-          orderKey,
-          token,
-          summaryValue,
-          settings.summaryTtlS,
-          orderValue,
-          settings.orderTtlS,
-        ),
-      );
-      if (published === 0) stats.staleSetsRejected += 1;
-    } else {
-      await guard.run((c) =>
-        c
-          .multi()
-          .set(orderKey, orderValue, 'EX', settings.orderTtlS)
-          .set(cacheKeys.summary(profileId), summaryValue, 'EX', settings.summaryTtlS)
-          .exec(),
-      );
-    }
-    return read(order, summary, 'fill');
-  }
 
   type Lookup =
     | { kind: 'down' }
@@ -159,7 +98,6 @@ export function createGridCache(
     opts: ReadFirstOptions = {},
   ): Promise<FirstOrderRead> {
     const min = opts.minVersion;
-    if (settings.bypass) return direct(profileId, min, false);
     // On a Redis Cluster the bodies live in other slots, out of the script's reach (scripts.ts):
     // the page read hydrates them instead, one pipeline per master (post-cache.ts).
     const prefetch = guard.cluster ? 0 : (opts.prefetchBodies ?? 0);
@@ -169,15 +107,14 @@ export function createGridCache(
       return first.read;
     }
     if (first.kind === 'down') return direct(profileId, min);
-    if (first.kind === 'below') return readAtLeast(profileId, first.summary, min!);
-    if (!settings.leases) return fill(profileId, undefined, min);
+    if (first.kind === 'below') return below(profileId, first.summary, min);
 
     const token = randomBytes(12).toString('base64url');
     const got = await guard.run((c) =>
       c.set(cacheKeys.lease(profileId), token, 'PX', settings.leaseMs, 'NX'),
     );
     if (got === undefined) return direct(profileId, min);
-    if (got === 'OK') return fill(profileId, token, min);
+    if (got === 'OK') return readThrough(profileId, min, { kind: 'lease', token });
 
     stats.leaseWaits += 1;
     const waited = cacheLeaseWaitSeconds.startTimer();
@@ -202,7 +139,7 @@ export function createGridCache(
         return again.read;
       }
       if (again.kind === 'down') return direct(profileId, min);
-      if (again.kind === 'below') return readAtLeast(profileId, again.summary, min!);
+      if (again.kind === 'below') return below(profileId, again.summary, min);
     }
     const previous = await lookup(profileId, min, cacheKeys.previous(profileId));
     if (previous.kind === 'hit') {
@@ -223,8 +160,8 @@ export function createGridCache(
     refillMaxDelayMs: settings.refillMaxDelayMs ?? 0,
   });
 
-  /** PageSource.head: the state's head, its cached order and (on a hit) the first bodies. */
-  const pageHead: PageSource['head'] = async (profileId, minVersion, prefetch = 0) => {
+  /** GridReads.head: the state's head, its cached order and (on a hit) the first bodies. */
+  const pageHead: GridReads['head'] = async (profileId, minVersion, prefetch = 0) => {
     const first = await readFirstOrder(profileId, {
       prefetchBodies: prefetch,
       ...(minVersion === undefined ? {} : { minVersion }),

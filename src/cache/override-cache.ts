@@ -12,11 +12,11 @@ import { decodeOverrides, encodeOverrides } from './codec.js';
 import { cacheKeys } from './keys.js';
 import type { RedisGuard } from './redis.js';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
-import type { GridSource } from '../domain/grid-source.js';
+import type { GridReads } from '../domain/grid-source.js';
 
 export interface OverridesRead {
   readonly head: GridHead;
-  readonly rows: OverrideRow[];
+  readonly rows: readonly OverrideRow[];
   readonly served: 'cache' | 'store';
 }
 
@@ -31,7 +31,7 @@ export interface OverrideCache {
 
 export function createOverrideCache(
   guard: RedisGuard,
-  source: Pick<GridSource, 'readOverrides' | 'noteOverrides'>,
+  source: Pick<GridReads, 'overrides' | 'noteOverrides'>,
   ttlS: number,
 ): OverrideCache {
   const keyOf = (profileId: bigint, v: GridVersion) =>
@@ -45,7 +45,7 @@ export function createOverrideCache(
         return { head: expected, rows, served: 'cache' };
       }
     }
-    const { head, rows } = await source.readOverrides(profileId);
+    const { head, rows } = await source.overrides(profileId);
     void guard.run((c) => c.set(keyOf(profileId, head), encodeOverrides(rows), 'EX', ttlS));
     return { head, rows, served: 'store' };
   }

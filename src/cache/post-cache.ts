@@ -14,7 +14,7 @@ import { decodePost, encodePost } from './codec.js';
 import { cacheKeys } from './keys.js';
 import { getMany, setEachEx, unlinkGroups } from './redis-batch.js';
 import type { RedisGuard } from './redis.js';
-import type { GridSource } from '../domain/grid-source.js';
+import type { GridReads } from '../domain/grid-source.js';
 import type { Post as PostBody } from '../domain/post.js';
 
 export interface PostCacheStats {
@@ -38,7 +38,7 @@ export interface PostCache {
 
 export function createPostCache(
   guard: RedisGuard,
-  source: Pick<GridSource, 'readPosts'>,
+  source: Pick<GridReads, 'hydrate'>,
   ttlS: number,
 ): PostCache {
   const stats: PostCacheStats = { hits: 0, misses: 0 };
@@ -65,7 +65,7 @@ export function createPostCache(
     stats.misses += missing.length;
     if (missing.length === 0) return out;
 
-    const fetched = await source.readPosts(missing);
+    const fetched = await source.hydrate(missing);
     for (const [id, body] of fetched) out.set(id, body);
     if (fetched.size > 0 && raw !== undefined) {
       const entries = [...fetched.values()].map(

@@ -4,7 +4,7 @@
  * `@opentelemetry/instrumentation-ioredis` patches ioredis through `require` hooks, which never
  * see this ESM service load it (tried with ioredis 5: no span without an import loader hook).
  * Parent: the running statement scope's trace context (the request, or the write line's turn);
- * a command outside traced work (the page front's hits, the sweeper, probes) is not spanned.
+ * a command outside traced work (the sweeper, probes) is not spanned.
  * Only the command name is recorded, never its arguments (cache keys hold profile IDs, values
  * hold posts).
  */

@@ -3,7 +3,7 @@
  * event holds the snapshot its compare-and-set was conditioned on and the mutation it wrote, so
  * the new head and override list are known without reading them back (domain/override-list.ts);
  * only the time-ordered rows are streamed, then the version is read again (the rule of
- * store/grid-reader.ts `readSettled`: rows filed under a version that moved meanwhile are not
+ * service/read/settled-read.ts `readSettled`: rows filed under a version that moved meanwhile are not
  * cached).
  *
  * Writes that change membership (their effects touch `grid_posts` and the side tables) refill the
@@ -18,13 +18,13 @@
  */
 import { compareGridVersions, sameGridState } from '../domain/grid-version.js';
 import { headAfter, overridesOf, type CommittedState } from '../domain/committed-state.js';
-import type { GridSource } from '../domain/grid-source.js';
+import type { SettledSource } from '../domain/grid-source.js';
 import { FIRST_ENTRIES, firstOrder, type createOrderReader } from './order-reader.js';
 import type { RedisGuard } from './redis.js';
 
 export interface WriteRefillDeps {
   readonly guard: RedisGuard;
-  readonly source: GridSource;
+  readonly source: SettledSource;
   readonly reader: Pick<ReturnType<typeof createOrderReader>, 'readOrder' | 'storeOrder'>;
   /** Wait this long after a profile's last commit before refilling (0 = at once)… */
   readonly debounceMs?: number;

@@ -5,7 +5,7 @@
  * awaited form that reads the new state back first (kept for callers that hold no commit event). An invalidation Redis did not confirm is remembered before the write is acknowledged
  * (pending-invalidations.ts) and applied before this process reads Redis again.
  */
-import type { GridSource } from '../domain/grid-source.js';
+import type { SettledSource } from '../domain/grid-source.js';
 import { cacheKeys } from './keys.js';
 import type { createOrderReader } from './order-reader.js';
 import type { PendingInvalidations } from './pending-invalidations.js';
@@ -16,7 +16,7 @@ import { createWriteRefill } from './write-refill.js';
 
 export interface WriteSideDeps {
   readonly guard: RedisGuard;
-  readonly source: GridSource;
+  readonly source: SettledSource;
   readonly summaryTtlS: number;
   readonly reader: Pick<
     ReturnType<typeof createOrderReader>,

@@ -1,6 +1,6 @@
 /**
- * The read cache (config.ts; src/cache/, docs/cache.md): entry lifetimes, fill leases, the
- * process-local tier of rendered first pages, the writer's pre-fill and the reordered copies.
+ * The read cache (config.ts; src/cache/, docs/cache.md): entry lifetimes, fill leases, rendered
+ * first pages, the writer's pre-fill and the reordered copies.
  */
 import { z } from 'zod';
 import { intFrom } from './kinds.js';
@@ -24,29 +24,10 @@ export const CacheTuning = {
   CACHE_LEASE_WAIT_MS: intFrom(300, 0)
     .describe("how long a reader waits for another's fill")
     .meta({ why: 'a fill-lease detail; tests shorten it' }),
-  CACHE_LEASES: z
-    .stringbool()
-    .default(true)
-    .describe(
-      'memcache-style fill leases; `false` only to measure the thundering herd without them',
-    )
-    .meta({ why: 'fill leases; only a measurement turns them off' }),
-  CACHE_LOCAL_TTL_MS: intFrom(1000, 0, 10_000)
-    .describe(
-      'how long this process trusts a rendered first page it holds without asking Redis: the ' +
-        'bound on how late another process\'s write shows here (docs/cache.md "Tiers"); 0 = no ' +
-        'local tier',
-    )
-    .meta({ why: 'the in-process page tier; only tests and a measurement switch it (0)' }),
-  CACHE_LOCAL_MAX_BYTES: intFrom(64 * 1024 * 1024, 0)
-    .describe('memory of the process-local tier of rendered first pages')
-    .meta({ why: "the in-process page tier's memory bound" }),
   CACHE_RENDERED_PAGES: z
     .stringbool()
     .default(true)
-    .describe(
-      'rendered first pages (Redis + local tier); `false` serves hits from the cached order',
-    )
+    .describe('rendered first pages in Redis; `false` serves hits from the cached order')
     .meta({ why: 'rendered pages; only a measurement turns them off' }),
   CACHE_REFILL_DEBOUNCE_MS: intFrom(50, 0, 10_000)
     .describe(

@@ -1,10 +1,6 @@
 /**
- * The read ports. `GridSource` is what reads a grid from the store (the Cassandra reader in
- * store/grid-reader.ts implements it; the cache fills from it). `PageSource` is what the page
- * read (service/read-page.ts) sees: the same reads, plus what a cache may already hold. The
- * Cassandra reader implements it directly; with Redis, service/wiring.ts builds it from the caches
- * (cache/grid-cache.ts `pageHead`, the override-list and post caches) and that reader.
- * The page read therefore has one source and no cache/no-cache branches.
+ * The read port (`GridReads`) and what it answers: the page read and the caches read a grid
+ * through it, whether the store or the caches in front of it answer.
  */
 import type { GridHead, OverrideRow } from './grid-head.js';
 import type { GridVersion, MinVersion } from './grid-version.js';
@@ -28,44 +24,62 @@ export interface EntriesQuery {
   readonly onStamp?: (stamp: bigint | null) => void;
 }
 
-export interface GridSource {
+/**
+ * The one read port of a grid. The Cassandra reader (store/grid-reader.ts) implements it with
+ * CQL alone; with Redis, service/wiring.ts builds the same port from the caches in front of that
+ * reader (the head from cache/grid-cache.ts `pageHead`, override lists from `ovr:`, bodies from
+ * the post cache). The page read (service/read/read-page.ts) and the caches' fills read through
+ * it, so neither has cache/no-cache branches.
+ */
+export interface GridReads {
+  /**
+   * The head to page at, never below `minVersion`: the store reads it at LOCAL_QUORUM and
+   * escalates to LOCAL_SERIAL when it is below the floor (read-your-writes); a cache may answer
+   * with the cached order of that state and `prefetch` bodies.
+   */
+  head(profileId: bigint, minVersion?: MinVersion, prefetch?: number): Promise<PageHead>;
+  /**
+   * The grid's head from the store now. Read after a page's time-ordered rows: when it shows the
+   * same membership as the page's head (`sameMembership`), the rows were exactly that state's.
+   */
   readHead(profileId: bigint, consistency?: ReadConsistency): Promise<GridHead>;
   /**
-   * The head at LOCAL_QUORUM, escalated to LOCAL_SERIAL when it is below the caller's floor
-   * (read-your-writes): the one place that rule lives.
+   * Override rows (sorted key DESC, postId DESC) and the head of the state they belong to:
+   * `expected`'s when the source holds that state's list, else the current list with the head
+   * read in the same single-partition query (maybe newer).
    */
-  readHeadAtLeast(profileId: bigint, min?: MinVersion): Promise<GridHead>;
+  overrides(
+    profileId: bigint,
+    expected?: GridHead,
+  ): Promise<{ readonly head: GridHead; readonly rows: readonly OverrideRow[] }>;
   /**
-   * The first `limit` entries in display order: `overrides` (sorted key DESC, postId DESC) merged
-   * with the time-ordered rows streamed from Cassandra, `exclude`d posts (the pins) left out.
+   * The first `limit` entries in display order: `overrides` merged with the time-ordered rows
+   * streamed from Cassandra, `exclude`d posts (the pins) left out.
    */
   entries(
     profileId: bigint,
     overrides: readonly GridEntry[],
     query: EntriesQuery,
   ): Promise<GridEntry[]>;
-  /**
-   * Every override row of the profile, sorted by (key DESC, postId DESC), together with the head
-   * read in the same single-partition query (so the list belongs to exactly that version).
-   */
-  readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }>;
-  /** Bodies of existing posts; deleted posts are simply absent from the map. */
-  readPosts(postIds: readonly bigint[]): Promise<Map<bigint, Post>>;
   /** A reordered copy's entries of exactly `state` (see CopySlice); absent = no copies. */
   readonly copy?: CopySlice | undefined;
+  /** Bodies of `postIds` (those in `known` are not read again); deleted posts are absent. */
+  hydrate(
+    postIds: readonly bigint[],
+    known?: ReadonlyMap<bigint, Post>,
+  ): Promise<Map<bigint, Post>>;
   /** A cache served a profile's override list of `count` rows (how copies learn large grids). */
   noteOverrides?(profileId: bigint, count: number): void;
+}
+
+/** What the first-page cache fills from: the store's port plus the settled read over it. */
+export interface SettledSource extends GridReads {
   /**
    * The first `limit` entries of the state whose head `first` the caller read, and whether they
    * are that state's (design §3.4: the version, the rows, the version again): a reordered copy,
-   * or the override list from `lists` merged with the time-ordered rows.
+   * or the override list merged with the time-ordered rows (service/read/settled-read.ts).
    */
-  readSettled(
-    profileId: bigint,
-    first: GridHead,
-    lists: OverrideLists,
-    limit: number,
-  ): Promise<SettledRows>;
+  readSettled(profileId: bigint, first: GridHead, limit: number): Promise<SettledRows>;
 }
 
 /** Where a cache reads override lists (cache/override-cache.ts): `expected`'s when it holds it. */
@@ -122,35 +136,4 @@ export interface PageHead {
   readonly moved?: GridVersion | undefined;
   /** How a cache answered the head: `hit` = from Redis; absent = no cache in front. */
   readonly cache?: 'hit' | 'miss' | undefined;
-}
-
-export interface PageSource {
-  /** The head to page at, never below `minVersion`; a cache may prefetch `prefetch` bodies. */
-  head(profileId: bigint, minVersion?: MinVersion, prefetch?: number): Promise<PageHead>;
-  /**
-   * Override rows and the head of the state they belong to: `head`'s when the source holds that
-   * state's list, else (or without `head`) the current list with the head read in the same
-   * query (maybe newer).
-   */
-  overrides(
-    profileId: bigint,
-    head?: GridHead,
-  ): Promise<{ readonly head: GridHead; readonly rows: readonly OverrideRow[] }>;
-  entries(
-    profileId: bigint,
-    overrides: readonly GridEntry[],
-    query: EntriesQuery,
-  ): Promise<GridEntry[]>;
-  /**
-   * The grid's head from the store, read after a page's time-ordered rows: when it shows the same
-   * membership as the page's head (`sameMembership`), the rows were exactly that state's.
-   */
-  current(profileId: bigint): Promise<GridHead>;
-  /** As GridSource.copy. */
-  readonly copy?: CopySlice | undefined;
-  /** Bodies of `postIds` (those in `known` are not read again); deleted posts are absent. */
-  hydrate(
-    postIds: readonly bigint[],
-    known?: ReadonlyMap<bigint, Post>,
-  ): Promise<Map<bigint, Post>>;
 }

@@ -1,6 +1,6 @@
 /**
- * The merge's core (merge.ts has the front ends and the worked example): the shared types, the
- * display order, and the state machine every front end feeds.
+ * The merge's core (merge.ts has `mergeGrid` and the worked example): the shared types, the
+ * display order, and the state machine `mergeGrid` feeds.
  */
 
 /** One row of the display order. Structurally the same as `Keyed` in keys/slice.ts. */

@@ -26,8 +26,7 @@
  * the grid: a removal drops the override in the same compare-and-set, a move checks the post's
  * row after the snapshot, and the audit reports any `orphan_override`.
  *
- * One core (`MergeCursor`, merge-cursor.ts) holds all the logic; the sync and async front ends
- * here only feed it. It also walks the other way (`direction: 'up'`) for the slice above a
+ * One core (`MergeCursor`, merge-cursor.ts) holds all the logic; `mergeGrid` here only feeds it. It also walks the other way (`direction: 'up'`) for the slice above a
  * move's gap.
  */
 
@@ -65,71 +64,30 @@ export function pagedIds(pages: () => AsyncIterable<readonly bigint[]>): PagedId
   };
 }
 
-/** Sync variant: `chronological` is any iterable of post IDs in strictly descending order. */
-export function mergeGrid(
-  overrides: readonly GridEntry[],
-  chronological: Iterable<bigint>,
-  options: MergeOptions = {},
-): GridEntry[] {
-  const core = new MergeCursor(overrides, options);
-  const out: GridEntry[] = [];
-  if (!core.full) {
-    for (const id of chronological) {
-      core.offer(id, out);
-      if (core.full) break; // stop pulling: the rest of the stream is never read
-    }
-  }
-  core.finish(out);
-  return out;
-}
-
 /**
- * Async streaming variant for a paged source (e.g. Cassandra pages of grid_posts). Entries are
- * yielded as soon as they are known; the source is not pulled again once `limit` is reached, and
- * it is closed (its `return()` runs) when the consumer stops early.
+ * The merged order (what every page read and move wants, as an array). `chronological` is the
+ * stream of post IDs, strictly descending (ascending for `up`): a paged source (Cassandra pages
+ * of grid_posts) is offered a page at a time, so the merge waits once per page, not once per ID;
+ * a plain array or iterable (rows the writer's memo already holds) is merged without awaiting
+ * anything per ID. The source is not pulled again once `limit` is reached.
  */
-export async function* streamMergedGrid(
-  overrides: readonly GridEntry[],
-  chronological: AsyncIterable<bigint> | Iterable<bigint>,
-  options: MergeOptions = {},
-): AsyncGenerator<GridEntry, void, undefined> {
-  const core = new MergeCursor(overrides, options);
-  const batch: GridEntry[] = [];
-  if (!core.full && isPaged(chronological)) {
-    for await (const page of chronological.pages()) {
-      if (offerAll(core, page, batch)) break;
-      yield* batch;
-      batch.length = 0;
-    }
-  } else if (!core.full) {
-    for await (const id of chronological) {
-      core.offer(id, batch);
-      yield* batch;
-      batch.length = 0;
-      if (core.full) break;
-    }
-  }
-  core.finish(batch);
-  yield* batch;
-}
-
-/**
- * Async variant collecting into an array (what a page read usually wants). A sync source (an
- * array the writer's memo of grid_posts already holds) is merged synchronously: `for await` would
- * wait a turn of the microtask queue for every ID of it.
- */
-export async function mergeGridAsync(
+export async function mergeGrid(
   overrides: readonly GridEntry[],
   chronological: AsyncIterable<bigint> | Iterable<bigint>,
   options: MergeOptions = {},
 ): Promise<GridEntry[]> {
-  if (!(Symbol.asyncIterator in chronological)) return mergeGrid(overrides, chronological, options);
   const core = new MergeCursor(overrides, options);
   const out: GridEntry[] = [];
-  // Straight into the array: through streamMergedGrid every entry would cost an await too.
-  if (!core.full && isPaged(chronological)) {
+  if (core.full) {
+    // nothing to pull
+  } else if (!(Symbol.asyncIterator in chronological)) {
+    for (const id of chronological) {
+      core.offer(id, out);
+      if (core.full) break; // stop pulling: the rest of the stream is never read
+    }
+  } else if (isPaged(chronological)) {
     for await (const page of chronological.pages()) if (offerAll(core, page, out)) break;
-  } else if (!core.full) {
+  } else {
     for await (const id of chronological) {
       core.offer(id, out);
       if (core.full) break;

@@ -1,8 +1,8 @@
 /**
  * Builds the Hono app: one sub-app per resource mounted with `app.route()`, auth on /v1/me/*,
- * a body size limit on every route that takes a body, and the single problem+json error mapping,
- * with the hot first grid page answered ahead of the middleware when it is held (the page front,
- * routes/grid.ts). No I/O happens here; the caller passes the wired service (src/main.ts, or a
+ * a body size limit on every route that takes a body, and the single problem+json error mapping.
+ * Every request, the hot first grid page included, goes through the same middleware to its
+ * route. No I/O happens here; the caller passes the wired service (src/main.ts, or a
  * test).
  */
 import { Hono } from 'hono';
@@ -18,7 +18,7 @@ import { tokenPolicyOf, type TokenPolicy } from './jwt.js';
 import type { Config } from '../config/config.js';
 import { answeredByDeadline, deadline, type Deadlines } from './deadline.js';
 import { onError, problemResponse } from './problem.js';
-import { GRID_PAGE_ROUTE, gridPageFront, gridRoutes } from './routes/grid.js';
+import { gridRoutes } from './routes/grid.js';
 import { changesRoutes } from './routes/changes.js';
 import type { Readiness } from '../service/readiness.js';
 import { healthRoutes } from './routes/health.js';
@@ -104,9 +104,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(onError(deps.log, answeredByDeadline));
   const logger = requestLogger(deps.logger ?? silentLogger);
-  // Before everything: a held first page is answered with its own metrics and log line.
-  app.get(GRID_PAGE_ROUTE, gridPageFront(deps.service.pages, logger));
-  app.use('*', observe(logger)); // then: it sees every other final answer
+  app.use('*', observe(logger)); // first: it sees every final answer
   const traced = tracing(); // only when on (docs/operating.md "Tracing"): no cost when off
   if (traced) app.use('*', traceRequests(traced));
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));

@@ -17,27 +17,16 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
   });
 }
 
+/**
+ * A rendered page's answer through Hono: 200 with the body, or 304 without one when
+ * `If-None-Match` names its ETag; the same headers either way (`cache-control: no-cache`, the
+ * ETag, the content type, the request ID).
+ */
 export function sendRendered(
   c: Context<AppEnv>,
   page: { readonly body: string; readonly etag: string },
 ) {
   const requestId = c.get('requestId');
-  if (requestId !== undefined) c.set('requestIdSent', true);
-  return renderedResponse(page, requestId, headerOf(c, 'if-none-match'));
-}
-
-/** A rendered page's answer: its status and headers (the body is the page's, or none on 304). */
-export interface RenderedAnswer {
-  readonly status: 200 | 304;
-  readonly headers: Record<string, string>;
-}
-
-/** Decided once here for the route and its page front (routes/grid.ts): the same headers either way. */
-export function renderedAnswer(
-  page: { readonly etag: string },
-  requestId: string | undefined,
-  ifNoneMatch: string | undefined,
-): RenderedAnswer {
   const headers: Record<string, string> = {
     etag: page.etag,
     'cache-control': 'no-cache',
@@ -45,19 +34,10 @@ export function renderedAnswer(
     // without it the Node adapter labels the empty answer text/plain.
     'content-type': 'application/json',
   };
-  if (requestId !== undefined) headers['x-request-id'] = requestId;
-  return { status: noneMatch(ifNoneMatch, page.etag) ? 304 : 200, headers };
-}
-
-/**
- * As a Response. A plain header object, not `c.body()`: with more than one header Hono builds a
- * WHATWG Headers, which the Node adapter then copies back into an object on every request.
- */
-export function renderedResponse(
-  page: { readonly body: string; readonly etag: string },
-  requestId: string | undefined,
-  ifNoneMatch: string | undefined,
-): Response {
-  const answer = renderedAnswer(page, requestId, ifNoneMatch);
-  return new Response(answer.status === 304 ? null : page.body, answer);
+  if (requestId !== undefined) {
+    headers['x-request-id'] = requestId;
+    c.set('requestIdSent', true);
+  }
+  if (noneMatch(headerOf(c, 'if-none-match'), page.etag)) return c.body(null, 304, headers);
+  return c.body(page.body, 200, headers);
 }

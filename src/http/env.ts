@@ -21,8 +21,6 @@ export interface AppEnv {
     requestIdSent: boolean;
     /** The request body as text, when the body limit read it off the Node request itself. */
     bodyText: string;
-    /** The page front's sample draw for a first page it passed on (http/routes/grid.ts). */
-    pageDraw: boolean;
     /** A 5xx the process meant (a draining `/readyz`): the request line is info, not error. */
     expectedFailure: boolean;
   };

@@ -55,31 +55,32 @@ export class Flags {
     return 2 * this.refreshMs;
   }
 
+  /** The flag, refreshed first when the values are too old to use (see the header). */
+  async isEnabled(name: FlagName): Promise<boolean> {
+    return this.held(name) ?? (await this.refresh(), this.values.get(name) ?? true);
+  }
+
   /**
-   * The flag: a value when the values may be used as they are (younger than `refreshMs`, or
-   * younger than 2 × `refreshMs` while one refresh runs in the background), else the promise of
-   * the refreshed value. One function either way: a caller that must not wait for Cassandra (the
-   * first page held in this process, service/read/rendered-read.ts) takes the value or leaves
-   * the decision to a caller that may wait; everyone else awaits it.
+   * The flag when the values may be used as they are (younger than `refreshMs`, or younger than
+   * 2 × `refreshMs` while one refresh runs in the background); undefined when they must be
+   * refreshed first.
    */
-  isEnabled(name: FlagName): boolean | Promise<boolean> {
+  held(name: FlagName): boolean | undefined {
     const age = this.now() - this.loadedAt;
-    if (age >= 2 * this.refreshMs) {
-      return this.refresh().then(() => this.values.get(name) ?? true);
-    }
+    if (age >= 2 * this.refreshMs) return undefined;
     if (age >= this.refreshMs) void this.refresh();
     return this.values.get(name) ?? true;
   }
 
   /**
    * Throws feature_disabled (503, Retry-After) when `name` is off. Answers without a promise
-   * round when the values need no refresh (`isEnabled` gave a value): it runs before every write.
+   * round when the values need no refresh: it runs before every write.
    */
   require(name: FlagName): Promise<void> | undefined {
-    const on = this.isEnabled(name);
+    const on = this.held(name);
     if (on === true) return undefined;
     if (on === false) return Promise.reject(disabled(name));
-    return on.then((yes) => (yes ? undefined : Promise.reject(disabled(name))));
+    return this.isEnabled(name).then((yes) => (yes ? undefined : Promise.reject(disabled(name))));
   }
 
   /** Every known flag, read from Cassandra now (an operator wants the stored truth). */

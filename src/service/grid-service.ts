@@ -68,7 +68,7 @@ export class GridService {
   /** A platform's own services: registered posts and imports (platform-posts.ts). */
   readonly platform: PlatformPosts;
   /**
-   * The one read entry (rendered-read.ts): pages as the response sends them (`held`, `read`), and
+   * The one read entry (rendered-read.ts): pages as the response sends them (`read`), and
    * the plain page read beneath them (`page`).
    */
   readonly pages: RenderedRead;

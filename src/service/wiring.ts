@@ -6,10 +6,11 @@
  */
 import { cursorKeyIdOf } from '../cache/keys.js';
 import { createServiceCaches, type ServiceCaches } from '../cache/caches.js';
+import { createOverrideCache } from '../cache/override-cache.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
 import type { RedisGuard } from '../cache/redis.js';
 import type { Config } from '../config/config.js';
-import type { PageSource } from '../domain/grid-source.js';
+import type { GridReads } from '../domain/grid-source.js';
 import { ArchiveStore } from '../store/archive-store.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { CassandraGridReader } from '../store/grid-reader.js';
@@ -27,6 +28,7 @@ import { createReadChecks, type ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import { createPageReader, createRenderedRead, type RenderedRead } from './read/rendered-read.js';
 import { createSampleBudget } from './read/sample-budget.js';
+import { settledSource } from './read/settled-read.js';
 import { createCopyBuilder, type CopyBuilder } from './read/copy-builder.js';
 import { CopyHints, DisplayCopyStore } from '../store/display-copy-store.js';
 import { GridWriter, writerSettingsOf, type WriterHooks } from './write-line/write-line.js';
@@ -45,7 +47,7 @@ export interface GridServiceOptions {
   readonly hooks?: WriterHooks;
   /** Redis: read cache, post-commit refill/invalidation, move rate limit. Optional. */
   readonly redis?: RedisGuard;
-  /** Test/benchmark seams of the grid cache (race hooks, bypass, leases). */
+  /** Test/benchmark seams of the grid cache (race hooks). */
   readonly cacheTuning?: Partial<GridCacheSettings>;
   /** Share another service's flags (a second service over a tracing Cql must not read them). */
   readonly flags?: Flags;
@@ -89,22 +91,26 @@ export function wireService(
     ...(opts.hooks?.log ? { log: opts.hooks.log } : {}),
   });
   reader.attachCopies(copyStore, hints);
-  const caches = opts.redis
-    ? createServiceCaches(
-        config,
-        opts.redis,
-        reader,
-        opts.cacheTuning,
-        cursorKeyIdOf(opts.cursorSecret),
-      )
-    : undefined;
+  const redis = opts.redis;
+  const overrideLists = redis && createOverrideCache(redis, reader, config.CACHE_ORDER_TTL_S);
+  const caches =
+    redis && overrideLists
+      ? createServiceCaches(
+          config,
+          redis,
+          settledSource(reader, overrideLists),
+          overrideLists,
+          opts.cacheTuning,
+          cursorKeyIdOf(opts.cursorSecret),
+        )
+      : undefined;
   // The page read's one port: with Redis its head, later pages' override lists (`ovr:`) and the
   // bodies come through the caches; entries past the cached order from the store.
-  const pages: PageSource = caches
+  const pages: GridReads = caches
     ? {
         head: caches.grid.pageHead,
+        readHead: (profileId, consistency) => reader.readHead(profileId, consistency),
         overrides: (profileId, head) => caches.overrides.read(profileId, head),
-        current: (profileId) => reader.current(profileId),
         entries: (profileId, overrides, query) => reader.entries(profileId, overrides, query),
         copy: reader.copy,
         hydrate: (postIds, known) => caches.posts.hydrate(postIds, known),
@@ -114,12 +120,10 @@ export function wireService(
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
   // After every commit (any write path): drop the summary, then pre-fill the new state's order
-  // off the response path. This process's rendered pages of the grid are dropped at once.
+  // off the response path.
   writer.afterEachCommit((e) =>
     hints.has(e.profileId) ? copies.schedule(e.profileId) : undefined,
   );
-  const rendered = caches?.rendered;
-  if (rendered) writer.afterEachCommit((e) => rendered.forget(e.profileId, e));
   if (grid) writer.afterEachCommit((e) => grid.afterCommit(e));
   const changes = new ChangeStream(
     new ChangeLogStore(cql, consistency),

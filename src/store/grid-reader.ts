@@ -1,6 +1,5 @@
 /**
- * The Cassandra read path of a grid, as the cache layer sees it (`GridSource` in
- * src/domain/grid-source.ts) plus the merged-order reads the page and move code build on.
+ * The Cassandra read path of a grid (the read port `GridReads` in src/domain/grid-source.ts) plus the merged-order reads the page and move code build on.
  *
  * Order of reads matters (design §3.4): the version (head) first, then the override rows, then
  * the time-ordered rows. A head whose membership effects are not yet marked applied (the writer
@@ -9,70 +8,28 @@
  * only see *more* than v, never an older order under a newer version. Whether they show exactly
  * v's posts, the rows' stamp tells (cql/021_grid_posts_stamp.cql, domain/grid-head.ts
  * `rowsVerdict`); the page read (service/read/read-page.ts) reads again when they do not.
+ * Only CQL here: reads that also use the caches are composed above (service/read/settled-read.ts).
  */
 import { minVersionEscalations } from '../obs/metrics.js';
-import { rowsVerdict, sameMembership } from '../domain/grid-head.js';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import type {
   CopySlice,
   EntriesQuery,
-  GridSource,
-  OverrideLists,
+  GridReads,
   PageHead,
-  PageSource,
   ReadConsistency,
-  SettledRows,
 } from '../domain/grid-source.js';
-import { compareGridVersions, meetsMin, type MinVersion } from '../domain/grid-version.js';
+import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import type { Post } from '../domain/post.js';
 import type { GridEntry, GridPosition } from '../domain/merge.js';
-import { mergeGridAsync } from '../domain/merge.js';
+import { mergeGrid } from '../domain/merge.js';
 import type { Consistency } from './cassandra.js';
 import type { CopyHints, DisplayCopyStore } from './display-copy-store.js';
 import type { GridStore } from './grid-store.js';
 import type { MembershipStore } from './membership-store.js';
 import type { PostsStore } from './posts-store.js';
 
-/**
- * GridSource.readSettled over any source (the class's method; a test wraps a reader's calls).
- * The override list and its head come from one query, so they are one state; the time-ordered
- * rows are that state's exactly when no membership write committed before the last head read
- * (domain/grid-head.ts `sameMembership`). The state is the list's: `first`'s, or the newer head
- * the list was read with (its pins then); a list older than `first` makes the read `moved`.
- */
-export async function readSettled(
-  source: Pick<GridSource, 'copy' | 'entries' | 'readHead'>,
-  profileId: bigint,
-  first: GridHead,
-  lists: OverrideLists,
-  limit: number,
-): Promise<SettledRows> {
-  // A reordered copy of exactly this state (many overrides) holds exactly it: no list to read.
-  const copied = await source.copy?.(profileId, first, undefined, limit);
-  if (copied) return { head: first, rows: copied };
-  const listed = await lists.read(profileId, first);
-  const state = compareGridVersions(listed.head, first) >= 0 ? listed.head : undefined;
-  const stamps: (bigint | null)[] = [];
-  const rows = await source.entries(profileId, listed.rows, {
-    limit,
-    exclude: (state ?? first).pins,
-    onStamp: (s) => void stamps.push(s),
-  });
-  if (!state) return { head: first, rows, moved: first };
-  // Merged rows are the state's when their stamps say so, or else while the head read after
-  // them shows no membership write since.
-  const verdict = rowsVerdict(stamps, state);
-  if (verdict.kind === 'newer') {
-    return { head: state, rows, moved: { generation: state.generation, version: verdict.version } };
-  }
-  if (verdict.kind === 'unknown') {
-    const again = await source.readHead(profileId, 'quorum');
-    if (!sameMembership(again, state)) return { head: state, rows, moved: again };
-  }
-  return { head: state, rows };
-}
-
-export class CassandraGridReader implements GridSource, PageSource {
+export class CassandraGridReader implements GridReads {
   private copies: { readonly store: DisplayCopyStore; readonly hints: CopyHints } | undefined;
 
   constructor(
@@ -105,7 +62,7 @@ export class CassandraGridReader implements GridSource, PageSource {
     this.copies = { store, hints };
   }
 
-  /** GridSource.copy: only profiles known to have many overrides look for one. */
+  /** GridReads.copy: only profiles known to have many overrides look for one. */
   readonly copy: CopySlice = async (profileId, state, after, limit) => {
     const copies = this.copies;
     if (!copies?.hints.has(profileId)) return undefined;
@@ -116,16 +73,7 @@ export class CassandraGridReader implements GridSource, PageSource {
     this.copies?.hints.saw(profileId, count);
   }
 
-  readSettled(
-    profileId: bigint,
-    first: GridHead,
-    lists: OverrideLists,
-    limit: number,
-  ): Promise<SettledRows> {
-    return readSettled(this, profileId, first, lists, limit);
-  }
-
-  // --- PageSource: straight from Cassandra (with Redis, service/wiring.ts puts the caches in front)
+  // --- GridReads: straight from Cassandra (with Redis, service/wiring.ts puts the caches in front)
 
   async head(profileId: bigint, minVersion?: MinVersion): Promise<PageHead> {
     return { head: await this.readHeadAtLeast(profileId, minVersion) };
@@ -133,10 +81,6 @@ export class CassandraGridReader implements GridSource, PageSource {
 
   overrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
     return this.readOverrides(profileId);
-  }
-
-  current(profileId: bigint): Promise<GridHead> {
-    return this.readHead(profileId, 'quorum');
   }
 
   async hydrate(
@@ -148,8 +92,6 @@ export class CassandraGridReader implements GridSource, PageSource {
     for (const [id, p] of await this.readPosts(missing)) out.set(id, p);
     return out;
   }
-
-  // --- GridSource
 
   async readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
     const snap = await this.store.readOverrides(profileId);
@@ -174,7 +116,7 @@ export class CassandraGridReader implements GridSource, PageSource {
     overrides: readonly GridEntry[],
     query: EntriesQuery,
   ): Promise<GridEntry[]> {
-    return mergeGridAsync(overrides, this.chronological(profileId, query), {
+    return mergeGrid(overrides, this.chronological(profileId, query), {
       pinned: query.exclude ?? [],
       ...(query.after ? { after: query.after } : {}),
       limit: query.limit,

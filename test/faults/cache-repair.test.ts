@@ -13,8 +13,9 @@ import { gridCacheSettingsOf } from '../../src/cache/caches.js';
 import { createGridCache } from '../../src/cache/grid-cache.js';
 import { cacheKeys } from '../../src/cache/keys.js';
 import { createRedisGuard } from '../../src/cache/redis.js';
-import type { GridSource } from '../../src/domain/grid-source.js';
-import { readSettled } from '../../src/store/grid-reader.js';
+import { createOverrideCache } from '../../src/cache/override-cache.js';
+import type { GridReads } from '../../src/domain/grid-source.js';
+import { settledSource } from '../../src/service/read/settled-read.js';
 import { sleep } from '../../tools/infra/process-utils.js';
 import { GridWriter, writerSettingsOf } from '../../src/service/write-line/write-line.js';
 import { faultsConfig, signalRedis } from './support/private-stores.js';
@@ -129,11 +130,11 @@ describe('single flight of direct reads', () => {
     const reachedPause = new Promise<void>((r) => (paused = r));
     let first = true;
     // The real reader, with the first read paused after its head and before its rows.
-    const source: GridSource = {
+    const source: GridReads = {
+      head: (id, min) => reader.head(id, min),
       readHead: (id, c) => reader.readHead(id, c),
-      readHeadAtLeast: (id, min) => reader.readHeadAtLeast(id, min),
-      readOverrides: (id) => reader.readOverrides(id),
-      readPosts: (ids) => reader.readPosts(ids),
+      overrides: (id) => reader.overrides(id),
+      hydrate: (ids, known) => reader.hydrate(ids, known),
       entries: async (id, overrides, q) => {
         if (first) {
           first = false;
@@ -142,10 +143,10 @@ describe('single flight of direct reads', () => {
         }
         return reader.entries(id, overrides, q);
       },
-      // The store's settled read over this source, so its rows come through `entries` above.
-      readSettled: (id, head, lists, limit) => readSettled(source, id, head, lists, limit),
     };
-    const cache = createGridCache(dead, source, gridCacheSettingsOf(config));
+    // The settled read over this source, so its rows come through `entries` above.
+    const lists = createOverrideCache(dead, source, config.CACHE_ORDER_TTL_S);
+    const cache = createGridCache(dead, settledSource(source, lists), gridCacheSettingsOf(config));
     const writer = new GridWriter(
       inst.service.store,
       inst.service.membership,

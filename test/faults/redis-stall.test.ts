@@ -41,14 +41,10 @@ const RUN_AFTER_MS = 3_000;
 /** Event-loop lag of this process on a loaded 2-core machine, on top of the bound itself. */
 const LAG_ALLOWANCE_MS = 500;
 
-// The bound under test is Redis's (the repair). The process-local tier of rendered pages adds its
-// own, separately documented and tested bound for other processes' writes (CACHE_LOCAL_TTL_MS,
-// test/integration/cache/rendered-pages.test.ts): with it on, B also serves A's moves up to 1 s
-// late all through the run (measured: stale reads until the run's end, as A keeps moving), so it
-// is off here, where it would blur this one.
-const configA = faultsConfig({ CACHE_LOCAL_TTL_MS: '0' });
+// The bound under test is Redis's (the repair).
+const configA = faultsConfig({});
 // B goes back to Redis as soon as it answers: the worst case for the window before A's repair.
-const configB = faultsConfig({ REDIS_BREAKER_COOLDOWN_MS: '20', CACHE_LOCAL_TTL_MS: '0' });
+const configB = faultsConfig({ REDIS_BREAKER_COOLDOWN_MS: '20' });
 const BOUND_MS = configA.REDIS_REPAIR_PROBE_MS + configA.REDIS_TIMEOUT_MS;
 
 let a: Instance;

@@ -5,82 +5,26 @@
  *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed,
  *           post_count?}   (strong ETag; If-None-Match → 304: conditional.ts)
  *
- * A page is read through one contract (service/read/rendered-read.ts) in two steps, each tier
- * once. The page front (`gridPageFront`) is mounted on the page's route ahead of the app's
- * middleware (app.ts): a first page held in the process-local tier is answered there, with the
- * response, request metrics and log line the route would give (observe.ts `recordRequest`).
- * Such an answer waits for nothing, so it cannot overrun a deadline, and what it skips is
- * per-request overhead only: the middleware chain, the deadline's timer and statement scope.
- * Anything else (HEAD, a cursor, input the route refuses, a local miss, a request drawn for a
- * sampled check) goes on down the chain to the route, which reads it under the deadline; the
- * front's sample draw goes with it as a context variable (`pageDraw`), so a request is drawn once.
+ * A page is read through one contract (service/read/rendered-read.ts): a cached first page, a
+ * 304 and a page read all answer here, through the app's middleware and Hono's response.
  */
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import type { ServerResponse } from 'node:http';
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
+import { Hono, type Context } from 'hono';
 import { formatEtag } from '../../domain/etag.js';
-import type { Logger } from '../../obs/logger.js';
 import type { GridService } from '../../service/grid-service.js';
-import type { RenderedRead } from '../../service/read/rendered-read.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
-import { renderedAnswer, sendRendered } from '../conditional.js';
-import { headerOf, type AppEnv } from '../env.js';
+import { sendRendered } from '../conditional.js';
+import type { AppEnv } from '../env.js';
 import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
-import { recordRequest, requestIdOf } from '../observe.js';
 import { readBody, readQuery } from '../request.js';
 import { GridQuery, MoveBody, parseIdParam } from '../schemas.js';
 import { renderGridPage, versionView } from '../views.js';
 import type { Body, MovedJson } from '../api/responses.js';
 
-/** The page's route, as mounted under /v1 (and as the request metrics label it). */
-export const GRID_PAGE_ROUTE = '/v1/profiles/:profile_id/grid';
-
-/** The page asked for, exactly as the route parses it (errors are the route's to answer). */
+/** The page asked for. */
 function pageQuery(c: Context<AppEnv>) {
   const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
   const q = readQuery(c, GridQuery);
   return { profileId, limit: q.limit, cursor: q.cursor, minVersion: q.min_version };
-}
-
-/** The page front: a held first page answered ahead of the app's middleware (see the header). */
-export function gridPageFront(pages: RenderedRead, logger: Logger): MiddlewareHandler<AppEnv> {
-  return async function answerHeldPage(c, next) {
-    if (c.req.method !== 'GET') return next(); // HEAD is routed as GET: the route answers it
-    const started = performance.now();
-    let got;
-    try {
-      got = await pages.held(pageQuery(c));
-    } catch {
-      return next(); // never the front's own answer: the route answers (and reports) it
-    }
-    if (!('body' in got)) {
-      c.set('pageDraw', got.sampled);
-      return next();
-    }
-    const requestId = requestIdOf(headerOf(c, 'x-request-id'));
-    const reply = renderedAnswer(got, requestId, headerOf(c, 'if-none-match'));
-    const { status } = reply;
-    const path = c.req.path;
-    // The pattern as matched: under a host's prefix when mounted (docs/embedding.md).
-    const route = routePath(c);
-    recordRequest(logger, {
-      requestId,
-      method: 'GET',
-      route,
-      path,
-      status,
-      started,
-    });
-    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-    if (status === 304 && outgoing) {
-      // Sent here (the adapter's documented escape hatch): a body-less Response would make the
-      // adapter build a fetch Response and copy its Headers back, per request.
-      outgoing.writeHead(304, reply.headers).end();
-      return RESPONSE_ALREADY_SENT;
-    }
-    return new Response(status === 304 ? null : got.body, reply);
-  };
 }
 
 export function gridRoutes(service: GridService, idempotency?: IdempotencyService) {
@@ -107,7 +51,7 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
 
   app.get('/profiles/:profile_id/grid', async (c) => {
     const q = pageQuery(c);
-    return sendRendered(c, await service.pages.read(q, renderGridPage, c.get('pageDraw')));
+    return sendRendered(c, await service.pages.read(q, renderGridPage));
   });
 
   return app;

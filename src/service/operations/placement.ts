@@ -17,7 +17,7 @@
  * grid's end was reached); width starts at INITIAL_SLICE_WIDTH and is multiplied by 4 on each
  * `need_more`, re-reading both sides. A move to the top (anchor null) reads only the side below.
  */
-import { effectiveEntry, mergeGridAsync, type GridEntry } from '../../domain/merge.js';
+import { effectiveEntry, mergeGrid, type GridEntry } from '../../domain/merge.js';
 import {
   entryAboveIn,
   placeCapped,
@@ -157,14 +157,10 @@ function entriesUpFrom(
 ): Promise<GridEntry[]> {
   // Strictly above (key, postId - 1) is at or above the anchor: post IDs are integers.
   const below = { key: anchor.key, postId: anchor.postId - 1n };
-  return mergeGridAsync(
-    req.overrides,
-    reader.chronologicalUp(req.profileId, anchor.key, pageSize),
-    {
-      direction: 'up',
-      after: below,
-      pinned: req.exclude,
-      limit,
-    },
-  );
+  return mergeGrid(req.overrides, reader.chronologicalUp(req.profileId, anchor.key, pageSize), {
+    direction: 'up',
+    after: below,
+    pinned: req.exclude,
+    limit,
+  });
 }

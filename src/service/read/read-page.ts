@@ -1,5 +1,5 @@
 /**
- * One page of a profile's grid, from the page read's one port (`PageSource`): the Cassandra
+ * One page of a profile's grid, from the page read's one port (`GridReads`): the Cassandra
  * reader (store/grid-reader.ts), or with Redis the same port with its head from
  * cache/grid-cache.ts `pageHead` (wired in service/wiring.ts).
  *
@@ -34,7 +34,7 @@ import { compareGridVersions, decodeCursor, encodeCursor } from '../../domain/cu
 import { resumePosition } from '../../domain/cursor-resume.js';
 import { DomainError } from '../../domain/errors.js';
 import { rowsVerdict, sameMembership, type OverrideRow } from '../../domain/grid-head.js';
-import type { PageHead, PageSource } from '../../domain/grid-source.js';
+import type { PageHead, GridReads } from '../../domain/grid-source.js';
 import { meetsMin, type GridVersion, type MinVersion } from '../../domain/grid-version.js';
 import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
 import { pageRereads } from '../../obs/metrics.js';
@@ -54,7 +54,7 @@ export const MAX_PAGE_LIMIT = 100;
 export const PAGE_ATTEMPTS = 8;
 
 export async function readGridPage(
-  source: PageSource,
+  source: GridReads,
   cursorSecret: string,
   q: PageQuery,
   chronological = false,
@@ -107,7 +107,7 @@ type Attempt =
  * committed state (see the header); otherwise the state to read again at.
  */
 async function readOnce(
-  source: PageSource,
+  source: GridReads,
   cursorSecret: string,
   q: PageQuery,
   cursor: Cursor | undefined,
@@ -122,7 +122,7 @@ async function readOnce(
 ): Promise<Attempt> {
   const { chronological, fresh } = opts;
   const foreign = cursor !== undefined && (cursor.chronological ?? false) !== chronological;
-  let listed: Awaited<ReturnType<PageSource['overrides']>> | undefined;
+  let listed: Awaited<ReturnType<GridReads['overrides']>> | undefined;
   let read: PageHead;
   if (fresh) {
     listed = await source.overrides(q.profileId);
@@ -181,7 +181,7 @@ async function readOnce(
       return { again: { generation: head.generation, version: verdict.version }, reason: 'rows' };
     }
     if (verdict.kind === 'unknown') {
-      const now = await source.current(q.profileId);
+      const now = await source.readHead(q.profileId, 'quorum');
       if (!sameMembership(now, head)) return { again: now, reason: 'rows' };
     }
   }

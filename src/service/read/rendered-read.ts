@@ -2,20 +2,17 @@
  * The service's page read and the HTTP layer's one read contract (`RenderedRead`): a grid page
  * as the response sends it, the rendered body and its strong ETag.
  *
- * First pages go through the rendered-page tiers (cache/rendered-pages.ts) before any page read,
- * each tier once: `held` is the process-local tier, asked by the page front (http/routes/grid.ts)
- * ahead of the app's middleware, because it answers without waiting for anything; `read` is the
- * rest, run by the route under the request deadline: the Redis tier, then the page read
- * (read-page.ts). What a read renders is kept in both tiers only when its entries came from the
- * cache entry of exactly that state (`fromStateCache`), so a rendering stored under (generation,
- * version) can only be that state's.
+ * First pages go through the rendered-page tiers (cache/rendered-pages.ts) before any page read:
+ * `read`, run by the grid route (http/routes/grid.ts) under the request deadline, asks them,
+ * then runs the page read (read-page.ts). What a read renders is kept in the tiers only when its
+ * entries came from the cache entry of exactly that state (`fromStateCache`), so a rendering
+ * stored under (generation, version) can only be that state's.
  *
  * The kill switch (reads.overrides off) skips the tiers both ways, and the page is read from a
  * chronological view (`createPageReader`): a chronological page is not the grid's arrangement and
  * must not be stored under its state. A sampled share of first pages (CACHE_SAMPLE_RATE, at most
  * CACHE_SAMPLE_MAX_PER_S a second: sample-budget.ts) also skips them, so the order cache's
- * sampled checks (read-checks.ts) keep seeing real traffic; `held` makes the draw and hands it to
- * `read` when it cannot answer, so a request is drawn once.
+ * sampled checks (read-checks.ts) keep seeing real traffic.
  *
  * Chronological view (docs/ops/rollout.md): the head from Cassandra, no override rows (every post
  * sits at its ID, pins still first), no cached order; post bodies still come through the post
@@ -26,7 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RenderedPage, RenderedPages } from '../../cache/rendered-pages.js';
-import type { PageHead, PageSource } from '../../domain/grid-source.js';
+import type { GridReads, PageHead } from '../../domain/grid-source.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { Flags } from '../flags.js';
 import type { ReadChecks } from './read-checks.js';
@@ -36,19 +33,9 @@ import type { SampleBudget } from './sample-budget.js';
 /** The caller's view of a page (http/views.ts): the JSON text the response carries. */
 export type RenderPage = (page: GridPage) => string;
 
-/** Why `held` did not answer: whether it drew this request for the sampled checks. */
-export interface NotHeld {
-  readonly sampled: boolean;
-}
-
 export interface RenderedRead {
-  /**
-   * The first page held in the process-local tier, when the flags need no refresh and the
-   * request is not drawn for a sample; else whether it was drawn (pass it to `read`).
-   */
-  held(q: PageQuery): Promise<RenderedPage | NotHeld>;
-  /** Any page: the Redis tier for a first page, else read and rendered with `render`. */
-  read(q: PageQuery, render: RenderPage, sampled?: boolean): Promise<RenderedPage>;
+  /** Any page: the rendered tiers for a first page, else read and rendered with `render`. */
+  read(q: PageQuery, render: RenderPage): Promise<RenderedPage>;
   /** The page read beneath the tiers, unrendered (what `read` runs on a miss): audit, tools. */
   page(q: PageQuery): Promise<GridPage>;
 }
@@ -56,9 +43,6 @@ export interface RenderedRead {
 /** Strong validator of a body: 128 bits of its SHA-256, quoted as HTTP wants it. */
 export const etagOf = (body: string): string =>
   `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-
-const SAMPLED: NotHeld = { sampled: true };
-const NOT_SAMPLED: NotHeld = { sampled: false };
 
 export function createRenderedRead(
   readPage: (q: PageQuery) => Promise<GridPage>,
@@ -71,16 +55,9 @@ export function createRenderedRead(
   const draw = () => random() < sampleShare && budget.take();
   return {
     page: readPage,
-    async held(q) {
-      if (!pages || q.cursor !== undefined) return NOT_SAMPLED;
-      if (draw()) return SAMPLED;
-      // A value, not a promise: the flags need no refresh (else the route waits for it).
-      if (flags.isEnabled('reads.overrides') !== true) return NOT_SAMPLED;
-      return pages.local(q.profileId, q.limit, q.minVersion) ?? NOT_SAMPLED;
-    },
-    async read(q, render, sampled) {
+    async read(q, render) {
       const first = q.cursor === undefined;
-      if (pages && first && !(sampled ?? draw()) && (await flags.isEnabled('reads.overrides'))) {
+      if (pages && first && !draw() && (await flags.isEnabled('reads.overrides'))) {
         const hit = await pages.read(q.profileId, q.limit, q.minVersion);
         if (hit) return hit;
       }
@@ -101,14 +78,14 @@ export function createRenderedRead(
 }
 
 /** What a page reads when overrides are switched off; `bodies`: the (cached) body source. */
-function chronologicalView(reader: CassandraGridReader, bodies: PageSource): PageSource {
+function chronologicalView(reader: CassandraGridReader, bodies: GridReads): GridReads {
   return {
     head: (profileId, minVersion) => reader.head(profileId, minVersion),
+    readHead: (profileId, consistency) => reader.readHead(profileId, consistency),
     overrides: async (profileId, head) => ({
       head: head ?? (await reader.readHead(profileId)),
       rows: [],
     }),
-    current: (profileId) => reader.current(profileId),
     entries: (profileId, _overrides, query) => reader.entries(profileId, [], query),
     hydrate: (postIds, known) => bodies.hydrate(postIds, known),
   };
@@ -116,7 +93,7 @@ function chronologicalView(reader: CassandraGridReader, bodies: PageSource): Pag
 
 /** The service's page read: which order (the kill switch), and the sampled checks beside it. */
 export function createPageReader(
-  source: PageSource,
+  source: GridReads,
   reader: CassandraGridReader,
   cursorSecret: string,
   flags: Pick<Flags, 'isEnabled'>,

@@ -15,7 +15,7 @@
  * covers everything between the row it started from and its last row (the whole rest of the
  * partition when it was the last page); a point read covers its one ID.
  */
-import { mergeGridAsync, pagedIds, type GridEntry, type PagedIds } from '../../domain/merge.js';
+import { mergeGrid, pagedIds, type GridEntry, type PagedIds } from '../../domain/merge.js';
 import type { EntriesQuery } from '../../domain/grid-source.js';
 import type { GridStore, IdPage } from '../../store/grid-store.js';
 import type { GridRowsRead } from './types.js';
@@ -178,7 +178,7 @@ export function rowsReadThrough(
     gridRowsAmong: (p, postIds) =>
       p === profileId ? among(postIds) : store.gridRowsAmong(p, postIds),
     entries: (p: bigint, overrides: readonly GridEntry[], query: EntriesQuery) =>
-      mergeGridAsync(overrides, stream(p, 'desc', query.after?.key, pageSizeFor(query.limit)), {
+      mergeGrid(overrides, stream(p, 'desc', query.after?.key, pageSizeFor(query.limit)), {
         pinned: query.exclude ?? [],
         ...(query.after ? { after: query.after } : {}),
         limit: query.limit,

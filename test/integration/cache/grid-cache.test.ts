@@ -278,7 +278,7 @@ describe('leases', () => {
   it('let exactly one filler through when many readers miss at once', async () => {
     const p = freshProfile(s);
     await seedPosts(s, p, 60);
-    const cache = openCache(s, guard, { leases: true, leaseWaitMs: 10_000 });
+    const cache = openCache(s, guard, { leaseWaitMs: 10_000 });
     const reads = await herd(cache, p, 40);
     expect(cache.stats.fills).toBe(1);
     expect(cache.stats.directReads).toBe(0);
@@ -286,14 +286,6 @@ describe('leases', () => {
     expect(reads.filter((r) => r.served === 'cache')).toHaveLength(39);
     const t = await truth(s, p);
     for (const r of reads) expect(ids(r.entries)).toEqual(ids(t.entries));
-  });
-
-  it('without leases every concurrent miss fills (the herd the lease prevents)', async () => {
-    const p = freshProfile(s);
-    await seedPosts(s, p, 60);
-    const cache = openCache(s, guard, { leases: false });
-    await herd(cache, p, 40);
-    expect(cache.stats.fills).toBeGreaterThan(1);
   });
 
   it('waiters fall back to a direct read when the filler takes too long', async () => {

@@ -7,6 +7,7 @@ import type { Client } from 'cassandra-driver';
 import type { Config } from '../../../src/config/config.js';
 import { createGridCache } from '../../../src/cache/grid-cache.js';
 import type { GridCacheSettings } from '../../../src/cache/grid-cache.js';
+import { createOverrideCache } from '../../../src/cache/override-cache.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
 import type { IdGenerator } from '../../../src/domain/ids.js';
@@ -16,6 +17,7 @@ import { GridStore } from '../../../src/store/grid-store.js';
 import { MembershipStore } from '../../../src/store/membership-store.js';
 import { PostsStore } from '../../../src/store/posts-store.js';
 import { CassandraGridReader } from '../../../src/store/grid-reader.js';
+import { settledSource } from '../../../src/service/read/settled-read.js';
 import { GridWriter, writerSettingsOf } from '../../../src/service/write-line/write-line.js';
 import type { WriterHooks } from '../../../src/service/write-line/write-line.js';
 import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
@@ -105,7 +107,6 @@ export async function truth(s: Stores, profileId: bigint, n = 48) {
 
 export function cacheSettings(config: Config, over: Partial<GridCacheSettings> = {}) {
   return {
-    leases: config.CACHE_LEASES,
     orderTtlS: config.CACHE_ORDER_TTL_S,
     summaryTtlS: config.CACHE_SUMMARY_TTL_S,
     leaseMs: config.CACHE_LEASE_MS,
@@ -115,7 +116,8 @@ export function cacheSettings(config: Config, over: Partial<GridCacheSettings> =
 }
 
 export function openCache(s: Stores, guard: RedisGuard, over: Partial<GridCacheSettings> = {}) {
-  return createGridCache(guard, s.reader, cacheSettings(s.config, over));
+  const lists = createOverrideCache(guard, s.reader, s.config.CACHE_ORDER_TTL_S);
+  return createGridCache(guard, settledSource(s.reader, lists), cacheSettings(s.config, over));
 }
 
 export const sharedGuard = (config: Config) => createRedisGuard(config, { log: () => {} });

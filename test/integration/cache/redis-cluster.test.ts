@@ -117,7 +117,7 @@ describe('first-page cache on the cluster', () => {
   it('a lease lets exactly one of 40 concurrent missers fill', async () => {
     const p = freshProfile(s);
     await seedPosts(s, p, 60);
-    const cache = openCache(s, guard, { leases: true, leaseWaitMs: 10_000 });
+    const cache = openCache(s, guard, { leaseWaitMs: 10_000 });
     const reads = await Promise.all(Array.from({ length: 40 }, () => cache.readFirstOrder(p)));
     expect(cache.stats.fills).toBe(1);
     expect(reads.filter((r) => r.served === 'cache')).toHaveLength(39);

@@ -1,8 +1,7 @@
 /**
  * Rendered first pages (cache/rendered-pages.ts) on the real service, Cassandra and Redis: strong
  * ETags and 304s, the Redis tier shared by two processes (two services) and never serving an old
- * state after a write, the process-local tier's staleness bound (CACHE_LOCAL_TTL_MS), own writes
- * visible at once, and min_version honoured by both tiers.
+ * state after a write, own writes visible at once, and min_version honoured.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisGuard } from '../../../src/cache/redis.js';
@@ -29,9 +28,9 @@ afterAll(async () => {
   await s.close();
 });
 
-/** One "process": a service with its own local tier over the shared Redis and Cassandra. */
-function processWith(localTtlMs: number, cursorSecret = CURSORS) {
-  const config = { ...s.config, CACHE_LOCAL_TTL_MS: localTtlMs, CACHE_SAMPLE_RATE: 0 };
+/** One "process": a service over the shared Redis and Cassandra. */
+function processWith(cursorSecret = CURSORS) {
+  const config = { ...s.config, CACHE_SAMPLE_RATE: 0 };
   const cql = cqlOf(s.client);
   const service = new GridService({ cql, config, ids: s.ids, cursorSecret, redis: guard });
   const app = createApp({
@@ -74,7 +73,7 @@ describe('rendered first pages', () => {
   it('carry a strong ETag of the body; If-None-Match answers 304 until the grid changes', async () => {
     const p = freshProfile(s);
     const posts = await seedPosts(s, p, 30);
-    const a = processWith(1000);
+    const a = processWith();
     const first = await a.page(p);
     expect(first.status).toBe(200);
     expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
@@ -102,8 +101,8 @@ describe('rendered first pages', () => {
   it('the Redis tier serves another process the same bytes, and never an old state after a write', async () => {
     const p = freshProfile(s);
     const posts = await seedPosts(s, p, 30);
-    const a = processWith(0);
-    const b = processWith(0);
+    const a = processWith();
+    const b = processWith();
     await a.page(p); // fills the order cache
     const rendered = await a.page(p); // an order hit: its rendering is kept under the state
     const fromB = await b.page(p);
@@ -123,50 +122,13 @@ describe('rendered first pages', () => {
     }
   });
 
-  it('the local tier: own writes at once, min_version at once, others within CACHE_LOCAL_TTL_MS', async () => {
-    const p = freshProfile(s);
-    const posts = await seedPosts(s, p, 30);
-    const ttl = 400;
-    const a = processWith(ttl);
-    const b = processWith(ttl);
-    await a.page(p);
-    const kept = await a.page(p);
-    const hitsBefore = a.stats().localHits;
-    expect((await a.page(p)).text).toBe(kept.text);
-    expect(a.stats().localHits).toBe(hitsBefore + 1);
-
-    // Own write: the next read shows it, without min_version.
-    const own = await a.move(p, posts[1]!, null);
-    expect((await a.page(p)).json.grid_version).toBe(own.grid_version);
-    await a.page(p); // kept locally again
-
-    // Another process's write: visible to every reader here within the local TTL…
-    const changedAt = Date.now();
-    const other = await b.move(p, posts[2]!, null);
-    let seen = '';
-    while (Date.now() - changedAt < ttl + 1000) {
-      seen = (await a.page(p)).json.grid_version;
-      if (seen === other.grid_version) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    expect(seen).toBe(other.grid_version);
-    expect(Date.now() - changedAt).toBeLessThan(ttl + 1000);
-
-    // …and at once to a reader that names it (min_version), although a local entry is held.
-    expect((await a.page(p)).json.grid_version).toBe(other.grid_version);
-    const next = await b.move(p, posts[3]!, null);
-    const withMin = await a.page(p, `&min_version=${next.grid_version}`);
-    expect(withMin.json.grid_version).toBe(next.grid_version);
-    expect(ids(withMin)[0]).toBe(String(posts[3]));
-  });
-
   it('a process with another cursor secret never serves a rendering whose cursor it cannot verify', async () => {
     const p = freshProfile(s);
     await seedPosts(s, p, 30);
-    const a = processWith(0);
+    const a = processWith();
     await a.page(p);
     await a.page(p); // kept in Redis under A's cursor key
-    const other = processWith(0, 'another-cursor-secret-0123456789abcdef');
+    const other = processWith('another-cursor-secret-0123456789abcdef');
     const first = await other.page(p); // A's rendering is not under this process's cursor key
     expect(other.stats()).toMatchObject({ redisHits: 0, misses: 1 });
     const next = await other.page(p, `&cursor=${encodeURIComponent(first.json.next_cursor)}`);

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { decodeSummary } from '../../../src/cache/codec.js';
 import { createGridCache } from '../../../src/cache/grid-cache.js';
 import { cacheKeys } from '../../../src/cache/keys.js';
+import { createOverrideCache } from '../../../src/cache/override-cache.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
+import { settledSource } from '../../../src/service/read/settled-read.js';
 import type { CommitEvent } from '../../../src/service/write-line/write-line.js';
 import { SimulatedCrash } from '../../../src/service/idempotency/idempotency.js';
 import { freshProfile, httpApi, openFeatures, seed, type Features } from './harness.js';
@@ -152,8 +154,8 @@ describe('post count', () => {
     const guard = createRedisGuard(f.config, { log: () => {} });
     try {
       expect(await guard.waitReady(5000)).toBe(true);
-      const cache = createGridCache(guard, f.service.reader, {
-        leases: true,
+      const lists = createOverrideCache(guard, f.service.reader, 60);
+      const cache = createGridCache(guard, settledSource(f.service.reader, lists), {
         orderTtlS: 60,
         summaryTtlS: 60,
         leaseMs: 2000,

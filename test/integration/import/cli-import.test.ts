@@ -44,7 +44,6 @@ beforeAll(async () => {
     CHANGES_KEY_PREFIX: prefix,
     CHANGES_STREAM_SHARDS: '4',
     CHANGES_SWEEP_INTERVAL_MS: '0',
-    CACHE_LOCAL_TTL_MS: '0',
   });
   client = await connectTestClient(config);
   redis = createRedisGuard(config);

@@ -42,7 +42,6 @@ describe('docs/configuration.md', () => {
       expect(() => loadConfig({ [name]: '1' }), name).toThrow(ConfigurationError);
     }
     // The same value set in code is taken.
-    expect(loadConfig({}, { CACHE_LOCAL_TTL_MS: 0 }).CACHE_LOCAL_TTL_MS).toBe(0);
     expect(loadConfig({}, { CACHE_RENDERED_PAGES: false }).CACHE_RENDERED_PAGES).toBe(false);
   });
 

@@ -16,9 +16,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   mergeGrid,
-  mergeGridAsync,
   pagedIds,
-  streamMergedGrid,
   type GridPosition,
   type MergeDirection,
 } from '../../../src/domain/merge.js';
@@ -102,7 +100,7 @@ describe('merge: rows pulled per page', () => {
           const bound = allowance(grid, direction, after, want, limit);
 
           const count = noPulls();
-          const got = await mergeGridAsync(rows, pagedRows(stream, pageSize, count), opts);
+          const got = await mergeGrid(rows, pagedRows(stream, pageSize, count), opts);
           expect(got).toEqual(want);
           expect(count.pulled).toBeLessThanOrEqual(bound);
           expect(count.fetched).toBeLessThanOrEqual(bound + pageSize - 1);
@@ -114,11 +112,11 @@ describe('merge: rows pulled per page', () => {
               yield id;
             }
           }
-          expect(mergeGrid(rows, sync(), opts)).toEqual(want);
+          expect(await mergeGrid(rows, sync(), opts)).toEqual(want);
           expect(pulled).toBeLessThanOrEqual(bound);
 
           // A source of whole pages (Cassandra pages, the writer's memo) merges the same and
-          // fetches no page more; so does the streaming front end over it.
+          // fetches no page more.
           const byPage = noPulls();
           const source = pagedIds(async function* () {
             for (let i = 0; i < stream.length; i += pageSize) {
@@ -128,11 +126,8 @@ describe('merge: rows pulled per page', () => {
               yield page;
             }
           });
-          expect(await mergeGridAsync(rows, source, opts)).toEqual(want);
+          expect(await mergeGrid(rows, source, opts)).toEqual(want);
           expect(byPage.fetched).toBeLessThanOrEqual(bound + pageSize - 1);
-          const streamed = [];
-          for await (const e of streamMergedGrid(rows, source, opts)) streamed.push(e);
-          expect(streamed).toEqual(want);
         },
       ),
       { seed: SEED, numRuns: 600 },
@@ -158,7 +153,7 @@ describe('merge: a grid whose every post moved', () => {
     for (const after of [undefined, order[99]!]) {
       const count = noPulls();
       const stream = after ? posts.filter((p) => p <= after.key) : posts;
-      const page = await mergeGridAsync(rows, pagedRows(stream, 32, count), { after, limit: 25 });
+      const page = await mergeGrid(rows, pagedRows(stream, 32, count), { after, limit: 25 });
       expect(page).toEqual(order.filter((e) => !after || desc(e, after) > 0).slice(0, 25));
       expect(count.pulled).toBeLessThanOrEqual(allowance(grid, 'down', after, page, 25));
       expect(count.fetched).toBeLessThan(150); // was the whole partition

@@ -3,8 +3,6 @@ import fc from 'fast-check';
 import {
   compareDisplay,
   mergeGrid,
-  mergeGridAsync,
-  streamMergedGrid,
   type GridEntry,
   type GridPosition,
 } from '../../../src/domain/merge.js';
@@ -52,38 +50,46 @@ async function* paged(xs: readonly bigint[], pageSize: number): AsyncGenerator<b
 }
 
 describe('mergeGrid examples', () => {
-  it('merges overrides into the chronological order and skips overridden IDs', () => {
-    const out = mergeGrid([e(2, 9)], ids([8, 5, 2, 1]));
+  it('merges overrides into the chronological order and skips overridden IDs', async () => {
+    const out = await mergeGrid([e(2, 9)], ids([8, 5, 2, 1]));
     expect(out).toEqual([e(2, 9), e(8, 8), e(5, 5), e(1, 1)]);
   });
 
-  it('starts strictly after a position', () => {
-    expect(mergeGrid([e(2, 9)], ids([8, 5, 2, 1]), { after: { key: 8n, postId: 8n } })).toEqual([
-      e(5, 5),
-      e(1, 1),
-    ]);
+  it('starts strictly after a position', async () => {
+    expect(
+      await mergeGrid([e(2, 9)], ids([8, 5, 2, 1]), { after: { key: 8n, postId: 8n } }),
+    ).toEqual([e(5, 5), e(1, 1)]);
   });
 
-  it('breaks ties on equal keys by postId DESC (override key equal to another post ID)', () => {
+  it('breaks ties on equal keys by postId DESC (override key equal to another post ID)', async () => {
     // post 3 moved to key 5, which is post 5's own ID: (5,5) comes before (5,3)
-    expect(mergeGrid([e(3, 5)], ids([7, 5, 3, 1]))).toEqual([e(7, 7), e(5, 5), e(3, 5), e(1, 1)]);
+    expect(await mergeGrid([e(3, 5)], ids([7, 5, 3, 1]))).toEqual([
+      e(7, 7),
+      e(5, 5),
+      e(3, 5),
+      e(1, 1),
+    ]);
     // post 6 moved to key 5 ties with post 5 and sorts first because 6 > 5
-    expect(mergeGrid([e(6, 5)], ids([7, 6, 5, 1]))).toEqual([e(7, 7), e(6, 5), e(5, 5), e(1, 1)]);
-    // a position in the middle of a tie
-    expect(mergeGrid([e(6, 5)], ids([7, 6, 5, 1]), { after: { key: 5n, postId: 6n } })).toEqual([
+    expect(await mergeGrid([e(6, 5)], ids([7, 6, 5, 1]))).toEqual([
+      e(7, 7),
+      e(6, 5),
       e(5, 5),
       e(1, 1),
     ]);
+    // a position in the middle of a tie
+    expect(
+      await mergeGrid([e(6, 5)], ids([7, 6, 5, 1]), { after: { key: 5n, postId: 6n } }),
+    ).toEqual([e(5, 5), e(1, 1)]);
   });
 
-  it('drops pinned posts from both inputs', () => {
-    expect(mergeGrid([e(2, 9), e(4, 3)], ids([8, 4, 2, 1]), { pinned: [8n, 4n] })).toEqual([
+  it('drops pinned posts from both inputs', async () => {
+    expect(await mergeGrid([e(2, 9), e(4, 3)], ids([8, 4, 2, 1]), { pinned: [8n, 4n] })).toEqual([
       e(2, 9),
       e(1, 1),
     ]);
   });
 
-  it('honours limit, including 0, and stops pulling the source', () => {
+  it('honours limit, including 0, and stops pulling the source', async () => {
     let pulled = 0;
     function* src() {
       for (const id of [10n, 9n, 8n, 7n, 6n]) {
@@ -91,17 +97,17 @@ describe('mergeGrid examples', () => {
         yield id;
       }
     }
-    expect(mergeGrid([], src(), { limit: 2 })).toEqual([e(10, 10), e(9, 9)]);
+    expect(await mergeGrid([], src(), { limit: 2 })).toEqual([e(10, 10), e(9, 9)]);
     expect(pulled).toBe(2);
     pulled = 0;
-    expect(mergeGrid([e(1, 20)], src(), { limit: 1 })).toEqual([e(1, 20)]);
+    expect(await mergeGrid([e(1, 20)], src(), { limit: 1 })).toEqual([e(1, 20)]);
     expect(pulled).toBe(1); // the first ID proves the override comes first
-    expect(mergeGrid([e(1, 20)], src(), { limit: 0 })).toEqual([]);
-    expect(() => mergeGrid([], [], { limit: -1 })).toThrow(RangeError);
-    expect(() => mergeGrid([], [], { limit: 1.5 })).toThrow(RangeError);
+    expect(await mergeGrid([e(1, 20)], src(), { limit: 0 })).toEqual([]);
+    await expect(mergeGrid([], [], { limit: -1 })).rejects.toThrow(RangeError);
+    await expect(mergeGrid([], [], { limit: 1.5 })).rejects.toThrow(RangeError);
   });
 
-  it('a skipped (overridden or pinned) row lets the overrides above it out', () => {
+  it('a skipped (overridden or pinned) row lets the overrides above it out', async () => {
     let pulled = 0;
     function* src() {
       for (const id of [8n, 5n, 2n, 1n]) {
@@ -111,40 +117,42 @@ describe('mergeGrid examples', () => {
     }
     // Every post moved: row 8 proves nothing can come above (9,8), row 5 the same for (6,5).
     const moved = [e(8, 9), e(5, 6), e(2, 3), e(1, 2)];
-    expect(mergeGrid(moved, src(), { limit: 2 })).toEqual([e(8, 9), e(5, 6)]);
+    expect(await mergeGrid(moved, src(), { limit: 2 })).toEqual([e(8, 9), e(5, 6)]);
     expect(pulled).toBe(2);
     pulled = 0;
     // A pinned row counts the same; an override with the row's own ID as key goes with its row.
-    expect(mergeGrid([e(5, 5)], src(), { pinned: [8n], limit: 1 })).toEqual([e(5, 5)]);
+    expect(await mergeGrid([e(5, 5)], src(), { pinned: [8n], limit: 1 })).toEqual([e(5, 5)]);
     expect(pulled).toBe(2);
   });
 
-  it('emits overrides as given: grid membership is kept by the writers, not checked here', () => {
+  it('emits overrides as given: grid membership is kept by the writers, not checked here', async () => {
     // Post 99 has no row in the stream (a page never reads the rows above its cursor's key).
-    expect(mergeGrid([e(99, 6)], ids([8, 5]))).toEqual([e(8, 8), e(99, 6), e(5, 5)]);
-    expect(mergeGrid([e(99, 2)], ids([8, 5]))).toEqual([e(8, 8), e(5, 5), e(99, 2)]);
+    expect(await mergeGrid([e(99, 6)], ids([8, 5]))).toEqual([e(8, 8), e(99, 6), e(5, 5)]);
+    expect(await mergeGrid([e(99, 2)], ids([8, 5]))).toEqual([e(8, 8), e(5, 5), e(99, 2)]);
   });
 
-  it('up: ascending from strictly above `after`, stream ascending, overrides in display order', () => {
+  it('up: ascending from strictly above `after`, stream ascending, overrides in display order', async () => {
     const up = (after?: GridPosition, limit?: number) =>
       mergeGrid([e(2, 9), e(6, 3)], ids([1, 2, 5, 6, 8]), {
         direction: 'up',
         ...(after ? { after } : {}),
         ...(limit !== undefined ? { limit } : {}),
       });
-    expect(up()).toEqual([e(1, 1), e(6, 3), e(5, 5), e(8, 8), e(2, 9)]);
-    expect(up({ key: 3n, postId: 6n })).toEqual([e(5, 5), e(8, 8), e(2, 9)]);
-    expect(up({ key: 3n, postId: 5n }, 1)).toEqual([e(6, 3)]); // just below (3,6): inclusive
-    expect(() => mergeGrid([], ids([2, 1]), { direction: 'up' })).toThrow(/strictly ascending/);
+    expect(await up()).toEqual([e(1, 1), e(6, 3), e(5, 5), e(8, 8), e(2, 9)]);
+    expect(await up({ key: 3n, postId: 6n })).toEqual([e(5, 5), e(8, 8), e(2, 9)]);
+    expect(await up({ key: 3n, postId: 5n }, 1)).toEqual([e(6, 3)]); // just below (3,6): inclusive
+    await expect(mergeGrid([], ids([2, 1]), { direction: 'up' })).rejects.toThrow(
+      /strictly ascending/,
+    );
   });
 
-  it('rejects unsorted inputs instead of producing a wrong order', () => {
-    expect(() => mergeGrid([], ids([1, 2]))).toThrow(/strictly descending/);
-    expect(() => mergeGrid([], ids([2, 2]))).toThrow(/strictly descending/);
-    expect(() => mergeGrid([e(1, 1), e(2, 2)], [])).toThrow(/sorted/);
+  it('rejects unsorted inputs instead of producing a wrong order', async () => {
+    await expect(mergeGrid([], ids([1, 2]))).rejects.toThrow(/strictly descending/);
+    await expect(mergeGrid([], ids([2, 2]))).rejects.toThrow(/strictly descending/);
+    await expect(mergeGrid([e(1, 1), e(2, 2)], [])).rejects.toThrow(/sorted/);
   });
 
-  it('async: streams lazily and closes the source when the consumer stops', async () => {
+  it('async: pulls lazily and closes the source when the merge is full', async () => {
     let closed = false;
     let pulled = 0;
     async function* src() {
@@ -157,16 +165,10 @@ describe('mergeGrid examples', () => {
         closed = true;
       }
     }
-    const it = streamMergedGrid([], src());
-    expect((await it.next()).value).toEqual(e(5, 5));
-    await it.return();
+    expect(await mergeGrid([], src(), { limit: 1 })).toEqual([e(5, 5)]);
     expect(closed).toBe(true);
     expect(pulled).toBe(1);
-    expect(await mergeGridAsync([e(3, 10)], src(), { limit: 3 })).toEqual([
-      e(3, 10),
-      e(5, 5),
-      e(4, 4),
-    ]);
+    expect(await mergeGrid([e(3, 10)], src(), { limit: 3 })).toEqual([e(3, 10), e(5, 5), e(4, 4)]);
   });
 });
 
@@ -210,24 +212,24 @@ describe('mergeGrid property: equals sort-then-slice', () => {
         const limit = s.limit ?? undefined;
         const want = reference(s.posts, overrideMap, pinned, after, limit);
         const opts = { pinned, after, limit };
-        expect(mergeGrid(overrides, s.posts, opts)).toEqual(want);
-        expect(await mergeGridAsync(overrides, paged(s.posts, s.pageSize), opts)).toEqual(want);
+        expect(await mergeGrid(overrides, s.posts, opts)).toEqual(want);
+        expect(await mergeGrid(overrides, paged(s.posts, s.pageSize), opts)).toEqual(want);
       }),
       { seed: SEED, numRuns: 400 },
     );
   });
 
-  it('the caller may start the stream at the position key (as a Cassandra range read would)', () => {
-    fc.assert(
-      fc.property(scenario, (s) => {
+  it('the caller may start the stream at the position key (as a Cassandra range read would)', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
         if (!s.after) return;
         const after = s.after;
         const overrides = s.overrides
           .map(([postId, key]) => ({ postId, key }))
           .sort((a, b) => compareDisplay(b, a));
-        const want = mergeGrid(overrides, s.posts, { after, pinned: s.pinned });
+        const want = await mergeGrid(overrides, s.posts, { after, pinned: s.pinned });
         const trimmed = s.posts.filter((p) => p <= after.key);
-        expect(mergeGrid(overrides, trimmed, { after, pinned: s.pinned })).toEqual(want);
+        expect(await mergeGrid(overrides, trimmed, { after, pinned: s.pinned })).toEqual(want);
       }),
       { seed: SEED + 1, numRuns: 200 },
     );

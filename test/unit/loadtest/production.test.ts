@@ -83,12 +83,12 @@ describe('options', () => {
       '--workload',
       'production',
       '--env',
-      'CACHE_LOCAL_TTL_MS=0',
+      'CACHE_RENDERED_PAGES=false',
       '--env',
       'COPY_MIN_OVERRIDES=0',
     ]);
     expect(o.profiles).toBe(10_000);
-    expect(o.env).toEqual({ CACHE_LOCAL_TTL_MS: '0', COPY_MIN_OVERRIDES: '0' });
+    expect(o.env).toEqual({ CACHE_RENDERED_PAGES: 'false', COPY_MIN_OVERRIDES: '0' });
   });
 
   it('refuses an --env without =', () => {

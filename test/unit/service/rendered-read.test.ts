@@ -32,19 +32,12 @@ function setup(
   const kept: RenderedPage[] = [];
   let tierReads = 0;
   let pageReads = 0;
-  let peeks = 0;
-  let flagsFresh = true;
   const pages: RenderedPages = {
-    stats: { localHits: 0, redisHits: 0, misses: 0 },
+    stats: { redisHits: 0, misses: 0 },
     read: async () => (tierReads++, held),
-    local: () => (peeks++, held),
     remember: (_p, _l, r) => void kept.push(r),
-    forget: () => {},
   };
-  const flags = {
-    // A value when the flags need no refresh, else a promise (flags.ts `isEnabled`).
-    isEnabled: () => (flagsFresh ? overridesOn : Promise.resolve(overridesOn)),
-  };
+  const flags = { isEnabled: async () => overridesOn };
   const rendered = createRenderedRead(
     async () => (pageReads++, read),
     pages,
@@ -56,8 +49,6 @@ function setup(
     rendered,
     kept,
     counts: () => ({ tierReads, pageReads }),
-    peeks: () => peeks,
-    staleFlags: () => void (flagsFresh = false),
   };
 }
 
@@ -104,38 +95,6 @@ describe('rendered reads', () => {
     clock += 1000; // a second later the budget is back
     for (let i = 0; i < 10; i++) await t.rendered.read(q, render);
     expect(t.counts()).toEqual({ tierReads: 14, pageReads: 6 });
-  });
-
-  it('held: the locally held page, only for a first page with overrides and flags needing no refresh', async () => {
-    const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
-    const t = setup(page(), held);
-    expect(await t.rendered.held(q)).toBe(held);
-    expect(await t.rendered.held({ ...q, cursor: 'c' })).toEqual({ sampled: false });
-    expect(await setup(page(), held, false).rendered.held(q)).toEqual({ sampled: false }); // kill switch
-    expect(await setup(page(), undefined).rendered.held(q)).toEqual({ sampled: false }); // not held
-    t.staleFlags(); // past 2 × refreshMs: only the read, which waits for the flags, may answer
-    expect(await t.rendered.held(q)).toEqual({ sampled: false });
-    expect(t.counts()).toEqual({ tierReads: 0, pageReads: 0 });
-  });
-
-  it('held draws each request once: a request it drew is read past the tiers when passed on', async () => {
-    const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
-    const clock = 0;
-    const t = setup(page(), held, true, { share: 1, perSecond: 3, now: () => clock });
-    const passedOn: boolean[] = [];
-    for (let i = 0; i < 10; i++) {
-      const got = await t.rendered.held(q);
-      if ('body' in got) continue;
-      passedOn.push(got.sampled);
-      await t.rendered.read(q, render, got.sampled);
-    }
-    // The budget's 3 draws went to the first three requests; the read did not draw again.
-    expect(passedOn).toEqual([true, true, true]);
-    expect(t.counts()).toEqual({ tierReads: 0, pageReads: 3 });
-    expect(t.peeks()).toBe(7);
-    // Passed on undrawn (say, a local miss), the read does not draw either.
-    await t.rendered.read(q, render, false);
-    expect(t.counts()).toEqual({ tierReads: 1, pageReads: 3 });
   });
 
   it('ETags differ whenever bodies differ', () => {
