@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/http/auth.js';
 import { startDcNode } from '../../tools/infra/dc-ring.js';
 import { sleep } from '../../tools/infra/process-utils.js';
+import { closeHttpPools } from '../../tools/loadtest/http-call.js';
 import { waitForGossip } from '../../tools/loadtest/net-nemesis.js';
 import { RegionLoad, sendMove, type RegionGrid } from '../../tools/loadtest/region-load.js';
 import { checkRun, readAllHttp } from './support/region-check.js';
@@ -55,6 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const p of running.reverse()) await p.stop();
+  await closeHttpPools();
   // Never leave the suite's ring short of a node (the next file needs both).
   if (dcNodePid(dc2n1) === undefined) await startDcNode(regionsConfig(), dc2n1, log);
 }, 600_000);

@@ -13,6 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../tools/infra/process-utils.js';
+import { closeHttpPools } from '../../tools/loadtest/http-call.js';
 import { applyNetFault, waitForGossip } from '../../tools/loadtest/net-nemesis.js';
 import { RegionLoad, type RegionGrid } from '../../tools/loadtest/region-load.js';
 import { percentile } from '../../tools/loadtest/stats.js';
@@ -112,6 +113,7 @@ async function run(config: string, env: Record<string, string>, seed: number): P
   } finally {
     applyNetFault(PLAN, { kind: 'heal' });
     for (const s of services.reverse()) await s.stop();
+    await closeHttpPools(); // the next configuration's services are new servers on the same URLs
   }
 }
 
