@@ -80,6 +80,7 @@ export async function startRegionRedis(dc: number): Promise<RegionProcess> {
   const p = inRegion(dc, argv, {}, 'redis-server');
   await until(`redis in dc${dc}`, async () => {
     const r = new Redis({ host, port: REDIS_PORT, lazyConnect: true, maxRetriesPerRequest: 0 });
+    r.on('error', () => undefined); // not up yet: the next look tries again
     try {
       await r.connect();
       return (await r.ping()) === 'PONG';
