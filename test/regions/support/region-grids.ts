@@ -4,19 +4,29 @@
  * the load tester models them (tools/loadtest/grid-model.ts): the posts, the order a fresh grid
  * shows (newest first), and the version right after seeding.
  */
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { issueToken } from '../../../src/http/auth.js';
 import { httpCall } from '../../../tools/loadtest/http-call.js';
 import type { RegionGrid } from '../../../tools/loadtest/region-load.js';
 import { JWT_SECRET } from './region-services.js';
 
+/**
+ * One request, with an Idempotency-Key when it writes: an answer of unknown outcome (503
+ * write_outcome_unknown, no answer: a loaded machine, a fresh server) is sent again with the
+ * same key until it has a definite one, so a seeded post exists exactly once.
+ */
 async function call(base: string, method: string, path: string, profileId: bigint, body?: unknown) {
   const token = await issueToken(JWT_SECRET, profileId, 3600);
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await httpCall(`${base}${path}`, method, headers, body === undefined ? undefined : JSON.stringify(body), 20_000); // prettier-ignore
-  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path} at ${base}: HTTP ${res.status} ${res.text.slice(0, 300)}`); // prettier-ignore
-  return JSON.parse(res.text) as Record<string, unknown>;
+  if (method !== 'GET') headers['idempotency-key'] = randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    const res = await httpCall(`${base}${path}`, method, headers, body === undefined ? undefined : JSON.stringify(body), 20_000).catch(() => ({ status: 0, text: 'no answer' })); // prettier-ignore
+    if (res.status >= 200 && res.status < 300) return JSON.parse(res.text) as Record<string, unknown>; // prettier-ignore
+    const retry = res.status === 0 || res.status === 409 || res.status === 503;
+    if (!retry || attempt >= 20) throw new Error(`${method} ${path} at ${base}: HTTP ${res.status} ${res.text.slice(0, 300)}`); // prettier-ignore
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /** `count` grids of `posts` posts; grid i is created in region (i mod 2) + 1 through `bases`. */

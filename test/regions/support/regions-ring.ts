@@ -43,5 +43,7 @@ export function regionClient(
     ...(keyspace ? { keyspace } : {}),
     socketOptions: { readTimeout: 15_000, connectTimeout: 5_000 },
     queryOptions: { consistency },
+    // CQL bigint as JS bigint, as regrid's own clients (src/store/cassandra.ts).
+    encoding: { useBigIntAsLong: true },
   });
 }
