@@ -126,7 +126,7 @@ afterAll(async () => {
   mkdirSync('/tmp/regrid-regions', { recursive: true });
   writeFileSync('/tmp/regrid-regions/two-region-load.json', JSON.stringify(figures, null, 2));
   for (const f of figures) {
-    log(`${f.config.padEnd(22)} acked ${f.acked} failed ${f.failed} moves/s ${f.movesPerS} p50 ${f.p50} p99 ${f.p99} | home ${JSON.stringify(f.home)} away ${JSON.stringify(f.away)} | violations ${JSON.stringify(f.check.byKind)} unchecked ${f.check.ordersUnchecked} audit ${JSON.stringify(f.check.audit)} regionsDiffer ${f.check.regionsDiffer}`); // prettier-ignore
+    log(`${f.config.padEnd(22)} acked ${f.acked} failed ${f.failed} moves/s ${f.movesPerS} p50 ${f.p50} p99 ${f.p99} | home ${JSON.stringify(f.home)} away ${JSON.stringify(f.away)} | violations ${JSON.stringify(f.check.byKind)} doubled ${JSON.stringify(f.check.doubled)} unchecked ${f.check.ordersUnchecked} audit ${JSON.stringify(f.check.audit)} regionsDiffer ${f.check.regionsDiffer}`); // prettier-ignore
   }
 });
 
@@ -144,7 +144,7 @@ describe('both regions write every profile through a DC partition and a heal', (
       // prettier-ignore
       const f = await run('a localSerial, homes off', { REGRID_HOME_REGIONS: 'off' }, 1);
       everyProfileFromBoth(f);
-      expect(f.check.violations.length, 'violations found').toBeGreaterThan(0);
+      expect(f.check.violations.length + f.check.doubled.versions, 'violations found').toBeGreaterThan(0); // prettier-ignore
     },
   );
 
@@ -152,12 +152,12 @@ describe('both regions write every profile through a DC partition and a heal', (
     'b. homes on (forward): 0 violations, every acknowledged move present, audit clean',
     { timeout: 600_000 },
     async () => {
-      // prettier-ignore
       const f = await run('b homes forward', { REGRID_HOME_REGIONS: 'forward', REGRID_REGION_PEERS: peersSetting() }, 2); // prettier-ignore
       everyProfileFromBoth(f);
       expect(f.check.violations).toEqual([]);
       expect(f.check.audit).toEqual({});
       expect(f.check.ordersUnchecked).toBe(0);
+      expect(f.check.doubled.versions).toBe(0);
       expect(violationsOf(f)).toBe(0);
     },
   );
@@ -168,5 +168,6 @@ describe('both regions write every profile through a DC partition and a heal', (
     expect(f.check.violations).toEqual([]);
     expect(f.check.audit).toEqual({});
     expect(f.check.ordersUnchecked).toBe(0);
+    expect(f.check.doubled.versions).toBe(0);
   });
 });

@@ -2,7 +2,8 @@
  * The end of a two-region run (two-region-load.test.ts): every grid read back at consistency
  * ALL (both DCs' replicas, merged the way Cassandra merges them, and read-repaired), judged by
  * the load tester's checker (tools/loadtest/checker.ts) against every acknowledged move of both
- * regions, then audited (`regrid audit`'s function, service/read/audit.ts), then read again
+ * regions, the acknowledgements searched for one version given to two writes (history.ts
+ * doubledVersions: a lost write the final order may hide), then audited (`regrid audit`'s function, service/read/audit.ts), then read again
  * through each region's own service to see that both regions now serve that same grid.
  */
 import { types, type Client } from 'cassandra-driver';
@@ -12,6 +13,7 @@ import { GridService } from '../../../src/service/grid-service.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
 import { checkGrid, countByKind, type Violation } from '../../../tools/loadtest/checker.js';
 import { expectedOf } from '../../../tools/loadtest/grid-model.js';
+import { doubledVersions, linearize } from '../../../tools/loadtest/history.js';
 import { httpCall } from '../../../tools/loadtest/http-call.js';
 import type { RegionGrid } from '../../../tools/loadtest/region-load.js';
 import { regionClient } from './regions-ring.js';
@@ -27,6 +29,11 @@ export interface RunCheck {
   readonly audit: Record<string, number>;
   /** Grids a region's service reads differently from the ALL read (after it). */
   readonly regionsDiffer: number;
+  /**
+   * Versions acknowledged for two or more moves that each changed the grid (history.ts
+   * doubledVersions), and how many acknowledged moves that makes missing (all but one of each).
+   */
+  readonly doubled: { versions: number; movesMissing: number };
 }
 
 const PAGE = 100;
@@ -102,7 +109,12 @@ export async function checkRun(
     const resolved = { committed: 0, notApplied: 0 };
     let ordersUnchecked = 0;
     let regionsDiffer = 0;
+    const doubled = { versions: 0, movesMissing: 0 };
     for (const { model } of grids) {
+      for (const d of doubledVersions(model.initial, linearize(model.acks))) {
+        doubled.versions++;
+        doubled.movesMissing += d.moves.length - 1;
+      }
       const observed = await readAllVia(service, model.profileId);
       model.finalVersion = (await service.reader.readHead(model.profileId)).version;
       const r = checkGrid(expectedOf(model), observed);
@@ -118,7 +130,7 @@ export async function checkRun(
         if ((await readAllHttp(base, model.profileId)).join(',') !== want) regionsDiffer++;
       }
     }
-    return { violations, byKind: countByKind(violations), ordersUnchecked, resolved, audit, regionsDiffer }; // prettier-ignore
+    return { violations, byKind: countByKind(violations), ordersUnchecked, resolved, audit, regionsDiffer, doubled }; // prettier-ignore
   } finally {
     await client.shutdown();
   }
