@@ -38,16 +38,32 @@ export interface RunCheck {
 
 const PAGE = 100;
 
-/** A service reading at ALL from the root namespace (it never writes nor issues IDs). */
-function allReader(client: Client, keyspace: string): GridService {
+/** A service reading at `level` from the root namespace (it never writes nor issues IDs). */
+function reader(client: Client, keyspace: string, dc: number, level: 'all' | 'localQuorum') {
   const config = loadConfig({
     NODE_ENV: 'test',
     CASSANDRA_KEYSPACE: keyspace,
-    CASSANDRA_LOCAL_DC: 'dc1',
-    CASSANDRA_CONSISTENCY: 'all',
+    CASSANDRA_LOCAL_DC: `dc${dc}`,
+    CASSANDRA_CONSISTENCY: level,
   });
   const ids = { next: (): bigint => { throw new Error('the checker never creates posts'); } }; // prettier-ignore
   return new GridService({ cql: cqlOf(client), config, ids, cursorSecret: 'regions-check-cursor-secret-0123' }); // prettier-ignore
+}
+
+/** Grids as region `dc`'s replicas hold them (LOCAL_QUORUM, no cache): order and version. */
+export async function readLocal(keyspace: string, dc: number, profileIds: readonly bigint[]) {
+  const client = regionClient(dc, keyspace);
+  try {
+    const service = reader(client, keyspace, dc, 'localQuorum');
+    const out = new Map<bigint, { order: bigint[]; version: bigint }>();
+    for (const id of profileIds) {
+      const version = (await service.reader.readHead(id)).version;
+      out.set(id, { order: await readAllVia(service, id), version });
+    }
+    return out;
+  } finally {
+    await client.shutdown();
+  }
 }
 
 async function readAllVia(service: GridService, profileId: bigint): Promise<bigint[]> {
@@ -103,7 +119,7 @@ export async function checkRun(
 ): Promise<RunCheck> {
   const client = regionClient(1, keyspace, types.consistencies.all);
   try {
-    const service = allReader(client, keyspace);
+    const service = reader(client, keyspace, 1, 'all');
     const violations: Violation[] = [];
     const audit: Record<string, number> = {};
     const resolved = { committed: 0, notApplied: 0 };
