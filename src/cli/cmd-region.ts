@@ -39,7 +39,9 @@ export async function run(args: Parsed, io: Io, find: FindCassandra): Promise<nu
   const loaded = loadConfig();
   const base = failover ? { ...loaded, REGRID_REHOME_SERIAL: 'localSerial' as const } : loaded;
   const { config, target } = await find(base, (l) => io.err(l));
-  const session = await openCassandra(config, () => undefined, 'apply', target);
+  // Failover verifies the schema (LOCAL_QUORUM) rather than applying it: applying claims every
+  // migration with a SERIAL LWT, which the lost region's replicas cannot answer.
+  const session = await openCassandra(config, () => undefined, failover ? 'verify' : 'apply', target); // prettier-ignore
   try {
     const grid = new GridService({
       cql: session.cql,

@@ -21,7 +21,10 @@ export async function schemaStatus(
   dir = DEFAULT_CQL_DIR,
 ): Promise<SchemaStatus> {
   const files = await loadMigrationFiles(dir);
-  const opts = { prepare: true, consistency: types.consistencies.quorum };
+  // LOCAL_QUORUM, not QUORUM: a region must be able to verify its schema (a production server's
+  // start, `regrid region failover`) while another region is down (docs/regions.md "Losing a
+  // region"). The rows were written at QUORUM, which reaches every region's replicas.
+  const opts = { prepare: true, consistency: types.consistencies.localQuorum };
   const ks = await client.execute(
     'SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?',
     [keyspace],
@@ -34,7 +37,7 @@ export async function schemaStatus(
     [keyspace, 'schema_migrations'],
     opts,
   );
-  // The runner writes these rows with LWTs at SERIAL; a QUORUM read sees every committed one.
+  // The runner writes these rows with LWTs at SERIAL, committed at QUORUM.
   const rows = table.first()
     ? (
         await client.execute(

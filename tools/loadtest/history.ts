@@ -82,3 +82,51 @@ export function lastWrites(history: readonly AckedMove[]): Map<bigint, AckedMove
   for (const m of history) last.set(m.postId, m);
   return last;
 }
+
+/** Whether `m` changes `order` (false: its post is already right after its anchor, or on top). */
+function changes(order: readonly bigint[], m: AckedMove): boolean {
+  const at = order.indexOf(m.postId);
+  return m.after === null ? at !== 0 : order.indexOf(m.after) !== at - 1;
+}
+
+/** A version acknowledged for several moves, more than one of which changed the grid. */
+export interface DoubledVersion {
+  readonly version: bigint;
+  readonly moves: readonly AckedMove[];
+}
+
+/**
+ * Versions acknowledged for more than one move that changed the grid, replaying `history`
+ * (linearize's order) from `initial`. regrid commits one write per version, and a write that
+ * changed nothing answers with the version it found, so of the acks of one version at most one
+ * may change the grid: one of them committed it, the others must be no-ops on its result. Two
+ * regions each committing the same version (a LOCAL_SERIAL compare-and-set in both,
+ * docs/regions.md) show up here: one of those acknowledged writes is gone, whatever the final
+ * order happens to show (later moves may put its posts back where it sent them).
+ * Throws ReplayError like `replay`.
+ */
+export function doubledVersions(
+  initial: readonly bigint[],
+  history: readonly AckedMove[],
+): DoubledVersion[] {
+  const out: DoubledVersion[] = [];
+  let order: bigint[] = [...initial];
+  for (let i = 0; i < history.length;) {
+    let j = i + 1;
+    const v = history[i]!.version;
+    while (v !== null && j < history.length && history[j]!.version === v) j++;
+    const group = history.slice(i, j);
+    i = j;
+    if (group.length === 1) {
+      order = replay(order, group);
+      continue;
+    }
+    const first = group.find((g) => {
+      const after = replay(order, [g]);
+      return group.every((h) => h === g || !changes(after, h));
+    });
+    if (!first) out.push({ version: v!, moves: group });
+    order = replay(order, first ? [first] : group);
+  }
+  return out;
+}

@@ -8,7 +8,11 @@
  * order, gives the order read back, the run is explained: those moves committed, the others did
  * not. More gaps than unknown moves, or no assignment that fits, is a violation.
  *
- * Pure (no I/O); the search is bounded by MAX_UNKNOWN unknown moves per grid.
+ * Pure (no I/O). The search tries every injective assignment of unknown moves to gaps, so it is
+ * bounded by their number (n!/(n−g)! for n unknown moves and g gaps, at most MAX_ASSIGNMENTS,
+ * i.e. any g with n ≤ 6). With no gap there is nothing to search, whatever n is: none of them
+ * committed. That is the common case of a partition, where every write that cannot reach a
+ * quorum times out (test/regions/two-region-load.test.ts: dozens per grid).
  */
 import { linearize, replay, ReplayError, type AckedMove } from './history.js';
 
@@ -23,7 +27,14 @@ export type Resolution =
   /** Too many unknown moves on one grid to try every assignment. */
   | { readonly kind: 'too_many' };
 
-export const MAX_UNKNOWN = 6;
+export const MAX_ASSIGNMENTS = 720; // 6!
+
+/** How many injective assignments of `n` unknown moves to `gaps` gaps there are (capped). */
+function assignments(n: number, gaps: number): number {
+  let out = 1;
+  for (let i = 0; i < gaps && out <= MAX_ASSIGNMENTS; i++) out *= n - i;
+  return out;
+}
 
 /** Versions committed after seeding that no acknowledged move names. */
 export function unnamedVersions(
@@ -50,7 +61,7 @@ export function resolveUnknown(
       detail: `${gaps.length} version(s) committed that neither an acknowledged nor one of the ${unknown.length} unknown-outcome move(s) explains`,
     };
   }
-  if (unknown.length > MAX_UNKNOWN) return { kind: 'too_many' };
+  if (assignments(unknown.length, gaps.length) > MAX_ASSIGNMENTS) return { kind: 'too_many' };
   const want = observed.join(',');
   const seq0 = acks.reduce((m, a) => Math.max(m, a.seq), 0) + 1;
   // Injective assignments gap → unknown move, depth-first.

@@ -30,7 +30,11 @@ export function dcNodePid(node: DcNode): number | undefined {
 }
 
 /** A client that routes only to DC `dc`'s nodes (its local DC), retrying a lost node at once. */
-export function regionClient(dc: number, keyspace?: string): Client {
+export function regionClient(
+  dc: number,
+  keyspace?: string,
+  consistency: types.consistencies = types.consistencies.localQuorum,
+): Client {
   const nodes = dcNodes().filter((n) => n.dc === dc);
   return new Client({
     contactPoints: nodes.map((n) => n.layout.address),
@@ -38,6 +42,8 @@ export function regionClient(dc: number, keyspace?: string): Client {
     protocolOptions: { port: nodes[0]!.layout.nativePort },
     ...(keyspace ? { keyspace } : {}),
     socketOptions: { readTimeout: 15_000, connectTimeout: 5_000 },
-    queryOptions: { consistency: types.consistencies.localQuorum },
+    queryOptions: { consistency },
+    // CQL bigint as JS bigint, as regrid's own clients (src/store/cassandra.ts).
+    encoding: { useBigIntAsLong: true },
   });
 }

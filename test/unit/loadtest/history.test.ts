@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { lastWrites, linearize, replay, ReplayError } from '../../../tools/loadtest/history.js';
+import {
+  doubledVersions,
+  lastWrites,
+  linearize,
+  replay,
+  ReplayError,
+} from '../../../tools/loadtest/history.js';
 import { mv } from './fixtures.js';
 
 const SEED = 20260506;
@@ -86,5 +92,25 @@ describe('lastWrites', () => {
     const last = lastWrites(h);
     expect(last.get(1n)?.version).toBe(2n);
     expect(last.get(2n)?.version).toBe(3n);
+  });
+});
+
+describe('doubledVersions', () => {
+  const init = [1n, 2n, 3n, 4n];
+  it('one version, one move that changed the grid and a no-op planned on its result: fine', () => {
+    // v5: 3 to the top → [3, 1, 2, 4]; the no-op "1 after 3", acknowledged first, found v5.
+    const h = linearize([mv(1, 3, 5, 0), mv(3, null, 5, 1)]);
+    expect(doubledVersions(init, h)).toEqual([]);
+  });
+
+  it('one version acknowledged for two moves that each change the grid: one of them is gone', () => {
+    const h = linearize([mv(3, null, 5, 0), mv(4, 1, 5, 1), mv(2, null, 6, 2)]);
+    const d = doubledVersions(init, h);
+    expect(d.map((x) => x.version)).toEqual([5n]);
+    expect(d[0]!.moves.map((m) => m.postId)).toEqual([3n, 4n]);
+  });
+
+  it('every version once: nothing', () => {
+    expect(doubledVersions(init, linearize([mv(3, null, 5, 0), mv(4, 1, 6, 1)]))).toEqual([]);
   });
 });

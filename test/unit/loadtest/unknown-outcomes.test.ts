@@ -39,4 +39,31 @@ describe('unknown-outcome moves resolved against the final read', () => {
     const r = resolveUnknown(initial, acks, unknown, { seeded: 10n, final: 12n }, ids(3, 4, 1, 2));
     expect(r.kind).toBe('unexplained');
   });
+
+  it('many unknown moves and no gap: none committed, resolved without a search', () => {
+    const acks = [ack(4, null, 11, 0)];
+    const unknown = Array.from({ length: 40 }, (_, i) => ({
+      postId: 2n,
+      after: i % 2 ? 3n : null,
+    }));
+    const r = resolveUnknown(initial, acks, unknown, { seeded: 10n, final: 11n }, ids(4, 1, 2, 3));
+    expect(r).toEqual({ kind: 'resolved', committed: 0, notApplied: 40 });
+  });
+
+  it('many unknown moves and one gap: each is tried in it', () => {
+    const acks = [ack(4, null, 11, 0)];
+    const unknown = Array.from({ length: 40 }, (_, i) => ({
+      postId: 1n,
+      after: i === 33 ? 3n : 2n,
+    }));
+    const r = resolveUnknown(initial, acks, unknown, { seeded: 10n, final: 12n }, ids(4, 2, 3, 1));
+    expect(r).toEqual({ kind: 'resolved', committed: 1, notApplied: 39 });
+  });
+
+  it('too many assignments to try is said so, not guessed', () => {
+    const acks = [ack(4, null, 11, 0)];
+    const unknown = Array.from({ length: 40 }, () => ({ postId: 1n, after: 2n }));
+    const r = resolveUnknown(initial, acks, unknown, { seeded: 10n, final: 13n }, ids(4, 2, 1, 3));
+    expect(r.kind).toBe('too_many');
+  });
 });
