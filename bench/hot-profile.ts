@@ -1,8 +1,10 @@
 /**
- * A hot profile: W concurrent writers move posts on ONE grid from one process, two ways side
+ * A hot profile: W concurrent writers move posts on ONE grid from one process, three ways side
  * by side in one run (order rotated per round), on the local node (keyspace `regrid_bench`, or
  * BENCH_KEYSPACE):
- *   - queue: the per-profile queue (the default: writes take turns, one batch each);
+ *   - group: the per-profile queue with group commit (the defaults: the writes queued when a
+ *     turn comes share one conditional batch);
+ *   - queue: the queue alone, WRITE_GROUP_MAX_WRITES=1 (writes take turns, one batch each);
  *   - race: no queue, WRITE_QUEUE_MAX_WAIT_MS=0 (every writer races for the compare-and-set);
  * and, as the yardstick, the bare conditional-batch ceiling of ONE partition from ONE writer
  * (tools/loadtest/raw-ceiling.ts with concurrency 1: a one-row batch after the other, no
@@ -104,10 +106,12 @@ async function ceiling(): Promise<Result> {
 }
 
 const svcOf = {
-  queue: service({}),
+  group: service({}),
+  queue: service({ WRITE_GROUP_MAX_WRITES: 1 }),
   race: service({ WRITE_QUEUE_MAX_WAIT_MS: 0 }),
 };
 const MODES = {
+  group: () => run(svcOf.group),
   queue: () => run(svcOf.queue),
   race: () => run(svcOf.race),
   ceiling,
@@ -128,11 +132,15 @@ for (let r = 0; r < ROUNDS; r++) {
     const x = got.get(m)!;
     return `${x.movesPerS.toFixed(0)} | ${x.contention503} | ${x.casPerMove.toFixed(2)} | ${(x.movesPerS / top).toFixed(2)}`;
   };
-  rows.push(`| ${r + 1} | ${top.toFixed(0)} | ${cell('queue')} | ${cell('race')} |`);
+  rows.push(
+    `| ${r + 1} | ${top.toFixed(0)} | ${cell('group')} | ${cell('queue')} | ${cell('race')} |`,
+  );
 }
 console.log(`hot profile: ${WRITERS} writers, ${MOVES} moves per run, one grid, one process`);
 const head = (m: string) => `${m} moves/s | ${m} 503 | ${m} CAS/move | ${m} ÷ ceiling`;
-console.log(`| round | ceiling batches/s | ${head('queue')} | ${head('race')} |`);
-console.log(`| --- | --- |${' --- |'.repeat(8)}`);
+console.log(
+  `| round | ceiling batches/s | ${head('group')} | ${head('queue')} | ${head('race')} |`,
+);
+console.log(`| --- | --- |${' --- |'.repeat(12)}`);
 for (const row of rows) console.log(row);
 await client.shutdown();

@@ -9,8 +9,8 @@ import { intFrom } from './kinds.js';
 export const ChangesTuning = {
   CHANGE_LOG_VERSIONS: intFrom(64, 8, 1024)
     .describe(
-      'versions of each grid the change log keeps (its slots); the catch-up route answers 410 ' +
-        'for an `after_version` older than that',
+      'versions of each grid the change log keeps (its slots; at least `WRITE_GROUP_MAX_WRITES` ' +
+        'are used); the catch-up route answers 410 for an `after_version` older than that',
     )
     .meta({ why: 'the catch-up window of the contract; tests lower it to reach the 410 path' }),
   CHANGES_STREAM: z

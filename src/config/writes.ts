@@ -1,7 +1,7 @@
 /**
  * Grid writes (config.ts; src/service/write-line/, docs/write-paths.md): post IDs, the
- * compare-and-set, the write line's queue and memory, relabelling, the move rate limit and
- * idempotency keys.
+ * compare-and-set, the write line's queue, memory and group commit, relabelling, the move rate
+ * limit and idempotency keys.
  */
 import { z } from 'zod';
 import { intFrom } from './kinds.js';
@@ -52,6 +52,25 @@ export const WritesTuning = {
         '(seeding) can escape it for that long (0 = one batch only)',
     )
     .meta({ why: 'the LastCommitted carry; tests shorten it' }),
+  WRITE_GROUP_MAX_WRITES: intFrom(32, 1, 256)
+    .describe(
+      'group commit: queued writes to one grid are planned one after another on one snapshot and ' +
+        'committed in one conditional batch, at most this many writes; `1` turns grouping off ' +
+        '([write-paths.md](write-paths.md#group-commit))',
+    )
+    .meta({ why: 'group commit; only tests and a measurement switch it (1)' }),
+  WRITE_GROUP_MAX_ROWS: intFrom(200, 1, 1000)
+    .describe(
+      'group commit: at most this many distinct upserted rows per batch (a first write over it ' +
+        'still commits, alone)',
+    )
+    .meta({ why: 'group commit bound' }),
+  WRITE_GROUP_MAX_BYTES: intFrom(16 * 1024, 1024, 40 * 1024)
+    .describe(
+      "group commit: at most about this many bytes per batch (max 40 KiB, under Cassandra's " +
+        '50 KiB `batch_size_fail_threshold`)',
+    )
+    .meta({ why: "group commit bound, under Cassandra's batch limit" }),
   MOVE_ROW_CAP: intFrom(256, 2, 4096)
     .describe(
       "rows one move's write may carry; a larger relabel is paid off first, one capped " +

@@ -11,6 +11,7 @@
  *
  * What is retained: the slots may hold records of older turns (or of another slot count), so the
  * log a reader trusts is the run of consecutive versions ending at the head's version (`retained`).
+ * A group commit of k writes fills k slots, so `slots` must be at least the largest group.
  *
  * Pure: no I/O.
  */

@@ -14,7 +14,9 @@
  *
  * Bounds: the ring holds the moves of at least the grid's last UNDO_RING_VERSIONS versions (and
  * at most UNDO_BUCKETS × UNDO_BUCKET_VERSIONS), each for `ttlMs` (the idempotency retention: a
- * move's replay hands out its move_id that long).
+ * move's replay hands out its move_id that long). A group commit plans several writes on one
+ * snapshot, so a group with moves spans at most UNDO_RING_VERSIONS versions (service/write-line/batch.ts):
+ * no move of a group pushes out another's entry.
  */
 
 export const UNDO_BUCKET_VERSIONS = 8;

@@ -80,6 +80,13 @@ export const rowsWritten = new Histogram({
   registers,
 });
 
+export const groupWrites = new Histogram({
+  name: 'regrid_group_commit_writes',
+  help: 'Grid writes committed per conditional batch (group commit; 1 = a write alone)',
+  buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+  registers,
+});
+
 export const rateLimited = new Counter({
   name: 'regrid_rate_limited_total',
   help: 'Moves refused by the per-profile move rate limit',

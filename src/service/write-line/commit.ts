@@ -1,12 +1,19 @@
 /**
- * One write's turn of the write line (write-line.ts): take the snapshot (from the grid's
- * LastCommitted record, or read), plan the write on it, and commit it in ONE conditional batch
- * `IF version = v … SET version = v + 1`; then answer it, or re-plan after a lost compare-and-set.
+ * One grid's turn of the write line (write-line.ts): take the snapshot (from the grid's
+ * LastCommitted record, or read), plan the writes taken from its queue one after another on it,
+ * and commit those that write in ONE conditional batch `IF version = v … SET version = v + k`;
+ * then answer each write, or re-plan after a lost compare-and-set.
  *
- * Statements: the line's own reads run outside any request's statement scope (a snapshot read is
- * no write of the request); the planner runs in its request's context; the batch runs in the
- * request's scope, so it counts as a write the request sent, and is refused if the request's
- * deadline already answered "not applied".
+ * Write i is planned on the snapshot with the writes before it applied (batch.ts
+ * `snapshotAfter`) at version v + i, and commits v + i + 1 if the batch applies; its interceptor
+ * (the idempotency ring) sees that state too. A refusal, or a skip with nothing written before
+ * it, is answered now; a write, and whatever was planned behind one, with the batch; a write that
+ * must commit alone (batch.ts `commitsAlone`) or over the bounds is put back (write-line.ts).
+ *
+ * Statements: the line's own reads run outside any request's statement scope (one request's
+ * deadline must not fail the others' snapshot); planners run in their own request's context; the
+ * batch runs in a GroupScope (store/group-scope.ts): a write of every request it carries, and
+ * refused if a request's deadline already answered "not applied".
  *
  * One name, one state: a snapshot whose head is behind a state this service already acknowledged
  * or published (the newest state this process committed, LastCommitted `newest`; the change
@@ -14,23 +21,23 @@
  * them before its commit log synced them, an asynchronous failover). Its versions would be issued
  * again for other states, so the batch moves the grid to a new generation instead: the
  * `generation` static is written in the same conditional batch, which applies only if the head
- * is still the one found behind (`versionFloor`, `planWrite`'s `generation`).
+ * is still the one found behind (`versionFloor`, `planBatch`'s `generation`).
  */
 import { DomainError } from '../../domain/errors.js';
 import { compareGridVersions, type GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
-import { statementScope, type StatementScope } from '../../store/cql-budget.js';
-import { GroupScope } from '../../store/group-scope.js';
+import { statementScope } from '../../store/cql-budget.js';
 import { storeDidNotAnswer } from '../../store/cql-errors.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { CasResult, GridStore, OverridesSnapshot } from '../../store/grid-store.js';
+import { GroupScope } from '../../store/group-scope.js';
 import type { MembershipStore } from '../../store/membership-store.js';
-import { withChange } from '../changes/planned-change.js';
-import { membershipStatics, snapshotAfter } from './batch.js';
+import { changeRound } from '../changes/planned-change.js';
+import { BatchLimits, membershipStatics, mergeMutations, snapshotAfter } from './batch.js';
 import { rowsReadThrough } from './known-rows.js';
 import type { LastCommitted } from './last-committed.js';
 import * as out from './outcomes.js';
-import type { CommitEvent, GridRowsRead, WritePlan } from './types.js';
+import type { BatchPlan, CommitEvent, GridRowsRead, PlannedWrite } from './types.js';
 import type { QueuedWrite, WriterSettings } from './types.js';
 import { casOutcome, spanned, turnScope } from './write-trace.js';
 import type { Context } from '@opentelemetry/api';
@@ -52,27 +59,35 @@ export interface CommitDeps {
   readonly trace?: Context; // the turn's span, when tracing is on (write-trace.ts)
 }
 
-/** Commits `write` (one of `profileId`'s) and answers it. Never rejects. */
-export async function commitWrite(
+/**
+ * Commits `writes` (one grid's, oldest first) and answers each of them, except those put back
+ * (returned: they go to the front of the queue). Never rejects.
+ */
+export async function commitQueued(
   deps: CommitDeps,
   profileId: bigint,
-  write: QueuedWrite,
-): Promise<void> {
+  writes: readonly QueuedWrite[],
+): Promise<QueuedWrite[]> {
+  const turn = { waiting: [...writes], back: [] as QueuedWrite[] };
   try {
-    const own = () => attempts(deps, profileId, write);
+    const own = () => attempts(deps, profileId, turn);
     await (deps.trace ? statementScope.run(turnScope(deps.trace), own) : statementScope.exit(own));
   } catch (err) {
-    // A failed read or batch, or the crash seam: the write fails with it.
+    // A failed read or batch, or the crash seam: whatever still waits fails with it.
     deps.records.distrust(profileId);
-    write.reject(out.asSeenBy(write, err));
+    for (const w of turn.waiting) w.reject(out.asSeenBy(w, err));
   }
+  return turn.back;
 }
 
-async function attempts(deps: CommitDeps, profileId: bigint, write: QueuedWrite): Promise<void> {
+type Turn = { waiting: QueuedWrite[]; readonly back: QueuedWrite[] };
+const sealed = (w: QueuedWrite) => (w.scope?.sealed ? out.notSent() : undefined);
+
+async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promise<void> {
   const { store, records, settings } = deps;
   let mayTrust = deps.queued;
   let published: GridVersion | undefined; // the stream's watermark, once a mark read it
-  for (let attempt = 1; attempt <= settings.maxAttempts;) {
+  for (let attempt = 1; turn.waiting.length > 0 && attempt <= settings.maxAttempts;) {
     const start = await records.start(profileId, store, mayTrust);
     mayTrust = false;
     const { snapshot } = start;
@@ -84,18 +99,17 @@ async function attempts(deps: CommitDeps, profileId: bigint, write: QueuedWrite)
       'regrid.write_line.plan',
       deps.trace,
       { 'regrid.attempt': attempt },
-      () => planWrite(store, profileId, snapshot, write, attempt, opts, rows),
+      () => planBatch(store, profileId, snapshot, turn.waiting, attempt, opts, rows),
     );
-    if (plan.kind === 'refused') return write.reject(plan.error); // a refusal is no attempt
-    if (plan.kind === 'skip') {
-      records.distrust(profileId); // nothing to commit
-      return out.answer(write, plan, attempt, false);
-    }
-    // The records the planner wrote must exist before the batch.
+    // The records planners wrote must exist before the batch (and before a put-back write re-plans).
     const failed = await plan.failedWork();
-    if (failed) return write.reject(failed.error); // not an attempt: nothing was sent
-    // A request its deadline answered "not applied" meanwhile must stay so.
-    if (write.scope?.sealed) return write.reject(out.notSent());
+    turn.back.push(...plan.back);
+    turn.waiting = plan.batched.map((p) => p.write);
+    for (const p of plan.now) out.answer(p, attempt, false);
+    if (plan.writes === 0) return records.distrust(profileId); // nothing to commit
+    if (out.drop(turn, (w) => failed.get(w))) continue; // not an attempt: nothing was sent
+    // Requests their deadline answered "not applied" meanwhile must stay so: re-plan without.
+    if (out.drop(turn, sealed)) continue;
     const seen = await deps.beforeBatch?.();
     if (floor === undefined && seen && compareGridVersions(seen, snapshot.head) > 0) {
       // Published past this head: versions were lost (or a commit since the read: the head read
@@ -104,34 +118,41 @@ async function attempts(deps: CommitDeps, profileId: bigint, write: QueuedWrite)
       records.distrust(profileId);
       continue;
     }
+    const attrs = { 'regrid.cas.attempt': attempt, 'regrid.cas.writes': plan.writes };
     const cas = await spanned(
       'regrid.cas',
       deps.trace,
-      { 'regrid.cas.attempt': attempt },
-      (trace) => send(store, profileId, snapshot, plan.mutation, write, trace),
+      attrs,
+      (trace) => send(store, profileId, snapshot, plan, turn.waiting, trace),
       casOutcome,
     );
-    if (cas === 'refused') return write.reject(out.notSent());
+    if (cas === 'refused' && out.drop(turn, sealed)) continue;
+    if (cas === 'refused') continue;
     if (cas.applied) {
       const event: CommitEvent = {
         profileId,
-        version: plan.version,
-        generation: plan.generation,
+        version: snapshot.head.version + BigInt(plan.writes),
+        generation: plan.after.head.generation,
         mutation: plan.mutation,
         before: snapshot,
         after: plan.after.overrides,
       };
+      out.recordBatch(plan.writes);
       await deps.committed(event, plan.effects);
       // A membership write changed grid_posts and the side tables: its rows are not kept.
       // A batch that set the home is not trusted across idle: a write refused as misdirected is
       // then refused on a head read, never on this process's memory (write-line/home-region.ts).
       const trust = deps.queued && plan.mutation.statics?.homeRegion === undefined;
       records.committed(profileId, plan.after, plan.effects ? undefined : start.rows, trust);
-      return out.answer(write, plan, attempt, true);
+      turn.waiting = [];
+      for (const p of plan.batched) out.answer(p, attempt, true);
+      return;
     }
     records.distrust(profileId);
-    await write.run(async () => out.recordCasMiss(cas.reason));
-    if (cas.reason === 'timeout') write.outcomeUnknown = true;
+    await plan.batched[0]!.write.run(async () => out.recordCasMiss(cas.reason));
+    if (cas.reason === 'timeout') {
+      for (const p of plan.batched) if (p.kind === 'write') p.write.outcomeUnknown = true;
+    }
     if (start.afterIdle && cas.reason === 'version_changed') {
       // Not contention: a record trusted across idle was out of date. Read now, no attempt spent.
       records.stale(profileId);
@@ -140,7 +161,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, write: QueuedWrite)
     if (attempt < settings.maxAttempts) await out.backoff(settings, attempt);
     attempt += 1;
   }
-  out.giveUp(write, settings);
+  for (const w of turn.waiting.splice(0)) out.giveUp(w, settings);
 }
 
 /**
@@ -158,102 +179,130 @@ export function versionFloor(
 }
 
 /**
- * Plans `write` on `read` (see the header). With `settings.generation` the write commits in that
- * generation: planned on `read` renamed to it, its batch setting the static; a skip answers
- * `read`'s own name.
+ * Plans `writes` one after another on `read` (see the header). With `settings.generation` the
+ * writes commit in that generation: planned on `read` renamed to it, the first write's batch
+ * setting the static; a skip before any write answers `read`'s own name.
  */
-export async function planWrite(
+export async function planBatch(
   store: Pick<GridStore, 'countGridRows'>,
   profileId: bigint,
   read: OverridesSnapshot,
-  write: QueuedWrite,
+  writes: readonly QueuedWrite[],
   attempt: number,
-  settings: Pick<WriterSettings, 'changeSlots'> & { readonly generation?: bigint },
+  settings: Pick<WriterSettings, 'batch' | 'changeSlots'> & { readonly generation?: bigint },
   rows: GridRowsRead,
-): Promise<WritePlan> {
-  const work: Array<Promise<{ error: unknown } | undefined>> = [];
-  const bump = settings.generation;
-  const snapshot =
-    bump === undefined ? read : { ...read, head: { ...read.head, generation: bump } };
-  const nextVersion = read.head.version + 1n;
-  let planned;
-  try {
-    planned = await write.run(async () => {
-      const { interceptor } = write.options;
-      await interceptor?.onSnapshot?.(snapshot);
-      const beforeCommit = (w: Promise<unknown>) =>
-        void work.push(w.then(noFailure, (error: unknown) => ({ error })));
-      const { outcomeUnknown } = write;
-      const ctx = { profileId, attempt, rows, snapshot, nextVersion, beforeCommit, outcomeUnknown };
-      const decision = await write.planner(ctx);
-      if (decision.kind === 'skip') return { decision, mutation: undefined };
-      const extra = interceptor?.extraStatics?.(snapshot, nextVersion, decision.result);
-      const statics = { ...decision.mutation.statics, ...extra };
-      return { decision, mutation: { ...decision.mutation, statics } as GridMutation };
-    });
-  } catch (error) {
-    // The store did not answer a planner's read: the write fails with it (commitWrite).
-    if (storeDidNotAnswer(error)) throw error;
-    return { kind: 'refused', error };
-  }
-  const { decision } = planned;
-  const { result } = decision;
-  if (!planned.mutation) {
-    // Nothing committed: the state it saw is the one read, under its own name.
-    const { version, generation } = read.head;
-    return { kind: 'skip', result, version, generation };
-  }
-  let mutation = planned.mutation;
-  if (bump !== undefined) {
-    mutation = { ...mutation, statics: { ...mutation.statics, generation: bump } };
-  }
+): Promise<BatchPlan> {
+  const now: PlannedWrite[] = [];
+  const batched: PlannedWrite[] = [];
+  const mutations: GridMutation[] = [];
+  const limits = new BatchLimits(settings.batch);
+  let back: QueuedWrite[] = [];
   let effects: Effects | undefined;
-  if ((mutation.effects?.length ?? 0) > 0) {
-    // A membership write: its record and post count.
-    const m = await membershipStatics(store, profileId, snapshot, mutation, nextVersion);
-    effects = m.effects;
-    mutation = { ...mutation, statics: { ...mutation.statics, ...m.statics } };
+  const work: Array<Promise<[QueuedWrite, unknown] | undefined>> = [];
+  const addChange = changeRound(settings.changeSlots);
+  const base = { profileId, attempt, rows };
+  const bump = settings.generation;
+  let s = bump === undefined ? read : { ...read, head: { ...read.head, generation: bump } };
+  for (let i = 0; i < writes.length; i++) {
+    const write = writes[i]!;
+    const nextVersion = s.head.version + 1n;
+    const into = limits.writes === 0 ? now : batched;
+    const snapshot = s;
+    let planned;
+    try {
+      planned = await write.run(async () => {
+        const { interceptor } = write.options;
+        await interceptor?.onSnapshot?.(snapshot);
+        const beforeCommit = (w: Promise<unknown>) =>
+          void work.push(w.then(noFailure, (e: unknown) => [write, e]));
+        const { outcomeUnknown } = write;
+        const ctx = { ...base, snapshot, nextVersion, beforeCommit, outcomeUnknown };
+        const decision = await write.planner(ctx);
+        if (decision.kind === 'skip') return { decision, mutation: undefined };
+        const extra = interceptor?.extraStatics?.(snapshot, nextVersion, decision.result);
+        const statics = { ...decision.mutation.statics, ...extra };
+        return { decision, mutation: { ...decision.mutation, statics } as GridMutation };
+      });
+    } catch (error) {
+      // The store did not answer a planner's read: every later write would wait for its own
+      // reads and then the batch, one timeout after another. The turn fails at once instead,
+      // each of its writes with this error (commitQueued), as a write alone would.
+      if (storeDidNotAnswer(error)) throw error;
+      into.push({ kind: 'refused', write, error });
+      continue;
+    }
+    const { decision } = planned;
+    const { generation } = snapshot.head;
+    if (!planned.mutation) {
+      const { result } = decision;
+      // Nothing committed yet: the state it saw is still the one read, under its own name.
+      const named = limits.writes === 0 ? read.head.generation : generation;
+      into.push({ kind: 'skip', write, result, version: s.head.version, generation: named });
+      continue;
+    }
+    let mutation = planned.mutation;
+    if (bump !== undefined && limits.writes === 0) {
+      mutation = { ...mutation, statics: { ...mutation.statics, generation: bump } };
+    }
+    if (!limits.fits(mutation)) {
+      back = writes.slice(i);
+      break;
+    }
+    if ((mutation.effects?.length ?? 0) > 0) {
+      // A membership write (first of its batch, so alone): its record and post count.
+      const m = await membershipStatics(store, profileId, snapshot, mutation, nextVersion);
+      effects = m.effects;
+      mutation = { ...mutation, statics: { ...mutation.statics, ...m.statics } };
+    }
+    // Its change record (with the batch's earlier ones) commits in the batch (planned-change.ts).
+    mutation = addChange(mutation, decision, nextVersion, generation);
+    limits.add(mutation);
+    mutations.push(mutation);
+    const { result } = decision;
+    batched.push({ kind: 'write', write, result, version: nextVersion, generation, mutation });
+    s = snapshotAfter(s, mutation, nextVersion);
+    if (limits.full) {
+      // A write that commits alone (or the last the bounds allow): the batch ends after it.
+      back = writes.slice(i + 1);
+      break;
+    }
   }
-  const { generation } = snapshot.head;
-  // Its change record commits in the batch (planned-change.ts).
-  mutation = withChange(mutation, decision, nextVersion, generation, settings.changeSlots);
   return {
-    kind: 'write',
-    result,
-    version: nextVersion,
-    generation,
-    mutation,
-    after: snapshotAfter(snapshot, mutation, nextVersion),
+    now,
+    batched,
+    back,
+    mutation: mutations.length > 0 ? mergeMutations(mutations) : {},
+    writes: limits.writes,
+    after: s,
     effects,
-    failedWork: async () => (await Promise.all(work)).find((f) => f !== undefined),
+    failedWork: async () =>
+      work.length === 0 ? NONE : new Map((await Promise.all(work)).filter((f) => f !== undefined)),
   };
 }
 
 const noFailure = (): undefined => undefined;
+const NONE: ReadonlyMap<QueuedWrite, unknown> = new Map();
 
-/** The batch, in the scope of the request it writes for. */
+/** The batch, in a scope standing for every request it writes for (store/group-scope.ts). */
 async function send(
   store: GridStore,
   profileId: bigint,
   snapshot: OverridesSnapshot,
-  mutation: GridMutation,
-  write: QueuedWrite,
+  plan: BatchPlan,
+  writes: readonly QueuedWrite[],
   trace?: Context,
 ): Promise<CasResult | 'refused'> {
+  const scopes = writes.flatMap((w) => (w.scope ? [w.scope] : []));
   const { version } = snapshot.head;
-  // Its statements' spans are the CAS attempt's children (until the explicit context).
-  let scope: StatementScope | undefined = write.scope;
-  if (trace) {
-    const traced = write.scope ? new GroupScope([write.scope]) : turnScope(trace);
-    traced.trace = trace;
-    scope = traced;
-  }
-  const cas = () => store.casGrid(profileId, version, version + 1n, mutation);
+  const group = new GroupScope(scopes);
+  if (trace) group.trace = trace; // its statements' spans are the CAS attempt's children
   try {
-    return await (scope ? statementScope.run(scope, cas) : cas());
+    return await statementScope.run(group, () =>
+      store.casGrid(profileId, version, version + BigInt(plan.writes), plan.mutation),
+    );
   } catch (err) {
-    // Refused before it was sent because the request's deadline sealed it while it waited.
-    if (err instanceof DomainError && err.code === 'unavailable' && write.scope?.sealed) {
+    // Refused before it was sent because a request's deadline sealed it while it waited.
+    if (err instanceof DomainError && err.code === 'unavailable' && scopes.some((s) => s.sealed)) {
       return 'refused';
     }
     throw err;

@@ -9,24 +9,25 @@ import {
   casAttempts,
   casLost,
   casOutcomeUnknown,
+  groupWrites,
   relabelRows,
   relabels,
   rowsWritten,
 } from '../../obs/metrics.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
-import type { QueuedWrite, WritePlan, WriterSettings } from './types.js';
+import type { PlannedWrite, QueuedWrite, WriterSettings } from './types.js';
 import { currentOp } from './write-op.js';
 
 /** Answers a planned write after `attempts` attempts; `applied`: its batch committed. */
-export function answer(
-  write: QueuedWrite,
-  p: Exclude<WritePlan, { kind: 'refused' }>,
-  attempts: number,
-  applied: boolean,
-): void {
+export function answer(p: PlannedWrite, attempts: number, applied: boolean): void {
+  const { write } = p;
+  if (p.kind === 'refused') {
+    write.reject(p.error); // as a write alone: a refusal is no attempt
+    return;
+  }
   void write.run(async () => {
     casAttempts.observe({ op: currentOp() }, attempts);
-    if (p.kind === 'write' && applied) recordRows(p.mutation);
+    if (p.kind === 'write' && applied && p.mutation) recordRows(p.mutation);
   });
   write.resolve({
     result: p.result,
@@ -59,9 +60,9 @@ export function giveUp(w: QueuedWrite, settings: WriterSettings): void {
 
 /**
  * The line reads outside every request's statement scope, so an availability failure of its
- * snapshot read comes out as "unavailable" (not applied). For a write that an earlier batch of it
- * may have committed (that batch timed out, or its request's scope has a write that may have
- * landed) that would be false: it answers "outcome unknown" instead.
+ * snapshot read comes out as "unavailable" (not applied). For a write that an earlier batch may
+ * have committed (that batch timed out, or its request's scope has a write that may have landed)
+ * that would be false: it answers "outcome unknown" instead.
  */
 export function asSeenBy(w: QueuedWrite, err: unknown): unknown {
   const mayHaveLanded = w.outcomeUnknown || (w.scope?.mayHaveWritten ?? false);
@@ -76,11 +77,16 @@ export function asSeenBy(w: QueuedWrite, err: unknown): unknown {
   return err;
 }
 
-/** A request whose deadline answered "not applied" before its batch was sent. */
+/** A request whose deadline answered "not applied" while its write waited for the batch. */
 export const notSent = () =>
   new DomainError('unavailable', 'the request deadline passed before the write was sent', {
     retry_after_s: 1,
   });
+
+/** A conditional batch applied, committing `writes` grid writes. */
+export function recordBatch(writes: number): void {
+  groupWrites.observe(writes);
+}
 
 /** A conditional batch did not apply: lost to another writer, or its Paxos round timed out. */
 export function recordCasMiss(reason: 'timeout' | 'version_changed'): void {
@@ -106,4 +112,13 @@ function recordRows(mutation: GridMutation): void {
 export function backoff(settings: WriterSettings, attempt: number): Promise<void> {
   const cap = Math.min(settings.maxBackoffMs, settings.baseBackoffMs * 2 ** attempt);
   return new Promise<void>((r) => setTimeout(r, Math.random() * cap));
+}
+
+/** Rejects the waiting writes `why` names an error for; true if there were any. */
+export function drop(turn: { waiting: QueuedWrite[] }, why: (w: QueuedWrite) => unknown): boolean {
+  const gone = turn.waiting.filter((w) => why(w) !== undefined);
+  if (gone.length === 0) return false;
+  turn.waiting = turn.waiting.filter((w) => !gone.includes(w));
+  for (const w of gone) w.reject(why(w));
+  return true;
 }

@@ -37,7 +37,10 @@ export interface GridRowsRead {
 
 export interface PlanContext {
   readonly profileId: bigint;
-  /** The state this write is planned on: the snapshot the compare-and-set is conditioned on. */
+  /**
+   * The state this write is planned on: the snapshot the compare-and-set is conditioned on, with
+   * the writes planned before it in the same batch applied (commit.ts).
+   */
   readonly snapshot: OverridesSnapshot;
   /** The version this write will commit if its compare-and-set wins. */
   readonly nextVersion: bigint;
@@ -52,8 +55,9 @@ export interface PlanContext {
   readonly rows: GridRowsRead;
   /**
    * Hands the line work that must be done before this attempt's batch is sent (a record the
-   * write's response will point at): the line awaits it before the batch, and a failure fails
-   * the write. Absent outside the line (a planner then awaits the work itself).
+   * write's response will point at), so the writes planned after this one need not wait for it:
+   * the line awaits it before the batch, and a failure fails this write alone. Absent outside
+   * the line (a planner then awaits the work itself).
    */
   readonly beforeCommit?: (work: Promise<unknown>) => void;
 }
@@ -94,11 +98,11 @@ export interface WriteOutcome<R> {
 }
 
 /**
- * One conditional batch that applied (one write). The committed state the caches are refilled
- * from (domain/committed-state.ts), with the store's own types.
+ * One conditional batch that applied (one write or several). The committed state the caches are
+ * refilled from (domain/committed-state.ts), with the store's own types.
  */
 export interface CommitEvent extends CommittedState {
-  /** What the batch wrote. */
+  /** What the batch wrote (its writes' mutations merged, batch.ts). */
   readonly mutation: GridMutation;
   /** The snapshot the compare-and-set was conditioned on: with `mutation`, the new state. */
   readonly before: OverridesSnapshot;
@@ -151,8 +155,14 @@ export interface WriterSettings {
   /** Longest wait for this process's earlier writes to the same grid; 0 = no queue. */
   readonly queueMaxWaitMs: number;
   readonly records: RecordSettings;
-  /** Slots of the change log (domain/change-log.ts). */
+  /** Slots of the change log (domain/change-log.ts); at least `batch.maxWrites`. */
   readonly changeSlots?: number;
+  /** Bounds of one batch (1 write = every write commits alone). */
+  readonly batch: {
+    readonly maxWrites: number;
+    readonly maxRows: number;
+    readonly maxBytes: number;
+  };
   /** Home regions (src/config/regions.ts); absent = off, no check (home-region.ts). */
   readonly region?: RegionPolicy;
 }
@@ -163,12 +173,17 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
   maxBackoffMs: 200,
   retryAfterS: 1,
   queueMaxWaitMs: config.WRITE_QUEUE_MAX_WAIT_MS,
-  changeSlots: config.CHANGE_LOG_VERSIONS,
+  changeSlots: Math.max(config.CHANGE_LOG_VERSIONS, config.WRITE_GROUP_MAX_WRITES),
   records: {
     maxRows: config.WRITE_CARRY_MAX_ROWS,
     trustIdleMs: config.WRITE_CARRY_IDLE_MS,
     sharedForMs: 30_000,
     rowsMaxAgeMs: config.WRITE_CARRY_MEMO_MS,
+  },
+  batch: {
+    maxWrites: config.WRITE_GROUP_MAX_WRITES,
+    maxRows: config.WRITE_GROUP_MAX_ROWS,
+    maxBytes: config.WRITE_GROUP_MAX_BYTES,
   },
   ...policyOf(config),
 });
@@ -186,34 +201,39 @@ export interface QueuedWrite {
   readonly scope: StatementScope | undefined;
   /** Runs `f` in the async context the write was submitted from (its operation, its scope). */
   run<T>(f: () => Promise<T>): Promise<T>;
-  /** A batch of this write timed out: it may have committed. */
+  /** A batch that carried this write timed out: it may have committed. */
   outcomeUnknown: boolean;
   resolve(outcome: WriteOutcome<unknown>): void;
   reject(err: unknown): void;
 }
 
 /** What planning made of one write. */
-export type WritePlan =
-  | { readonly kind: 'refused'; readonly error: unknown }
+export type PlannedWrite =
   | {
-      readonly kind: 'skip';
+      readonly kind: 'write' | 'skip';
+      readonly write: QueuedWrite;
       readonly result: unknown;
-      /** The version (and its generation) it was planned on. */
+      /** The version committed (write) or planned on (skip). */
       readonly version: bigint;
       readonly generation: bigint;
+      /** Only for a write: what it adds to the batch (for metrics). */
+      readonly mutation?: GridMutation;
     }
-  | {
-      readonly kind: 'write';
-      readonly result: unknown;
-      /** The version (and its generation) it commits. */
-      readonly version: bigint;
-      readonly generation: bigint;
-      /** The batch: the planner's mutation with the line's statics. */
-      readonly mutation: GridMutation;
-      /** The state the batch leaves if it applies. */
-      readonly after: OverridesSnapshot;
-      /** The membership record of a membership write. */
-      readonly effects: Effects | undefined;
-      /** Waits for the work the planner handed over (`beforeCommit`); its failure, if any. */
-      failedWork(): Promise<{ error: unknown } | undefined>;
-    };
+  | { readonly kind: 'refused'; readonly write: QueuedWrite; readonly error: unknown };
+
+export interface BatchPlan {
+  /** Answered now, without the batch. */
+  readonly now: PlannedWrite[];
+  /** Answered with the batch. */
+  readonly batched: PlannedWrite[];
+  readonly back: QueuedWrite[];
+  /** The batch: the writes' mutations merged (empty when nothing writes). */
+  readonly mutation: GridMutation;
+  readonly writes: number;
+  /** The state the batch leaves if it applies. */
+  readonly after: OverridesSnapshot;
+  /** The membership record of a write that commits alone. */
+  readonly effects: Effects | undefined;
+  /** Waits for the work planners handed over (`beforeCommit`); the writes whose work failed. */
+  failedWork(): Promise<ReadonlyMap<QueuedWrite, unknown>>;
+}

@@ -7,26 +7,28 @@
  *   - write: one `writeGrid` call: a planner (what to change, decided from a snapshot) and options;
  *   - queue: this process's writes to one grid, oldest first, waiting for their turn;
  *   - snapshot: the grid's override partition (head and override rows) at one version;
- *   - batch: ONE conditional batch `IF version = v` on the override partition carrying one write
- *     and setting the version to v + 1;
+ *   - batch: ONE conditional batch `IF version = v` on the override partition carrying one or
+ *     more writes and setting the version to v + k;
  *   - record: the grid's LastCommitted record, what this process committed last (last-committed.ts).
  *
  * The protocol, for one grid:
- *   1. A write joins the grid's queue; the grid's writes take turns, one at a time. A write that
- *      waits longer than WRITE_QUEUE_MAX_WAIT_MS answers 503 `contention` with Retry-After
- *      without touching Cassandra.
- *   2. On its turn, the snapshot comes from the record (no read, or one head read) or from
- *      Cassandra.
- *   3. The planner runs on the snapshot, and gets the version it commits (v + 1) and a read port
- *      for `grid_posts` through the record (PlanContext.rows). A refusal fails the write; a skip
- *      commits nothing.
- *   4. The mutation goes out in one batch (commit.ts). Applied: the write is answered with its
- *      version, idempotency entry and undo record; the record is updated; the commit hooks run
- *      (cache refill), their failures logged, never surfaced. Lost (another process committed) or
- *      timed out (outcome unknown): re-read and re-plan with jittered backoff, up to
- *      CAS_MAX_ATTEMPTS, then 503 `contention`, or `write_outcome_unknown` if a batch of the write
- *      timed out. Moves are anchor-based, so re-planning "put P after A" on top of itself is
- *      harmless.
+ *   1. A write joins the grid's queue. A write that waits longer than WRITE_QUEUE_MAX_WAIT_MS
+ *      answers 503 `contention` with Retry-After without touching Cassandra.
+ *   2. When the grid's turn comes (the next turn of the event loop, shared by every grid so their
+ *      batches leave in one socket write), the writes waiting are taken, up to the batch bounds.
+ *   3. The snapshot comes from the record (no read, or one head read) or from Cassandra.
+ *   4. Each write's planner runs on the snapshot with the writes before it applied, and gets the
+ *      version it commits (v + 1, v + 2…) and a read port for `grid_posts` through the record
+ *      (PlanContext.rows). A refusal fails that write alone; a skip commits nothing.
+ *   5. The writes' mutations go out merged in one batch (commit.ts, batch.ts). Applied: each write
+ *      is answered with its own version, idempotency entry and undo record; the record is
+ *      updated; the commit hooks run (cache refill), their failures logged, never surfaced.
+ *      Lost (another process committed) or timed out (outcome unknown): re-read and re-plan with
+ *      jittered backoff, up to CAS_MAX_ATTEMPTS, then 503 `contention`, or `write_outcome_unknown`
+ *      if a batch carrying the write timed out. Moves are anchor-based, so re-planning "put P
+ *      after A" on top of itself is harmless.
+ *   6. Writes that must commit alone (deletions, membership changes) or would exceed the bounds
+ *      are put back at the front of the queue for the next turn.
  *
  * Membership (domain/membership.ts): a write that changes which posts the grid holds returns
  * side-table `effects`; they are recorded in its batch and applied right after it; a snapshot
@@ -43,7 +45,7 @@ import type { Effects } from '../../domain/membership.js';
 import { statementScope } from '../../store/cql-budget.js';
 import type { GridStore } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
-import { commitWrite } from './commit.js';
+import { commitQueued } from './commit.js';
 import { countRehome, homeGate } from './home-region.js';
 import { LastCommitted } from './last-committed.js';
 import type { CommitEvent, GridPlanner, Publication, QueuedWrite, WriteOptions } from './types.js';
@@ -69,12 +71,12 @@ export class GridWriter {
     readonly hooks: WriterHooks = {},
   ) {
     this.records = new LastCommitted(settings.records);
-    const { queueMaxWaitMs: maxWaitMs, retryAfterS } = settings;
+    const { queueMaxWaitMs: maxWaitMs, retryAfterS, batch } = settings;
     this.queue =
       maxWaitMs > 0
         ? new WriteQueue(
-            { maxWaitMs, retryAfterS },
-            (profileId, write) => this.turn(profileId, write),
+            { maxWaitMs, retryAfterS, maxTake: batch.maxWrites },
+            (profileId, writes) => this.turn(profileId, writes),
             (profileId) => this.records.idle(profileId),
           )
         : undefined;
@@ -103,7 +105,7 @@ export class GridWriter {
       };
       if (tracing()) traceQueued(write);
       if (this.queue) this.queue.push(profileId, write);
-      else void this.turn(profileId, write); // no queue: every write races alone
+      else void this.turn(profileId, [write]); // no queue: every write races alone
     });
   }
 
@@ -122,10 +124,10 @@ export class GridWriter {
     this.ownHooks.push(hook);
   }
 
-  private async turn(profileId: bigint, write: QueuedWrite): Promise<void> {
+  private async turn(profileId: bigint, writes: QueuedWrite[]): Promise<QueuedWrite[]> {
     const { store, membership, settings, records } = this;
     const pub = this.publication?.open(profileId);
-    const traced = traceTurn(profileId, write);
+    const traced = traceTurn(profileId, writes);
     const committed = async (event: CommitEvent, effects: Effects | undefined) => {
       pub?.applied();
       if (this.hooks.afterCas) await this.hooks.afterCas(event);
@@ -148,9 +150,10 @@ export class GridWriter {
     const deps = { store, membership, settings, records, queued: !!this.queue, committed };
     const beforeBatch = pub ? { beforeBatch: () => pub.beforeBatch() } : {};
     const trace = traced ? { trace: traced.context } : {};
-    await commitWrite({ ...deps, ...beforeBatch, ...trace }, profileId, write);
-    traced?.end();
+    const back = await commitQueued({ ...deps, ...beforeBatch, ...trace }, profileId, writes);
+    traced?.end(back);
     pub?.done();
+    return back;
   }
 
   /**
@@ -170,10 +173,11 @@ export class GridWriter {
 }
 
 /**
- * Per grid, this process's writes waiting for their turn (step 1 of the header): they take turns,
- * one at a time, oldest first. On a hot grid every racer would re-read and re-plan after each lost
- * CAS; queued, the only losses left are to other processes. Planners must not write the same grid
- * from inside (they would wait on themselves).
+ * Per grid, this process's writes waiting for their turn (steps 1, 2 and 6 of the header). On a
+ * hot grid every racer would re-read and re-plan after each lost CAS; queued, the only losses
+ * left are to other processes. `turn` answers every write it is given except those it returns
+ * (put back: to the front, ahead of anything queued meanwhile). With `maxTake` 1 writes simply
+ * take turns. Planners must not write the same grid from inside (they would wait on themselves).
  */
 export class WriteQueue<W extends { reject(err: unknown): void }> {
   private readonly lines = new Map<bigint, Array<{ item: W; timer?: NodeJS.Timeout }>>();
@@ -181,9 +185,8 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
   private readonly home = new AsyncResource('regrid.write-queue');
 
   constructor(
-    private readonly settings: { maxWaitMs: number; retryAfterS: number },
-    /** Answers the item (resolves or rejects it). */
-    private readonly turn: (profileId: bigint, item: W) => Promise<void>,
+    private readonly settings: { maxWaitMs: number; retryAfterS: number; maxTake: number },
+    private readonly turn: (profileId: bigint, items: W[]) => Promise<W[]>,
     /** Called when a grid's queue is empty again. */
     private readonly idle: (profileId: bigint) => void = () => undefined,
   ) {}
@@ -193,7 +196,7 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
     return this.lines.size;
   }
 
-  /** Writes waiting for a grid's next turn (not the one running). */
+  /** Writes waiting for a grid's next turn (not those of the turn running). */
   waiting(profileId: bigint): number {
     return this.lines.get(profileId)?.length ?? 0;
   }
@@ -201,8 +204,9 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
   push(profileId: bigint, item: W): void {
     const line = this.lines.get(profileId);
     if (!line) {
-      this.lines.set(profileId, []);
-      void this.home.runInAsyncScope(() => this.drain(profileId, item));
+      const fresh = [{ item }];
+      this.lines.set(profileId, fresh);
+      void this.home.runInAsyncScope(() => this.drain(profileId, fresh));
       return;
     }
     const entry: { item: W; timer?: NodeJS.Timeout } = { item };
@@ -218,18 +222,23 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
     line.push(entry);
   }
 
-  private async drain(profileId: bigint, first: W) {
-    const line = this.lines.get(profileId)!;
+  private async drain(profileId: bigint, line: Array<{ item: W; timer?: NodeJS.Timeout }>) {
     try {
-      for (let item: W | undefined = first; item;) {
+      await nextTurn(); // a fresh grid waits for the shared turn too (see the header)
+      while (line.length > 0) {
+        const taken = line.splice(0, this.settings.maxTake);
+        for (const e of taken) clearTimeout(e.timer);
+        const items = taken.map((e) => e.item);
+        let back: W[];
         try {
-          await this.turn(profileId, item);
+          back = await this.turn(profileId, items);
         } catch (err) {
-          item.reject(err); // a broken turn: never leave a write hanging
+          for (const i of items) i.reject(err); // a broken turn: never leave a write hanging
+          back = [];
         }
-        const next = line.shift();
-        clearTimeout(next?.timer);
-        item = next?.item;
+        line.unshift(...back.map((item) => ({ item })));
+        // The writers this turn answered queue their next writes right away: same next batch.
+        await nextTurn();
       }
     } finally {
       this.lines.delete(profileId);
@@ -243,3 +252,15 @@ const countClaims = (event: CommitEvent): void => {
   const set = event.mutation.statics?.homeRegion;
   if (set !== undefined && event.before.head.homeRegion === undefined) countRehome('claimed');
 };
+
+let shared: Promise<void> | undefined;
+
+/** The next turn of the event loop, one for every grid waiting for it (see the header). */
+function nextTurn(): Promise<void> {
+  return (shared ??= new Promise<void>((resolve) =>
+    setImmediate(() => {
+      shared = undefined;
+      resolve();
+    }),
+  ));
+}

@@ -2,7 +2,7 @@
  * The write line's spans (src/obs/tracing.ts), made only when tracing is on. Each write's parent
  * is its request's span, carried on its statement scope (QueuedWrite.scope.trace):
  *   regrid.write_line.queue_wait  per write, from `writeGrid` until its turn takes it;
- *   regrid.write_line             the turn (child of the write's request span);
+ *   regrid.write_line             the turn (child of the first traced write; linked to the others);
  *     regrid.write_line.plan      per attempt: the snapshot and the planners;
  *     regrid.cas                  per attempt: the conditional batch, with `regrid.cas.applied`
  *                                 and `regrid.cas.reason` (version_changed, timeout, refused);
@@ -10,7 +10,7 @@
  * The turn's own reads run in a statement scope that carries the turn's context and nothing
  * else (`turnScope`), so their CQL spans are the turn's children.
  */
-import { SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
+import { SpanStatusCode, type Context, type Link, type Span } from '@opentelemetry/api';
 import { startSpan, tracing } from '../../obs/tracing.js';
 import { StatementScope } from '../../store/cql-budget.js';
 import type { CasResult } from '../../store/grid-store.js';
@@ -28,18 +28,39 @@ export function traceQueued(write: QueuedWrite): void {
 
 export interface TurnTrace {
   readonly context: Context;
-  end(): void;
+  end(back: readonly QueuedWrite[]): void;
 }
 
-/** The turn's span; ends the write's queue wait. Undefined when tracing is off. */
-export function traceTurn(profileId: bigint, write: QueuedWrite): TurnTrace | undefined {
+/** The turn's span; ends the queue waits of the writes it took. Undefined when tracing is off. */
+export function traceTurn(
+  profileId: bigint,
+  writes: readonly QueuedWrite[],
+): TurnTrace | undefined {
   if (!tracing()) return undefined;
-  waiting.get(write)?.end();
-  waiting.delete(write);
-  const s = startSpan('regrid.write_line', write.scope?.trace, {
-    attributes: { 'regrid.profile_id': profileId.toString() },
+  let parent: Context | undefined;
+  const links: Link[] = [];
+  for (const w of writes) {
+    waiting.get(w)?.end();
+    waiting.delete(w);
+    const ctx = w.scope?.trace;
+    if (!ctx) continue;
+    if (!parent) parent = ctx;
+    else {
+      const linked = tracing()!.spanContextOf(ctx);
+      if (linked) links.push({ context: linked });
+    }
+  }
+  const s = startSpan('regrid.write_line', parent, {
+    links,
+    attributes: { 'regrid.profile_id': profileId.toString(), 'regrid.writes': writes.length },
   })!;
-  return { context: s.context, end: () => s.span.end() };
+  return {
+    context: s.context,
+    end: (back) => {
+      s.span.setAttribute('regrid.writes.put_back', back.length);
+      s.span.end();
+    },
+  };
 }
 
 /** A statement scope carrying only the turn's trace context (its own reads' parent). */

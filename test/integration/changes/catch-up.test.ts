@@ -9,7 +9,7 @@ import { openChanges, randomProfile, seedGrid, upTo, type ChangesHarness } from 
 
 let h: ChangesHarness;
 openPerFile(
-  () => openChanges({ CHANGE_LOG_VERSIONS: '8' }),
+  () => openChanges({ CHANGE_LOG_VERSIONS: '8', WRITE_GROUP_MAX_WRITES: '8' }),
   (opened) => (h = opened),
 );
 

@@ -36,7 +36,7 @@ let store: FeedStore;
 
 beforeAll(async () => {
   if (down) return;
-  h = await openChanges({ CHANGE_LOG_VERSIONS: '8' });
+  h = await openChanges({ CHANGE_LOG_VERSIONS: '8', WRITE_GROUP_MAX_WRITES: '8' });
   store = await FeedStore.open(PG_URL, PG_SCHEMA);
 });
 

@@ -14,7 +14,7 @@ import { composeId } from '../../../src/domain/ids.js';
 import { freshProfile, openFeatures, order, type Features } from './harness.js';
 
 async function run(cap: string) {
-  const f: Features = await openFeatures({ MOVE_ROW_CAP: cap });
+  const f: Features = await openFeatures({ MOVE_ROW_CAP: cap, WRITE_GROUP_MAX_WRITES: '1' });
   const sizes: number[] = [];
   f.hooks.onCommitted = [(e: CommitEvent) => void sizes.push(e.mutation.upserts?.length ?? 0)];
   try {

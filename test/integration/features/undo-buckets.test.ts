@@ -1,13 +1,13 @@
 /**
- * The undo ring in buckets (domain/undo-ring.ts), on real Cassandra: queued moves spanning
- * several buckets keep every recent move's entry, entries
+ * The undo ring in buckets (domain/undo-ring.ts), on real Cassandra: a group of moves spanning
+ * several buckets keeps every move's entry (a group stops at UNDO_RING_VERSIONS writes), entries
  * outlive UNDO_RING_VERSIONS − 1 later versions, and a bucket's turn coming round drops what it
  * held, so the undo of a move that old is a 404.
  */
 import { describe, expect, it } from 'vitest';
 import { findUndo, UNDO_RING_VERSIONS } from '../../../src/domain/undo-ring.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
-import { groupService, occupy } from './line-harness.js';
+import { groupService, groupSizes, occupy } from './group-harness.js';
 import { openPerFile } from '../support/per-file.js';
 
 let f: Features;
@@ -16,8 +16,8 @@ openPerFile(openFeatures, (opened) => (f = opened));
 const bounds = () => ({ now: Date.now(), ttlMs: 60_000 });
 
 describe('undo ring buckets', () => {
-  it('queued moves across buckets keep every recent entry; old buckets turn over', async () => {
-    const g = groupService(f, 7900, { WRITE_QUEUE_MAX_WAIT_MS: 30_000 }); // 45 moves take turns
+  it('a group of moves across buckets keeps every entry; old buckets turn over', async () => {
+    const g = groupService(f, 7900, { WRITE_GROUP_MAX_WRITES: 64 });
     const p = freshProfile(f);
     const posts = await seed(f, p, 45);
     const v0 = (await g.service.readHead(p)).version;
@@ -27,6 +27,8 @@ describe('undo ring buckets', () => {
     const all = posts.map((x, i) => g.service.move(p, x, null, { moveId: ids[i] }));
     await line.release(posts.length);
     const moved = await Promise.all(all);
+    // The first group stops where its moves would span more versions than the ring keeps.
+    expect(groupSizes(g.events)).toEqual([UNDO_RING_VERSIONS, posts.length - UNDO_RING_VERSIONS]);
     expect(await order(f, p)).toEqual([...posts].reverse());
     const ringOf = async () => (await g.service.store.readHead(p, {}, true)).recentMoves ?? [];
     let ring = await ringOf();

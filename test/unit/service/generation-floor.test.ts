@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatWatermark, parseWatermark } from '../../../src/cache/change-stream.js';
 import { compareGridVersions, type GridVersion } from '../../../src/domain/grid-version.js';
-import { planWrite, versionFloor } from '../../../src/service/write-line/commit.js';
+import { planBatch, versionFloor } from '../../../src/service/write-line/commit.js';
 import type {
   GridPlanner,
   GridRowsRead,
@@ -58,7 +58,7 @@ describe('versionFloor', () => {
 describe('a batch planned with a new generation', () => {
   const rows = {} as GridRowsRead;
   const store = { countGridRows: async () => 0n };
-  const settings = {};
+  const settings = { batch: { maxWrites: 32, maxRows: 200, maxBytes: 16 * 1024 } };
   const read = { head: { ...EMPTY_HEAD, version: 7n }, overrides: [] };
   function write(planner: GridPlanner<unknown>): QueuedWrite & { seen: bigint[] } {
     const w = {
@@ -85,34 +85,33 @@ describe('a batch planned with a new generation', () => {
     });
   const skip: GridPlanner<unknown> = async () => ({ kind: 'skip', result: 'already there' });
 
-  it('sets the generation static in the batch and names the version and record with it', async () => {
-    const w = write(move(1n));
-    const plan = await planWrite(store, 5n, read, w, 1, { ...settings, generation: 2n }, rows);
-    if (plan.kind !== 'write') throw new Error(`planned ${plan.kind}`);
+  it('sets the generation static in the batch and names every version and record with it', async () => {
+    const ws = [write(skip), write(move(1n)), write(skip), write(move(2n))];
+    const plan = await planBatch(store, 5n, read, ws, 1, { ...settings, generation: 2n }, rows);
+    expect(plan.writes).toBe(2);
     expect(plan.mutation.statics?.generation).toBe(2n);
-    expect(plan.after.head).toMatchObject({ generation: 2n, version: 8n });
+    expect(plan.after.head).toMatchObject({ generation: 2n, version: 9n });
     const records = plan.mutation.statics?.changeLog?.records ?? [];
-    expect(records.map((r) => [r.generation, r.version])).toEqual([[2n, 8n]]);
-    expect([plan.generation, plan.version]).toEqual([2n, 8n]);
-    expect(w.seen).toEqual([2n]); // planners (and the request ring) see the new name
-  });
-
-  it('a skip answers the state read, under its own name', async () => {
-    const plan = await planWrite(
-      store,
-      5n,
-      read,
-      write(skip),
-      1,
-      { ...settings, generation: 2n },
-      rows,
+    expect(records.map((r) => [r.generation, r.version])).toEqual([
+      [2n, 8n],
+      [2n, 9n],
+    ]);
+    // The skip before any write answers the state read, under its own name; later ones the
+    // state the batch's earlier writes leave, in the new generation.
+    const named = [...plan.now, ...plan.batched].map((p) =>
+      p.kind === 'refused' ? undefined : [p.kind, p.generation, p.version],
     );
-    expect(plan).toMatchObject({ kind: 'skip', generation: 1n, version: 7n });
+    expect(named).toEqual([
+      ['skip', 1n, 7n],
+      ['write', 2n, 8n],
+      ['skip', 2n, 8n],
+      ['write', 2n, 9n],
+    ]);
+    expect(ws[1]!.seen).toEqual([2n]); // planners (and the request ring) see the new name
   });
 
   it('writes no generation static without one', async () => {
-    const plan = await planWrite(store, 5n, read, write(move(1n)), 1, settings, rows);
-    if (plan.kind !== 'write') throw new Error(`planned ${plan.kind}`);
+    const plan = await planBatch(store, 5n, read, [write(move(1n))], 1, settings, rows);
     expect(plan.mutation.statics?.generation).toBeUndefined();
     expect(plan.after.head).toMatchObject({ generation: 1n, version: 8n });
   });

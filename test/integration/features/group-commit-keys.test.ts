@@ -1,11 +1,12 @@
 /**
- * Writes queued behind each other on one grid's write line (real Cassandra), each committed in a
- * conditional batch of its own: what each keeps for itself (its Idempotency-Key outcome, its undo
- * record, its request deadline), a batch whose outcome is unknown, the queue's own bound, and
- * races with a second process.
+ * Group commit and what each write of a group keeps for itself (real Cassandra): its
+ * Idempotency-Key outcome (the ring entry its interceptor added rides in the group's batch), its
+ * undo record, its request deadline; and the queue's own bounds.
  */
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../src/domain/errors.js';
+import { RING_SIZE } from '../../../src/domain/request-ring.js';
+import type { GridService } from '../../../src/service/grid-service.js';
 import {
   fingerprintRequest,
   SimulatedCrash,
@@ -16,9 +17,7 @@ import { IdempotencyService as Idempotency } from '../../../src/service/idempote
 import { StatementScope, statementScope } from '../../../src/store/cql-budget.js';
 import { findUndo } from '../../../src/domain/undo-ring.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
-import { groupService, modelOrder, occupy, type AckedMove } from './line-harness.js';
-import { GridService } from '../../../src/service/grid-service.js';
-import { TracingCql } from '../../../src/store/trace.js';
+import { groupService, groupSizes, occupy } from './group-harness.js';
 import { openPerFile } from '../support/per-file.js';
 
 let f: Features;
@@ -26,35 +25,6 @@ openPerFile(openFeatures, (opened) => (f = opened));
 
 let worker = 7850;
 const nextWorker = () => worker++;
-
-/** `n` moves spread over the grid (never a post after itself), deterministic. */
-function moves(posts: readonly bigint[], n: number, salt = 0) {
-  return Array.from({ length: n }, (_, i) => {
-    const post = posts[(i * 7 + salt) % posts.length]!;
-    let after: bigint | null = i % 5 === 0 ? null : posts[(i * 3 + 1 + salt) % posts.length]!;
-    if (after === post) after = null;
-    return { post, after };
-  });
-}
-
-/** The grid read whole through a traced service, and what the reads met. */
-async function tracedOrder(p: bigint) {
-  const traced = new TracingCql(f.client);
-  const reader = new GridService({
-    cql: traced,
-    config: f.config,
-    ids: f.ids,
-    cursorSecret: 'feature-tests-cursor-secret',
-  });
-  const ids: bigint[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await reader.pages.page({ profileId: p, limit: 7, cursor });
-    ids.push(...page.items.map((i) => i.postId));
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return { ids, tally: await traced.tally() };
-}
 
 const render = (_r: unknown, version: bigint): StoredResponse => ({
   status: 200,
@@ -100,8 +70,8 @@ const sorted = (xs: readonly bigint[]) => [...xs].sort((a, b) => (a < b ? -1 : a
 const versionIn = (r: { response: StoredResponse }) =>
   BigInt((r.response.body as { grid_version: string }).grid_version);
 
-describe('queued writes: Idempotency-Key', () => {
-  it('queued keyed moves: each its own outcome, and each replays its own version', async () => {
+describe('group commit: Idempotency-Key', () => {
+  it('keyed moves in one group: each its own outcome, and each replays its own version', async () => {
     const g = groupService(f, nextWorker());
     const idem = idempotencyOf(g.service);
     const p = freshProfile(f);
@@ -112,6 +82,7 @@ describe('queued writes: Idempotency-Key', () => {
     const first = Promise.all(posts.slice(0, 8).map((x, i) => keyed.move(`k${i}`, x, null)));
     await line.release(8);
     const out = await first;
+    expect(groupSizes(g.events.slice(-1))).toEqual([8]);
     expect(out.map((r) => r.replayed)).toEqual(Array(8).fill(false));
     const versions = out.map(versionIn);
     expect(sorted(versions)).toEqual(Array.from({ length: 8 }, (_, i) => v0 + BigInt(i + 1)));
@@ -125,7 +96,31 @@ describe('queued writes: Idempotency-Key', () => {
     expect((await g.service.readHead(p)).version).toBe(v0 + 8n);
   });
 
-  it('a crash between the commits and their responses: every key replays its outcome, every move undoes', async () => {
+  it(`at most ${RING_SIZE} keyed writes share a batch (every key stays in its ring)`, async () => {
+    const g = groupService(f, nextWorker());
+    const idem = idempotencyOf(g.service);
+    const p = freshProfile(f);
+    const posts = await seed(f, p, 6);
+    const v0 = (await g.service.readHead(p)).version;
+    const line = await occupy(g.service, p);
+    const keyed = keyedMoves(g.service, idem, p);
+    const n = RING_SIZE + 1;
+    const all = Array.from({ length: n }, (_, i) =>
+      keyed.move(`r${i}`, posts[i % 6]!, null).catch((e: unknown) => e),
+    );
+    await line.release(n);
+    const out = await Promise.all(all);
+    expect(groupSizes(g.events.slice(-1))).toEqual([RING_SIZE]);
+    // The one left waited behind RING_SIZE keyed commits newer than its claim: as in a plain
+    // queue, the ring cannot prove it absent any more, so it is refused, not applied twice.
+    const refused = out.filter(isDomainError);
+    expect(refused.map((e) => e.details)).toEqual([
+      expect.objectContaining({ outcome: 'unknown' }),
+    ]);
+    expect((await g.service.readHead(p)).version).toBe(v0 + BigInt(RING_SIZE));
+  });
+
+  it('a crash between the group commit and its responses: every key replays its outcome, every move undoes', async () => {
     const g = groupService(f, nextWorker());
     const idem = idempotencyOf(g.service);
     const p = freshProfile(f);
@@ -144,7 +139,7 @@ describe('queued writes: Idempotency-Key', () => {
     const line = await occupy(g.service, p);
     const keyed = keyedMoves(g.service, idem, p);
     g.hooks.afterCas = () => {
-      throw new SimulatedCrash('after the commit, before its response');
+      throw new SimulatedCrash('after the group commit, before its responses');
     };
     let crashed: unknown[];
     try {
@@ -157,7 +152,7 @@ describe('queued writes: Idempotency-Key', () => {
       delete g.hooks.afterCas;
     }
     expect(crashed.every((e) => e instanceof SimulatedCrash)).toBe(true);
-    expect((await g.service.readHead(p)).version).toBe(v0 + 6n); // every move did commit
+    expect((await g.service.readHead(p)).version).toBe(v0 + 6n); // the group did commit
     const replays = [];
     for (const [i, [x, after]] of wanted.entries())
       replays.push(await keyed.move(`c${i}`, x, after));
@@ -165,13 +160,13 @@ describe('queued writes: Idempotency-Key', () => {
     const versions = replays.map(versionIn);
     expect(sorted(versions)).toEqual(Array.from({ length: 6 }, (_, i) => v0 + BigInt(i + 1)));
     expect((await g.service.readHead(p)).version).toBe(v0 + 6n); // nothing applied twice
-    // Each move's own entry in the undo ring, with the version it committed.
+    // Each move's own entry in the undo ring the group committed, with the version it committed.
     const ring = (await g.service.store.readHead(p, {}, true)).recentMoves ?? [];
     const bounds = { now: Date.now(), ttlMs: 60_000 };
     for (const [i, id] of moveIds.entries()) {
       expect(findUndo(ring, id, bounds)?.version).toBe(versions[i]);
     }
-    // Undone newest first: only the last move is undone exactly (nothing after it).
+    // Undone newest first: only the group's last move is undone exactly (nothing after it).
     const byVersion = moveIds
       .map((id, i) => ({ id, v: versions[i]! }))
       .sort((a, b) => Number(b.v - a.v));
@@ -182,32 +177,67 @@ describe('queued writes: Idempotency-Key', () => {
   });
 });
 
-describe('a failure after a batch timed out', () => {
-  it('a batch that applied but timed out, then a failed re-read: the write answers outcome unknown, never unavailable', async () => {
+describe('group commit: a batch whose outcome is unknown', () => {
+  it('a timed-out batch that did apply: the group re-reads, each key replays its own outcome, nothing twice', async () => {
+    const g = groupService(f, nextWorker());
+    const idem = idempotencyOf(g.service);
+    const p = freshProfile(f);
+    const posts = await seed(f, p, 8);
+    const v0 = (await g.service.readHead(p)).version;
+    const line = await occupy(g.service, p);
+    const keyed = keyedMoves(g.service, idem, p);
+    const all = Promise.all(posts.slice(0, 5).map((x, i) => keyed.move(`t${i}`, x, null)));
+    const plain = g.service.move(p, posts[7]!, posts[6]!); // unkeyed: applied again, harmlessly
+    g.timeOutNextBatch();
+    await line.release(6);
+    const out = await all;
+    // The re-read found every key in the ring the timed-out batch wrote: each answers the
+    // version that batch gave it (all six of its writes applied), none is applied twice.
+    const versions = out.map(versionIn);
+    expect(new Set(versions).size).toBe(5);
+    for (const v of versions) expect(v > v0 && v <= v0 + 6n).toBe(true);
+    const moved = await plain;
+    expect(moved.version).toBe(v0 + 7n); // planned again on v0 + 6, committed alone
+    expect((await g.service.readHead(p)).version).toBe(v0 + 7n);
+    expect(groupSizes(g.events.slice(-1))).toEqual([1]);
+    // Each keyed move (to the top) applied once, in the order of its version.
+    const top = posts
+      .slice(0, 5)
+      .map((x, i) => ({ x, v: versions[i]! }))
+      .sort((a, b) => Number(b.v - a.v))
+      .map((m) => m.x);
+    const now = await order(f, p);
+    expect(now.slice(0, 5)).toEqual(top);
+    expect(now.indexOf(posts[7]!)).toBe(now.indexOf(posts[6]!) + 1);
+  });
+});
+
+describe('group commit: a failure after a batch timed out', () => {
+  it('a batch that applied but timed out, then a failed re-read: every write answers outcome unknown, never unavailable', async () => {
     const g = groupService(f, nextWorker());
     const p = freshProfile(f);
     const posts = await seed(f, p, 6);
     const v0 = (await g.service.readHead(p)).version;
     const line = await occupy(g.service, p);
-    const all = posts.slice(0, 1).map((x) =>
+    const all = posts.slice(0, 4).map((x) =>
       g.service.move(p, x, null).then(
         () => 'ok',
         (e: unknown) => e,
       ),
     );
     g.timeOutNextBatch();
-    // Reads fail for longer than the writer retries: the turn gives up on its re-read.
+    // Reads fail for longer than the writer retries: the round gives up on its re-read.
     g.failReadsAfterTimeout(1000);
-    await line.release(1);
+    await line.release(4);
     const out = await Promise.all(all);
     g.failReadsAfterTimeout(0);
-    expect((await g.service.readHead(p)).version).toBe(v0 + 1n); // the batch did commit
+    expect((await g.service.readHead(p)).version).toBe(v0 + 4n); // the batch did commit
     for (const e of out) expect(e).toMatchObject({ code: 'write_outcome_unknown' });
   });
 });
 
-describe('queued writes: deadlines and bounds', () => {
-  it('a queued write whose request deadline passed before its batch is not sent (not applied)', async () => {
+describe('group commit: deadlines and bounds', () => {
+  it('a write whose request deadline passed before the batch is left out of it (not applied)', async () => {
     const g = groupService(f, nextWorker());
     const p = freshProfile(f);
     const posts = await seed(f, p, 4);
@@ -227,7 +257,7 @@ describe('queued writes: deadlines and bounds', () => {
         })),
       )
       .catch((e: unknown) => e);
-    // A write that sends nothing itself: only its batch can count as its write.
+    // A write that sends nothing itself: only the group's batch can count as its write.
     const ok = statementScope.run(okScope, () =>
       g.service.writer.writeGrid(p, async (ctx) => ({
         kind: 'write',
@@ -250,6 +280,17 @@ describe('queued writes: deadlines and bounds', () => {
     expect(okScope.mayHaveWritten).toBe(true); // the batch was its write too
   });
 
+  it('WRITE_GROUP_MAX_WRITES=1 commits every write alone', async () => {
+    const g = groupService(f, nextWorker(), { WRITE_GROUP_MAX_WRITES: 1 });
+    const p = freshProfile(f);
+    const posts = await seed(f, p, 5);
+    const line = await occupy(g.service, p);
+    const all = Promise.all(posts.map((x) => g.service.move(p, x, null)));
+    await line.release(5);
+    await all;
+    expect(groupSizes(g.events.slice(-5))).toEqual([1, 1, 1, 1, 1]);
+  });
+
   it('503 contention only for a write that waited in line longer than the bound', async () => {
     const g = groupService(f, nextWorker(), { WRITE_QUEUE_MAX_WAIT_MS: 100 });
     const p = freshProfile(f);
@@ -261,89 +302,5 @@ describe('queued writes: deadlines and bounds', () => {
     await line.release(0);
     expect(isDomainError(err) && err.code).toBe('contention');
     expect((await g.service.readHead(p)).version).toBe(v0);
-  });
-});
-
-describe('queued writes: races', () => {
-  it('with a second process moving the same grid: nothing lost, order = model, no tombstone', async () => {
-    const a = groupService(f, nextWorker());
-    const b = groupService(f, nextWorker());
-    const p = freshProfile(f);
-    await seed(f, p, 20);
-    const initial = await order(f, p);
-    const v0 = (await f.service.readHead(p)).version;
-    const acks: AckedMove[] = [];
-    let contention = 0;
-    let seq = 0;
-    const writer = (svc: GridService, salt: number) =>
-      Promise.all(
-        Array.from({ length: 8 }, async (_, w) => {
-          for (const m of moves(initial, 3, salt + w)) {
-            try {
-              const out = await svc.move(p, m.post, m.after);
-              acks.push({ postId: m.post, after: m.after, version: out.version, seq: seq++ });
-            } catch (err) {
-              // A lost compare-and-set (certainly not applied) after every attempt.
-              if (isDomainError(err) && err.code === 'contention') contention += 1;
-              else throw err;
-            }
-          }
-        }),
-      );
-    await Promise.all([writer(a.service, 0), writer(b.service, 100)]);
-    expect(acks.length + contention).toBe(48);
-    expect(new Set(acks.map((x) => x.version)).size).toBe(acks.length);
-    expect(await order(f, p)).toEqual(modelOrder(initial, acks));
-    // The version counts exactly the acknowledged moves: none applied twice, none lost.
-    expect((await f.service.readHead(p)).version).toBe(v0 + BigInt(acks.length));
-    const read = await tracedOrder(p);
-    expect(new Set(read.ids).size).toBe(20);
-    expect(read.tally.tombstoneCells).toBe(0);
-  });
-
-  it('with pins, archive/unarchive, reset, batch order and another process: the grid stays whole', async () => {
-    const a = groupService(f, nextWorker());
-    const b = groupService(f, nextWorker());
-    const p = freshProfile(f);
-    const posts = await seed(f, p, 10);
-    const initial = await order(f, p);
-    const tolerated = new Set([
-      'post_pinned',
-      'anchor_not_on_grid',
-      'post_not_on_grid',
-      'precondition_failed',
-    ]);
-    const tolerate = async (w: Promise<unknown>) => {
-      try {
-        await w;
-      } catch (err) {
-        if (!isDomainError(err) || !tolerated.has(err.code)) throw err;
-      }
-    };
-    for (let round = 0; round < 3; round++) {
-      const o = await a.service.readOrder(p);
-      const target = posts[round + 2]!;
-      await Promise.all([
-        ...moves(initial, 10, round).map((m) => tolerate(a.service.move(p, m.post, m.after))),
-        ...moves(initial, 6, round + 50).map((m) => tolerate(b.service.move(p, m.post, m.after))),
-        tolerate(a.service.setPins(p, [posts[round]!])),
-        tolerate(
-          a.service
-            .archivePost(p, target)
-            .then(() => a.service.unarchivePost(p, target, 'previous')),
-        ),
-        tolerate(a.service.patchOrder(p, o.etag, { postIds: [...o.postIds].reverse() })),
-        tolerate(round === 1 ? a.service.reset(p) : a.service.setPins(p, [])),
-        tolerate(b.service.setPins(p, [posts[9 - round]!])),
-      ]);
-      const now = await a.service.readOrder(p);
-      const shown = [...now.pinned, ...now.postIds];
-      expect(new Set(shown).size).toBe(shown.length);
-      expect([...shown].sort()).toEqual([...posts].sort());
-      expect((await a.service.readHead(p)).postCount).toBe(BigInt(posts.length));
-    }
-    const findings = [];
-    for await (const x of f.service.auditAll([p])) findings.push(x);
-    expect(findings).toEqual([]);
   });
 });

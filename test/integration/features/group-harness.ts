@@ -1,8 +1,8 @@
 /**
- * Write-line test helpers over the feature harness: a GridService of its own whose conditional
+ * Group-commit test helpers over the feature harness: a GridService of its own whose conditional
  * batches are counted and whose commit events are kept (one per batch), a way to hold a
- * profile's write line so that writes queue up behind it, and the move model (replay of
- * acknowledged moves in version order, tools/loadtest/history.ts).
+ * profile's write line so that writes queue up behind it (they then go in one group), and the
+ * move model (replay of acknowledged moves in version order, tools/loadtest/history.ts).
  */
 import { errors, types } from 'cassandra-driver';
 import type { Config } from '../../../src/config/config.js';
@@ -28,7 +28,7 @@ export interface GroupService {
    */
   failReadsAfterTimeout(n: number): void;
   readonly hooks: WriterHooks;
-  /** One per conditional batch that applied. */
+  /** One per conditional batch that applied: writes in it = version − before.head.version. */
   readonly events: CommitEvent[];
   /** Conditional batches sent (applied or not). */
   batches(): number;
@@ -90,10 +90,14 @@ export function groupService(f: Features, worker: number, env: Partial<Config> =
   } satisfies GroupService;
 }
 
+/** Writes committed by each batch of `events`. */
+export const groupSizes = (events: readonly CommitEvent[]): number[] =>
+  events.map((e) => Number(e.version - e.before.head.version));
+
 /**
  * Occupies the profile's write line with a write whose planner waits for `release(n)` (resolves
  * once that planner runs): writes started meanwhile queue behind it, and once `n` of them wait
- * it lets go.
+ * the next round takes them all.
  */
 export async function occupy(svc: GridService, profileId: bigint) {
   let open!: () => void;
