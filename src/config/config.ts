@@ -57,7 +57,7 @@ export const TUNING_GROUPS = [
   { title: 'Writes', shape: WritesTuning },
   { title: 'Regions', shape: RegionsTuning },
   { title: 'Change stream', shape: ChangesTuning },
-  { title: 'Flags and self-checks', shape: FlagsTuning },
+  { title: 'Flags', shape: FlagsTuning },
 ] as const;
 
 export const TUNING_NAMES: ReadonlySet<string> = new Set(

@@ -1,7 +1,7 @@
 /**
  * Builds what the service is made of, once: every store, the reader, the Redis caches (when
- * given) decorating the page source, the one writer with the cache hook, the flags, the read
- * checks and the dependencies every operation module receives (deps.ts). GridService names the
+ * given) decorating the page source, the one writer with the cache hook, the flags and the
+ * dependencies every operation module receives (deps.ts). GridService names the
  * operations; this module only wires.
  */
 import { cursorKeyIdOf } from '../cache/keys.js';
@@ -24,10 +24,8 @@ import { RemovedPostsStore } from '../store/removed-posts-store.js';
 import { ProfilesStore } from '../store/profiles-store.js';
 import type { ServiceDeps } from './deps.js';
 import { flagsOf, type Flags } from './flags.js';
-import { createReadChecks, type ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import { createPageReader, createRenderedRead, type RenderedRead } from './read/rendered-read.js';
-import { createSampleBudget } from './read/sample-budget.js';
 import { settledSource } from './read/settled-read.js';
 import { createCopyBuilder, type CopyBuilder } from './read/copy-builder.js';
 import { CopyHints, DisplayCopyStore } from '../store/display-copy-store.js';
@@ -51,8 +49,6 @@ export interface GridServiceOptions {
   readonly cacheTuning?: Partial<GridCacheSettings>;
   /** Share another service's flags (a second service over a tracing Cql must not read them). */
   readonly flags?: Flags;
-  /** Where shadow-read and cache-sample mismatches are described (default: a stderr line). */
-  readonly checkLog?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 export interface Wiring {
@@ -63,7 +59,6 @@ export interface Wiring {
   readonly writer: GridWriter;
   readonly caches: ServiceCaches | undefined;
   readonly flags: Flags;
-  readonly checks: ReadChecks;
   readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   readonly renderedRead: RenderedRead;
   readonly copies: CopyBuilder;
@@ -133,19 +128,8 @@ export function wireService(
   );
   changes.attach(writer);
   const flags = opts.flags ?? flagsOf(cql, config);
-  const checks = createReadChecks(reader, {
-    shadowSample: config.SHADOW_READ_SAMPLE,
-    cacheSample: config.CACHE_SAMPLE_RATE,
-    ...(opts.checkLog ? { log: opts.checkLog } : {}),
-  });
-  const pageReader = createPageReader(pages, reader, opts.cursorSecret, flags, checks);
-  const renderedRead = createRenderedRead(
-    pageReader,
-    caches?.rendered,
-    flags,
-    config.CACHE_SAMPLE_RATE,
-    createSampleBudget(config.CACHE_SAMPLE_MAX_PER_S),
-  );
+  const pageReader = createPageReader(pages, reader, opts.cursorSecret, flags);
+  const renderedRead = createRenderedRead(pageReader, caches?.rendered, flags);
   const deps = {
     store: store,
     reader: reader,
@@ -170,7 +154,6 @@ export function wireService(
     writer,
     caches,
     flags,
-    checks,
     pageReader,
     renderedRead,
     copies,

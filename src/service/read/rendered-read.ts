@@ -10,9 +10,7 @@
  *
  * The kill switch (reads.overrides off) skips the tiers both ways, and the page is read from a
  * chronological view (`createPageReader`): a chronological page is not the grid's arrangement and
- * must not be stored under its state. A sampled share of first pages (CACHE_SAMPLE_RATE, at most
- * CACHE_SAMPLE_MAX_PER_S a second: sample-budget.ts) also skips them, so the order cache's
- * sampled checks (read-checks.ts) keep seeing real traffic.
+ * must not be stored under its state.
  *
  * Chronological view (docs/ops/rollout.md): the head from Cassandra, no override rows (every post
  * sits at its ID, pins still first), no cached order; post bodies still come through the post
@@ -23,12 +21,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { RenderedPage, RenderedPages } from '../../cache/rendered-pages.js';
-import type { GridReads, PageHead } from '../../domain/grid-source.js';
+import type { GridReads } from '../../domain/grid-source.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { Flags } from '../flags.js';
-import type { ReadChecks } from './read-checks.js';
 import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
-import type { SampleBudget } from './sample-budget.js';
 
 /** The caller's view of a page (http/views.ts): the JSON text the response carries. */
 export type RenderPage = (page: GridPage) => string;
@@ -48,16 +44,12 @@ export function createRenderedRead(
   readPage: (q: PageQuery) => Promise<GridPage>,
   pages: RenderedPages | undefined,
   flags: Pick<Flags, 'isEnabled'>,
-  sampleShare: number,
-  budget: SampleBudget,
-  random: () => number = Math.random,
 ): RenderedRead {
-  const draw = () => random() < sampleShare && budget.take();
   return {
     page: readPage,
     async read(q, render) {
       const first = q.cursor === undefined;
-      if (pages && first && !draw() && (await flags.isEnabled('reads.overrides'))) {
+      if (pages && first && (await flags.isEnabled('reads.overrides'))) {
         const hit = await pages.read(q.profileId, q.limit, q.minVersion);
         if (hit) return hit;
       }
@@ -91,22 +83,16 @@ function chronologicalView(reader: CassandraGridReader, bodies: GridReads): Grid
   };
 }
 
-/** The service's page read: which order (the kill switch), and the sampled checks beside it. */
+/** The service's page read: which order (the kill switch). */
 export function createPageReader(
   source: GridReads,
   reader: CassandraGridReader,
   cursorSecret: string,
   flags: Pick<Flags, 'isEnabled'>,
-  checks: ReadChecks,
 ): (q: PageQuery) => Promise<GridPage> {
   const plain = chronologicalView(reader, source);
-  const sample = (profileId: bigint, read: PageHead) => checks.sampleCacheHit(profileId, read);
   return async (q) => {
-    if (!(await flags.isEnabled('reads.overrides'))) {
-      return readGridPage(plain, cursorSecret, q, true);
-    }
-    const page = await readGridPage(source, cursorSecret, q, false, sample);
-    if (!q.cursor) checks.afterFirstPage(q, page);
-    return page;
+    const chronological = !(await flags.isEnabled('reads.overrides'));
+    return readGridPage(chronological ? plain : source, cursorSecret, q, chronological);
   };
 }

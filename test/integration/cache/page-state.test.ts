@@ -347,7 +347,6 @@ async function churn(redis: RedisGuard | undefined, seed: number) {
     reader(),
   ]);
   await service.caches?.grid.refillsSettled();
-  await service.checks.settled();
   const after = await rereads();
   const again = Object.fromEntries(
     Object.entries(after).map(([k, n]) => [k, n - (rereadsBefore[k] ?? 0)]),
