@@ -21,7 +21,6 @@ export const VARIANTS: Readonly<Record<string, readonly string[]>> = {
   'no-rendered-pages': ['CACHE_RENDERED_PAGES=false'],
   'no-local-pages': ['CACHE_LOCAL_TTL_MS=0'],
   'no-display-copy': ['COPY_MIN_OVERRIDES=0'],
-  'no-carry': ['WRITE_CARRY_MAX_ROWS=0'],
   'no-group-commit': ['WRITE_GROUP_MAX_WRITES=1'],
   'no-self-checks': ['SHADOW_READ_SAMPLE=0', 'CACHE_SAMPLE_RATE=0'],
   'budget-unbound': ['CASSANDRA_MAX_IN_FLIGHT=65536'],
