@@ -20,7 +20,8 @@
  *      version it commits (v + 1, v + 2…) and a read port for `grid_posts` shared by the batch's
  *      writes (PlanContext.rows). A refusal fails that write alone; a skip commits nothing.
  *   5. The writes' mutations go out merged in one batch (commit.ts, batch.ts). Applied: each write
- *      is answered with its own version, idempotency entry and undo record; the commit hooks run (cache refill), their failures logged, never surfaced.
+ *      is answered with its own version, idempotency entry and undo record; the commit hooks
+ *      run (cache refill), their failures logged, never surfaced.
  *      Lost (another process committed) or timed out (outcome unknown): re-read and re-plan with
  *      jittered backoff, up to CAS_MAX_ATTEMPTS, then 503 `contention`, or `write_outcome_unknown`
  *      if a batch carrying the write timed out. Moves are anchor-based, so re-planning "put P
