@@ -28,7 +28,6 @@ export const VARIANTS: Readonly<Record<string, readonly string[]>> = {
   'no-rendered-pages': ['CACHE_RENDERED_PAGES=false'],
   'no-local-pages': ['CACHE_LOCAL_TTL_MS=0'],
   'no-display-copy': ['COPY_MIN_OVERRIDES=0'],
-  'no-carry': ['WRITE_CARRY_MAX_ROWS=0'],
   'no-group-commit': ['WRITE_GROUP_MAX_WRITES=1'],
   'budget-unbound': ['CASSANDRA_MAX_IN_FLIGHT=65536'],
 };
