@@ -26,7 +26,7 @@
 import { DomainError } from '../../domain/errors.js';
 import { compareGridVersions, type GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
-import { statementScope } from '../../store/cql-budget.js';
+import { statementScope } from '../../store/statement-scope.js';
 import { storeDidNotAnswer } from '../../store/cql-errors.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { CasResult, GridStore, OverridesSnapshot } from '../../store/grid-store.js';

@@ -9,7 +9,7 @@ import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
-import type { StatementScope } from '../../store/cql-budget.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
 import type { EntriesQuery } from '../../domain/grid-source.js';
 import type { GridEntry } from '../../domain/merge.js';

@@ -42,7 +42,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { DomainError } from '../../domain/errors.js';
 import type { Effects } from '../../domain/membership.js';
-import { statementScope } from '../../store/cql-budget.js';
+import { statementScope } from '../../store/statement-scope.js';
 import type { GridStore } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
 import { commitQueued } from './commit.js';

@@ -12,7 +12,7 @@
  */
 import { SpanStatusCode, type Context, type Link, type Span } from '@opentelemetry/api';
 import { startSpan, tracing } from '../../obs/tracing.js';
-import { StatementScope } from '../../store/cql-budget.js';
+import { StatementScope } from '../../store/statement-scope.js';
 import type { CasResult } from '../../store/grid-store.js';
 import type { QueuedWrite } from './types.js';
 

@@ -24,7 +24,6 @@ export const VARIANTS: Readonly<Record<string, readonly string[]>> = {
   'no-carry': ['WRITE_CARRY_MAX_ROWS=0'],
   'no-group-commit': ['WRITE_GROUP_MAX_WRITES=1'],
   'no-self-checks': ['SHADOW_READ_SAMPLE=0', 'CACHE_SAMPLE_RATE=0'],
-  'budget-unbound': ['CASSANDRA_MAX_IN_FLIGHT=65536'],
 };
 
 interface RunFile {
