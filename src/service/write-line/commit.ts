@@ -149,7 +149,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
       return;
     }
     records.distrust(profileId);
-    await plan.batched[0]!.write.run(async () => out.recordCasMiss(cas.reason));
+    out.recordCasMiss(cas.reason, plan.batched[0]!.write);
     if (cas.reason === 'timeout') {
       for (const p of plan.batched) if (p.kind === 'write') p.write.outcomeUnknown = true;
     }

@@ -9,6 +9,7 @@ import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
+import type { WriteOp } from './write-op.js';
 import type { StatementScope } from '../../store/statement-scope.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
 import type { EntriesQuery } from '../../domain/grid-source.js';
@@ -84,6 +85,8 @@ export interface WriteInterceptor {
 
 export interface WriteOptions {
   readonly interceptor?: WriteInterceptor;
+  /** The operation the write belongs to, its metrics' label (write-op.ts); absent = 'other'. */
+  readonly op?: WriteOp | undefined;
   /** A re-home (home-region.ts): planned without the home region check. */
   readonly anyRegion?: boolean;
 }
@@ -199,7 +202,7 @@ export interface QueuedWrite {
   readonly options: WriteOptions;
   /** The statement scope (request deadline) the write was submitted under, if any. */
   readonly scope: StatementScope | undefined;
-  /** Runs `f` in the async context the write was submitted from (its operation, its scope). */
+  /** Runs `f` in the async context the write was submitted from (its statement scope). */
   run<T>(f: () => Promise<T>): Promise<T>;
   /** A batch that carried this write timed out: it may have committed. */
   outcomeUnknown: boolean;

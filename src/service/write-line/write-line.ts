@@ -90,7 +90,7 @@ export class GridWriter {
     options: WriteOptions = {},
   ): Promise<WriteOutcome<R>> {
     return new Promise<WriteOutcome<R>>((resolve, reject) => {
-      // Planners run in the caller's async context: its operation label, its request deadline.
+      // Planners run in the caller's async context: its request deadline (statement scope).
       const context = new AsyncResource('regrid.grid-write');
       const { region } = this.settings;
       const gated = region && !options.anyRegion ? homeGate(planner, region) : planner;
