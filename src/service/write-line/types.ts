@@ -9,6 +9,7 @@ import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
+import type { Span } from '@opentelemetry/api';
 import type { WriteOp } from './write-op.js';
 import type { StatementScope } from '../../store/statement-scope.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
@@ -206,6 +207,8 @@ export interface QueuedWrite {
   run<T>(f: () => Promise<T>): Promise<T>;
   /** A batch that carried this write timed out: it may have committed. */
   outcomeUnknown: boolean;
+  /** Its queue-wait span while it waits, when traced (write-trace.ts). */
+  queueWait?: Span | undefined;
   resolve(outcome: WriteOutcome<unknown>): void;
   reject(err: unknown): void;
 }
