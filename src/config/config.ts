@@ -18,8 +18,6 @@ import { WritesConfig, WritesTuning } from './writes.js';
 import { redisTargetProblem } from '../redis-target.js';
 import { tlsSettingsProblem } from '../tls-options.js';
 
-export { CQL_LIMIT_DEFAULTS } from './cassandra.js';
-
 /**
  * The environment variables, one concern per file (src/config/*.ts), in the order
  * docs/configuration.md lists them (`npm run gen:config-docs` writes its tables from these). Only

@@ -26,7 +26,7 @@
 import { DomainError } from '../../domain/errors.js';
 import { compareGridVersions, type GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
-import { statementScope } from '../../store/cql-budget.js';
+import { statementScope } from '../../store/statement-scope.js';
 import { storeDidNotAnswer } from '../../store/cql-errors.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { CasResult, GridStore, OverridesSnapshot } from '../../store/grid-store.js';
@@ -137,7 +137,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
       for (const p of plan.batched) out.answer(p, attempt, true);
       return;
     }
-    await plan.batched[0]!.write.run(async () => out.recordCasMiss(cas.reason));
+    out.recordCasMiss(cas.reason, plan.batched[0]!.write);
     if (cas.reason === 'timeout') {
       for (const p of plan.batched) if (p.kind === 'write') p.write.outcomeUnknown = true;
     }

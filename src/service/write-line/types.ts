@@ -9,7 +9,9 @@ import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
-import type { StatementScope } from '../../store/cql-budget.js';
+import type { Span } from '@opentelemetry/api';
+import type { WriteOp } from './write-op.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
 import type { EntriesQuery } from '../../domain/grid-source.js';
 import type { GridEntry } from '../../domain/merge.js';
@@ -84,6 +86,8 @@ export interface WriteInterceptor {
 
 export interface WriteOptions {
   readonly interceptor?: WriteInterceptor;
+  /** The operation the write belongs to, its metrics' label (write-op.ts); absent = 'other'. */
+  readonly op?: WriteOp | undefined;
   /** A re-home (home-region.ts): planned without the home region check. */
   readonly anyRegion?: boolean;
 }
@@ -180,10 +184,12 @@ export interface QueuedWrite {
   readonly options: WriteOptions;
   /** The statement scope (request deadline) the write was submitted under, if any. */
   readonly scope: StatementScope | undefined;
-  /** Runs `f` in the async context the write was submitted from (its operation, its scope). */
+  /** Runs `f` in the async context the write was submitted from (its statement scope). */
   run<T>(f: () => Promise<T>): Promise<T>;
   /** A batch that carried this write timed out: it may have committed. */
   outcomeUnknown: boolean;
+  /** Its queue-wait span while it waits, when traced (write-trace.ts). */
+  queueWait?: Span | undefined;
   resolve(outcome: WriteOutcome<unknown>): void;
   reject(err: unknown): void;
 }

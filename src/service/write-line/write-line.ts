@@ -41,7 +41,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { DomainError } from '../../domain/errors.js';
 import type { Effects } from '../../domain/membership.js';
-import { statementScope } from '../../store/cql-budget.js';
+import { statementScope } from '../../store/statement-scope.js';
 import type { GridStore } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
 import { commitQueued } from './commit.js';
@@ -88,7 +88,7 @@ export class GridWriter {
     options: WriteOptions = {},
   ): Promise<WriteOutcome<R>> {
     return new Promise<WriteOutcome<R>>((resolve, reject) => {
-      // Planners run in the caller's async context: its operation label, its request deadline.
+      // Planners run in the caller's async context: its request deadline (statement scope).
       const context = new AsyncResource('regrid.grid-write');
       const { region } = this.settings;
       const gated = region && !options.anyRegion ? homeGate(planner, region) : planner;

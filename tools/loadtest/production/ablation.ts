@@ -26,10 +26,8 @@ import { parseArgs } from 'node:util';
 export const VARIANTS: Readonly<Record<string, readonly string[]>> = {
   base: [],
   'no-rendered-pages': ['CACHE_RENDERED_PAGES=false'],
-  'no-local-pages': ['CACHE_LOCAL_TTL_MS=0'],
   'no-display-copy': ['COPY_MIN_OVERRIDES=0'],
   'no-group-commit': ['WRITE_GROUP_MAX_WRITES=1'],
-  'budget-unbound': ['CASSANDRA_MAX_IN_FLIGHT=65536'],
 };
 
 interface RunFile {
