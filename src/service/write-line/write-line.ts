@@ -179,6 +179,8 @@ export class GridWriter {
  */
 export class WriteQueue<W extends { reject(err: unknown): void }> {
   private readonly lines = new Map<bigint, Array<{ item: W; timer?: NodeJS.Timeout }>>();
+  /** Set while a turn of the event loop is awaited (nextTurn). */
+  private shared: Promise<void> | undefined;
   /** The turns start from the queue's own context, never from the request that woke them. */
   private readonly home = new AsyncResource('regrid.write-queue');
 
@@ -218,9 +220,19 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
     line.push(entry);
   }
 
+  /** The next turn of the event loop, one for every grid waiting for it (see the header). */
+  private nextTurn(): Promise<void> {
+    return (this.shared ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.shared = undefined;
+        resolve();
+      }),
+    ));
+  }
+
   private async drain(profileId: bigint, line: Array<{ item: W; timer?: NodeJS.Timeout }>) {
     try {
-      await nextTurn(); // a fresh grid waits for the shared turn too (see the header)
+      await this.nextTurn(); // a fresh grid waits for the shared turn too (see the header)
       while (line.length > 0) {
         const taken = line.splice(0, this.settings.maxTake);
         for (const e of taken) clearTimeout(e.timer);
@@ -234,7 +246,7 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
         }
         line.unshift(...back.map((item) => ({ item })));
         // The writers this turn answered queue their next writes right away: same next batch.
-        await nextTurn();
+        await this.nextTurn();
       }
     } finally {
       this.lines.delete(profileId);
@@ -247,15 +259,3 @@ const countClaims = (event: CommitEvent): void => {
   const set = event.mutation.statics?.homeRegion;
   if (set !== undefined && event.before.head.homeRegion === undefined) countRehome('claimed');
 };
-
-let shared: Promise<void> | undefined;
-
-/** The next turn of the event loop, one for every grid waiting for it (see the header). */
-function nextTurn(): Promise<void> {
-  return (shared ??= new Promise<void>((resolve) =>
-    setImmediate(() => {
-      shared = undefined;
-      resolve();
-    }),
-  ));
-}
