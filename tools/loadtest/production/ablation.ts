@@ -18,7 +18,6 @@ import { parseArgs } from 'node:util';
 
 export const VARIANTS: Readonly<Record<string, readonly string[]>> = {
   base: [],
-  'no-rendered-pages': ['CACHE_RENDERED_PAGES=false'],
   'no-local-pages': ['CACHE_LOCAL_TTL_MS=0'],
   'no-display-copy': ['COPY_MIN_OVERRIDES=0'],
   'no-carry': ['WRITE_CARRY_MAX_ROWS=0'],
