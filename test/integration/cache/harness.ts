@@ -130,7 +130,11 @@ export function openCache(s: Stores, guard: RedisGuard, over: Partial<GridCacheS
   const cache = createGridCache(guard, cacheSettings(s.config, over));
   const readFirst = async (profileId: bigint, minVersion?: MinVersion, limit = 24) => {
     const r = await cache.read(profileId, limit, minVersion, async () => {
-      const page = await readGridPage(s.reader, 'test-secret', { profileId, limit, minVersion });
+      const page = await readGridPage(s.reader, 'test-cursor-secret-0123456789abcdef', {
+        profileId,
+        limit,
+        minVersion,
+      });
       const body = JSON.stringify({
         version: String(page.version),
         ids: page.entries.map((e) => String(e.postId)),
