@@ -17,7 +17,6 @@ import {
 } from './config/config.js';
 import { IdGenerator } from './domain/ids.js';
 import { createCassandraClient, cqlOf, type Cql } from './store/cassandra.js';
-import { cqlLimitsOf } from './store/cql-budget.js';
 import { applyMigrations } from './store/migrations.js';
 import { assertMigrated } from './store/migration-status.js';
 import { resolveWorker, type WorkerLease } from './store/worker-lease.js';
@@ -125,7 +124,7 @@ export async function openCassandra(
   }
   const client = createCassandraClient(config, { ...where, keyspace: config.CASSANDRA_KEYSPACE });
   await client.connect();
-  return { target, client, cql: cqlOf(client, cqlLimitsOf(config)) };
+  return { target, client, cql: cqlOf(client) };
 }
 
 /**

@@ -28,7 +28,6 @@ import { makeReadiness } from './service/readiness.js';
 import { quorumCheck } from './service/quorum.js';
 import { IdempotencyService } from './service/idempotency/idempotency.js';
 import { cqlOf } from './store/cassandra.js';
-import { cqlLimitsOf } from './store/cql-budget.js';
 import { IdempotencyStore } from './store/idempotency-store.js';
 import { assertMigrated } from './store/migration-status.js';
 import { applyMigrations } from './store/migrations.js';
@@ -130,7 +129,7 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   const stopTracing = options.tracer
     ? useRuntime((await import('./obs/tracing-host.js')).hostRuntime(options.tracer))
     : undefined;
-  const cql = cqlOf(client, cqlLimitsOf(config));
+  const cql = cqlOf(client);
   let draining = false;
   const lost =
     options.onWorkerLost ??

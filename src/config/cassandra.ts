@@ -1,14 +1,10 @@
 /**
  * Where Cassandra is and how this process talks to it (config.ts): contact points, keyspace,
- * consistency, driver timeouts and the per-process statement bounds (store/cql-budget.ts). The
- * local node's own settings (development) are local.ts.
+ * consistency and driver timeouts. The local node's own settings (development) are local.ts.
  */
 import { z } from 'zod';
 import { csv, intFrom } from './kinds.js';
 import { Replication } from './replication.js';
-
-/** Also the Cql wrapper's limits when it is built without a Config (tests, tools). */
-export const CQL_LIMIT_DEFAULTS = { maxInFlight: 1024, maxQueued: 8192 } as const;
 
 export const CassandraConfig = {
   CASSANDRA_CONTACT_POINTS: csv().describe(
@@ -119,10 +115,4 @@ export const CassandraTuning = {
   CASSANDRA_CONNECTIONS_PER_HOST: intFrom(2, 1, 32)
     .describe('connections per local host; each carries at most 2,048 requests at once')
     .meta({ why: 'a driver detail; each connection already carries 2,048 requests' }),
-  CASSANDRA_MAX_IN_FLIGHT: intFrom(CQL_LIMIT_DEFAULTS.maxInFlight, 1, 65_536)
-    .describe('statements in flight per process; beyond that they queue (FIFO)…')
-    .meta({ why: 'the CQL in-flight budget; only a measurement switches it' }),
-  CASSANDRA_MAX_QUEUED: intFrom(CQL_LIMIT_DEFAULTS.maxQueued, 0, 1_000_000)
-    .describe('…and past this queue bound fail at once with 503 `unavailable`')
-    .meta({ why: 'the CQL in-flight budget; only a measurement switches it' }),
 };

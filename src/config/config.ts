@@ -18,8 +18,6 @@ import { WritesConfig, WritesTuning } from './writes.js';
 import { redisTargetProblem } from '../redis-target.js';
 import { tlsSettingsProblem } from '../tls-options.js';
 
-export { CQL_LIMIT_DEFAULTS } from './cassandra.js';
-
 /**
  * The environment variables, one concern per file (src/config/*.ts), in the order
  * docs/configuration.md lists them (`npm run gen:config-docs` writes its tables from these). Only
@@ -57,7 +55,7 @@ export const TUNING_GROUPS = [
   { title: 'Writes', shape: WritesTuning },
   { title: 'Regions', shape: RegionsTuning },
   { title: 'Change stream', shape: ChangesTuning },
-  { title: 'Flags and self-checks', shape: FlagsTuning },
+  { title: 'Flags', shape: FlagsTuning },
 ] as const;
 
 export const TUNING_NAMES: ReadonlySet<string> = new Set(

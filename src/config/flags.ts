@@ -1,12 +1,10 @@
 /**
- * Operational flags and the sampled self-checks (config.ts; service/flags.ts,
+ * Operational flags (config.ts; service/flags.ts,
  * docs/ops/rollout.md). A decision uses flag values at most 2 × FLAGS_REFRESH_MS old; the cap
  * keeps that under the documented 2 s.
  */
 import { z } from 'zod';
 import { intFrom } from './kinds.js';
-
-const share = (def: number) => z.coerce.number().min(0).max(1).default(def);
 
 export const FlagsConfig = {
   FLAGS_SCOPE: z
@@ -25,27 +23,4 @@ export const FlagsTuning = {
         '([ops/rollout.md](ops/rollout.md))',
     )
     .meta({ why: 'bounded by the documented 2 s; tests shorten it' }),
-  SHADOW_READ_SAMPLE: share(0.01)
-    .describe(
-      'share of first pages of profiles without overrides also read chronologically and ' +
-        'compared (`regrid_shadow_reads_total`)',
-    )
-    .meta({ why: 'a self-check; only tests and a measurement turn it' }),
-  CACHE_SAMPLE_RATE: share(0.01)
-    .describe(
-      'share of first-page cache hits re-read from Cassandra at the same version and compared ' +
-        '(`regrid_cache_samples_total`)',
-    )
-    .meta({ why: 'a self-check; only tests and a measurement turn it' }),
-  CACHE_SAMPLE_MAX_PER_S: z.coerce
-    .number()
-    .min(0)
-    .max(10_000)
-    .default(5)
-    .describe(
-      'at most this many of those samples a second per process: a sampled first page skips the ' +
-        'rendered tiers and costs a full page read, so a share alone would grow with traffic ' +
-        '(0 = none)',
-    )
-    .meta({ why: 'a self-check; only tests and a measurement turn it' }),
 };

@@ -1,6 +1,6 @@
 /**
  * Grid writes (config.ts; src/service/write-line/, docs/write-paths.md): post IDs, the
- * compare-and-set, the write line's queue, memory and group commit, relabelling, the move rate
+ * compare-and-set, the write line's queue and group commit, relabelling, the move rate
  * limit and idempotency keys.
  */
 import { z } from 'zod';
@@ -32,26 +32,6 @@ export const WritesTuning = {
         'a write that waits longer answers 503 `contention` (0 = no queue)',
     )
     .meta({ why: 'a write-line detail; tests and benchmarks turn it' }),
-  WRITE_CARRY_IDLE_MS: intFrom(30_000, 0, 3_600_000)
-    .describe(
-      "how long a grid's LastCommitted record stays trusted after its write queue emptied: the " +
-        'next write is then its one conditional batch, no read; a stale record costs one lost ' +
-        'compare-and-set (0 = off: the record is confirmed by a head read)',
-    )
-    .meta({ why: 'the LastCommitted carry; only a measurement switches it (0)' }),
-  WRITE_CARRY_MAX_ROWS: intFrom(200_000, 0, 10_000_000)
-    .describe(
-      "the LastCommitted records' one bound: rows (override rows + known grid_posts IDs) over " +
-        'all grids (0 = none kept)',
-    )
-    .meta({ why: 'the LastCommitted carry; only a measurement switches it (0)' }),
-  WRITE_CARRY_MEMO_MS: intFrom(2_000, 0, 60_000)
-    .describe(
-      "the LastCommitted records' expiry: how long the `grid_posts` rows a record knows answer " +
-        'planners without being read again; only rows written outside the compare-and-set ' +
-        '(seeding) can escape it for that long (0 = one batch only)',
-    )
-    .meta({ why: 'the LastCommitted carry; tests shorten it' }),
   WRITE_GROUP_MAX_WRITES: intFrom(32, 1, 256)
     .describe(
       'group commit: queued writes to one grid are planned one after another on one snapshot and ' +

@@ -18,7 +18,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Config } from '../config/config.js';
 import { DomainError } from '../domain/errors.js';
-import { StatementScope, statementScope } from '../store/cql-budget.js';
+import { StatementScope, statementScope } from '../store/statement-scope.js';
 import type { AppEnv } from './env.js';
 import { tracing } from '../obs/tracing.js';
 import { traceOf } from './trace.js';
@@ -36,10 +36,9 @@ export const deadlinesOf = (config: Config): Deadlines => ({
 
 export type Log = (msg: string, err: unknown) => void;
 
-const answered = new WeakSet<Context>();
-
 /** True once the deadline has answered this request: its handler's error is no response. */
-export const answeredByDeadline = (c: Context): boolean => answered.has(c);
+export const answeredByDeadline = (c: Context): boolean =>
+  (c as Context<AppEnv>).get('answeredByDeadline') === true;
 
 export function deadline(limits: Deadlines, log: Log): MiddlewareHandler<AppEnv> {
   return (c, next) => {
@@ -75,7 +74,7 @@ export function deadline(limits: Deadlines, log: Log): MiddlewareHandler<AppEnv>
     // Decided synchronously with the seal: no statement can slip in between.
     const unknown = !read && scope.mayHaveWritten;
     if (!unknown) scope.seal();
-    answered.add(c);
+    c.set('answeredByDeadline', true);
     const err = unknown
       ? new DomainError(
           'write_outcome_unknown',

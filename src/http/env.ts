@@ -23,6 +23,8 @@ export interface AppEnv {
     bodyText: string;
     /** A 5xx the process meant (a draining `/readyz`): the request line is info, not error. */
     expectedFailure: boolean;
+    /** The deadline already answered this request (http/deadline.ts). */
+    answeredByDeadline: boolean;
   };
 }
 

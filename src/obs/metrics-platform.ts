@@ -28,13 +28,7 @@ export const cqlErrors = new Counter({
 
 export const cqlInFlight = new Gauge({
   name: 'regrid_cql_in_flight',
-  help: 'Statements handed to the driver and not yet answered (CASSANDRA_MAX_IN_FLIGHT bounds it)',
-  registers,
-});
-
-export const cqlQueued = new Gauge({
-  name: 'regrid_cql_queued',
-  help: 'Statements waiting for the in-flight budget (CASSANDRA_MAX_QUEUED bounds it)',
+  help: 'Statements handed to the driver and not yet answered',
   registers,
 });
 

@@ -1,7 +1,6 @@
 /**
  * The process's one Prometheus registry. Every metric of the service registers here (metrics.ts
- * for the request, write, cache and driver families; signals.ts for shadow reads and cache
- * sampling), and `GET /metrics` renders it. A module of its own so that store/, cache/ and
+ * for the request, write, cache and driver families), and `GET /metrics` renders it. A module of its own so that store/, cache/ and
  * service/ can record without importing the HTTP layer.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';

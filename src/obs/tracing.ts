@@ -5,7 +5,7 @@
  * tracing-sdk.ts (the provider, the OTLP/HTTP exporter, the W3C propagator) once at startup.
  *
  * Context travels explicitly: the HTTP middleware (src/http/trace.ts) puts the request span's
- * context on the request's StatementScope (store/cql-budget.ts), which the write line already
+ * context on the request's StatementScope (store/statement-scope.ts), which the write line already
  * carries with each write (QueuedWrite.scope) and the Cql wrapper already reads at its single
  * execute point; each span of ours names its parent (`tracer.startSpan(name, opts, parent)`).
  */

@@ -33,7 +33,6 @@ import { undoMove } from './operations/undo.js';
 import { auditAll, auditProfile } from './read/audit.js';
 import { listMedia, type MediaQuery } from './read/media.js';
 import { readPost, showPosts } from './read/post-view.js';
-import type { ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import type { RenderedRead } from './read/rendered-read.js';
 import type { CopyBuilder } from './read/copy-builder.js';
@@ -61,8 +60,6 @@ export class GridService {
   readonly caches: ServiceCaches | undefined;
   /** Operational flags (kill switch, reorder writes), polled from Cassandra. */
   readonly flags: Flags;
-  /** Shadow reads and cache sampling beside the page read. */
-  readonly checks: ReadChecks;
   /** Reordered copies of profiles with many overrides (read/copy-builder.ts). */
   readonly copies: CopyBuilder;
   /** A platform's own services: registered posts and imports (platform-posts.ts). */
@@ -87,7 +84,6 @@ export class GridService {
     this.writer = w.writer;
     this.caches = w.caches;
     this.flags = w.flags;
-    this.checks = w.checks;
     this.copies = w.copies;
     this.changes = w.changes;
     this.pageReader = w.pageReader;

@@ -7,7 +7,7 @@
  */
 import type { ChunkRunner, ImportTotals } from './import/run-import.js';
 import { startSpan, tracing } from '../obs/tracing.js';
-import { statementScope } from '../store/cql-budget.js';
+import { statementScope } from '../store/statement-scope.js';
 import { turnScope } from './write-line/write-trace.js';
 
 export function tracedImport(

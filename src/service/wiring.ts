@@ -1,7 +1,7 @@
 /**
  * Builds what the service is made of, once: every store, the reader, the Redis caches (when
- * given) decorating the page source, the one writer with the cache hook, the flags, the read
- * checks and the dependencies every operation module receives (deps.ts). GridService names the
+ * given) decorating the page source, the one writer with the cache hook, the flags and the
+ * dependencies every operation module receives (deps.ts). GridService names the
  * operations; this module only wires.
  */
 import { cursorKeyIdOf } from '../cache/keys.js';
@@ -23,10 +23,8 @@ import { RemovedPostsStore } from '../store/removed-posts-store.js';
 import { ProfilesStore } from '../store/profiles-store.js';
 import type { ServiceDeps } from './deps.js';
 import { flagsOf, type Flags } from './flags.js';
-import { createReadChecks, type ReadChecks } from './read/read-checks.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import { createPageReader, createRenderedRead, type RenderedRead } from './read/rendered-read.js';
-import { createSampleBudget } from './read/sample-budget.js';
 import { createCopyBuilder, type CopyBuilder } from './read/copy-builder.js';
 import { CopyHints, DisplayCopyStore } from '../store/display-copy-store.js';
 import { GridWriter, writerSettingsOf, type WriterHooks } from './write-line/write-line.js';
@@ -49,8 +47,6 @@ export interface GridServiceOptions {
   readonly cacheTuning?: Partial<GridCacheSettings>;
   /** Share another service's flags (a second service over a tracing Cql must not read them). */
   readonly flags?: Flags;
-  /** Where shadow-read and cache-sample mismatches are described (default: a stderr line). */
-  readonly checkLog?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 export interface Wiring {
@@ -61,7 +57,6 @@ export interface Wiring {
   readonly writer: GridWriter;
   readonly caches: ServiceCaches | undefined;
   readonly flags: Flags;
-  readonly checks: ReadChecks;
   readonly pageReader: (q: PageQuery) => Promise<GridPage>;
   readonly renderedRead: RenderedRead;
   readonly copies: CopyBuilder;
@@ -121,19 +116,8 @@ export function wireService(
   );
   changes.attach(writer);
   const flags = opts.flags ?? flagsOf(cql, config);
-  const checks = createReadChecks(reader, {
-    shadowSample: config.SHADOW_READ_SAMPLE,
-    cacheSample: config.CACHE_SAMPLE_RATE,
-    ...(opts.checkLog ? { log: opts.checkLog } : {}),
-  });
-  const pageReader = createPageReader(pages, reader, opts.cursorSecret, flags, checks);
-  const renderedRead = createRenderedRead(
-    pageReader,
-    grid,
-    flags,
-    config.CACHE_SAMPLE_RATE,
-    createSampleBudget(config.CACHE_SAMPLE_MAX_PER_S),
-  );
+  const pageReader = createPageReader(pages, reader, opts.cursorSecret, flags);
+  const renderedRead = createRenderedRead(pageReader, grid, flags);
   const deps = {
     store: store,
     reader: reader,
@@ -158,7 +142,6 @@ export function wireService(
     writer,
     caches,
     flags,
-    checks,
     pageReader,
     renderedRead,
     copies,

@@ -8,15 +8,14 @@
  *
  * Stores depend on `Cql`, not on `Client`, so a test can wrap the client (query tracing, see
  * trace.ts) and the real read path runs unchanged underneath. The wrapper built by `cqlOf` also
- * keeps the driver under its per-connection request limit (a queue instead of
- * BusyConnectionError) and tells, per request, whether a write may have reached Cassandra
- * (`StatementScope`), which is what lets a 503 say "not applied" or "outcome unknown" truthfully.
+ * tells, per request, whether a write may have reached Cassandra (`StatementScope`), which is
+ * what lets a 503 say "not applied" or "outcome unknown" truthfully.
  */
 import type { ConnectionOptions } from 'node:tls';
 import { Client, auth, policies, types } from 'cassandra-driver';
 import type { QueryOptions } from 'cassandra-driver';
-import { CQL_LIMIT_DEFAULTS, type Config } from '../config/config.js';
-import { Budget, statementScope, type CqlLimits } from './cql-budget.js';
+import type { Config } from '../config/config.js';
+import { statementScope } from './statement-scope.js';
 import {
   isCasTimeout,
   mapUnavailable,
@@ -30,6 +29,7 @@ import { tlsOptionsOf } from '../tls-options.js';
 import { kindOfBatch, kindOfStatement, timeStatement, type StatementKind } from './cql-metrics.js';
 import { BATCH, cqlSpan, endCqlSpan } from './cql-spans.js';
 import { traceSource, tracing } from '../obs/tracing.js';
+import { cqlInFlight } from '../obs/metrics-platform.js';
 
 /** The subset of `Client` the stores use. */
 export interface Cql {
@@ -164,30 +164,15 @@ export const consistencyOf = (config: Config): Consistency => ({
   rehome: types.consistencies[config.REGRID_REHOME_SERIAL],
 });
 
-/** A CAS write whose outcome is unknown (Paxos timed out). The caller re-reads and decides. */
-/**
- * One budget per driver client, shared by every wrapper of it (the limit belongs to the client's
- * connections); the limits of the first wrapper built over a client are the ones that hold.
- */
-const budgets = new WeakMap<object, Budget>();
-
 // The Redis command spans find their parent here (src/cache/redis-spans.ts).
 traceSource(() => statementScope.getStore()?.trace);
 
 /**
- * Wraps a Client: a bounded in-flight budget, per-request write accounting, and availability
+ * Wraps a Client: per-request write accounting, timing and spans, and availability
  * failures as DomainError('unavailable'), or 'write_outcome_unknown' once a write of the same
  * request may have landed. A Paxos timeout stays raw: the grid writer re-reads and decides.
  */
-export function cqlOf(
-  client: Pick<Cql, 'execute' | 'batch'>,
-  limits: CqlLimits = CQL_LIMIT_DEFAULTS,
-): Cql {
-  let budget = budgets.get(client);
-  if (!budget) budgets.set(client, (budget = new Budget(limits)));
-  const held = budget;
-
-  // Timed from here: the latency a caller sees includes waiting for the budget.
+export function cqlOf(client: Pick<Cql, 'execute' | 'batch'>): Cql {
   async function run(kind: StatementKind, cql: string, send: () => Promise<types.ResultSet>) {
     const done = timeStatement(kind);
     const write = kind !== 'read';
@@ -196,8 +181,7 @@ export function cqlOf(
     let sent = false;
     try {
       if (scope?.sealed) throw new NotSent(REFUSED_AFTER_DEADLINE);
-      const slot = held.acquire(scope);
-      if (slot) await slot; // none free: wait in line
+      cqlInFlight.inc();
       try {
         if (write) scope?.writeSent();
         sent = true;
@@ -209,7 +193,7 @@ export function cqlOf(
         if (span) endCqlSpan(span, rs);
         return rs;
       } finally {
-        held.release();
+        cqlInFlight.dec();
       }
     } catch (err) {
       done(err);

@@ -5,10 +5,9 @@
  *   - sending it counts as a write in every request's scope, so a deadline that fires from then
  *     on answers "outcome unknown", never "not applied"; a lost compare-and-set takes it back;
  *   - it is refused (not sent) while any of them is sealed, i.e. already answered "not applied"
- *     (the writer then drops that request and re-plans the group without it). A seal while the
- *     batch waits for the in-flight budget refuses it too, through `onSeal`.
+ *     (the writer then drops that request and re-plans the group without it).
  */
-import { StatementScope } from './cql-budget.js';
+import { StatementScope } from './statement-scope.js';
 
 export class GroupScope extends StatementScope {
   private sent = 0;
@@ -27,11 +26,6 @@ export class GroupScope extends StatementScope {
 
   override seal(): void {
     throw new Error('a group scope is sealed through the scopes of its requests');
-  }
-
-  override onSeal(f: () => void): () => boolean {
-    const offs = this.scopes.map((s) => s.onSeal(f));
-    return () => offs.map((off) => off()).some(Boolean);
   }
 
   override writeSent(): void {

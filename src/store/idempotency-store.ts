@@ -13,14 +13,14 @@
  * `null`: optional columns are left unset.
  *
  * A claim, a takeover and a release are the key's bookkeeping, not the request's write, so they
- * run outside the request's statement scope (cql-budget.ts): a claim that landed does not make a
+ * run outside the request's statement scope (statement-scope.ts): a claim that landed does not make a
  * later failure of the grid write "outcome unknown" (it says nothing about the grid), and a
  * request the deadline answered "not applied" can still hand its key back.
  */
 import { types } from 'cassandra-driver';
 import { DomainError } from '../domain/errors.js';
 import type { Cql } from './cassandra.js';
-import { statementScope } from './cql-budget.js';
+import { statementScope } from './statement-scope.js';
 import { isCasTimeout } from './cql-errors.js';
 
 export type RecordState = 'in_flight' | 'done';

@@ -16,7 +16,7 @@ import type { GridHead } from '../domain/grid-head.js';
 import { needsRollForward, type Effects, type MembershipOp } from '../domain/membership.js';
 import { idToDate } from '../domain/ids.js';
 import type { Consistency, Cql } from './cassandra.js';
-import { statementScope } from './cql-budget.js';
+import { statementScope } from './statement-scope.js';
 
 const Q = {
   gridPut:

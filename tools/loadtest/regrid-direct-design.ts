@@ -111,7 +111,7 @@ export class RegridDirectDesign implements GridDesign {
     // Traced reads count only their own statements: no flag reads, no sampled checks.
     this.tracedService = new GridService({
       cql: this.traced,
-      config: { ...config, SHADOW_READ_SAMPLE: 0, CACHE_SAMPLE_RATE: 0 },
+      config: config,
       flags: this.service.flags,
       ids,
       cursorSecret,

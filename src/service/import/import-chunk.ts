@@ -72,25 +72,29 @@ export async function importChunk(
     return { imported: 0, present: 0, removed, conflicts, conflictIds, bumped: false };
   }
 
-  const out = await deps.writer.writeGrid(profileId, async () => {
-    const ids = candidates.map((p) => p.postId);
-    const [onGrid, archived, bodies, gone] = await Promise.all([
-      deps.store.gridRowsAmong(profileId, ids),
-      deps.archive.archivedAmong(profileId, ids),
-      deps.posts.getPosts(ids), // the removal fence, read after the snapshot
-      deps.removed.among(ids), // the removal record, which outlives the body
-    ]);
-    const alive = new Set(
-      bodies.filter((b) => !b.removedAt && !gone.has(b.postId)).map((b) => b.postId),
-    );
-    const effects: MembershipOp[] = candidates
-      .filter((p) => alive.has(p.postId) && !onGrid.has(p.postId) && !archived.has(p.postId))
-      .map((p) => ({ op: 'grid_put', postId: p.postId, authorId: profileId }));
-    const result = { imported: effects.length, gone: [...gone.keys()] };
-    if (effects.length === 0) return { kind: 'skip', result };
-    const change = { kind: 'imported', postIds: effects.map((e) => e.postId) } as const;
-    return { kind: 'write', mutation: { effects }, result, change };
-  });
+  const out = await deps.writer.writeGrid(
+    profileId,
+    async () => {
+      const ids = candidates.map((p) => p.postId);
+      const [onGrid, archived, bodies, gone] = await Promise.all([
+        deps.store.gridRowsAmong(profileId, ids),
+        deps.archive.archivedAmong(profileId, ids),
+        deps.posts.getPosts(ids), // the removal fence, read after the snapshot
+        deps.removed.among(ids), // the removal record, which outlives the body
+      ]);
+      const alive = new Set(
+        bodies.filter((b) => !b.removedAt && !gone.has(b.postId)).map((b) => b.postId),
+      );
+      const effects: MembershipOp[] = candidates
+        .filter((p) => alive.has(p.postId) && !onGrid.has(p.postId) && !archived.has(p.postId))
+        .map((p) => ({ op: 'grid_put', postId: p.postId, authorId: profileId }));
+      const result = { imported: effects.length, gone: [...gone.keys()] };
+      if (effects.length === 0) return { kind: 'skip', result };
+      const change = { kind: 'imported', postIds: effects.map((e) => e.postId) } as const;
+      return { kind: 'write', mutation: { effects }, result, change };
+    },
+    { op: 'import' },
+  );
   const { imported, gone } = out.result;
   // Removed since the check above: a body this chunk wrote after the removal deleted the old
   // one is on no grid, and goes too (GET /v1/posts/:id must stay 404).

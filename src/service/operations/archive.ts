@@ -49,7 +49,9 @@ export function archivePost(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  return trackOp('archive', () => writeArchive(ports, profileId, postId, options));
+  return trackOp('archive', () =>
+    writeArchive(ports, profileId, postId, { ...options, op: 'archive' }),
+  );
 }
 
 function writeArchive(
@@ -99,7 +101,9 @@ export function unarchivePost(
   position: UnarchivePosition,
   options: WriteOptions = {},
 ) {
-  return trackOp('unarchive', () => writeUnarchive(ports, profileId, postId, position, options));
+  return trackOp('unarchive', () =>
+    writeUnarchive(ports, profileId, postId, position, { ...options, op: 'unarchive' }),
+  );
 }
 
 function writeUnarchive(

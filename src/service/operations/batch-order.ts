@@ -70,7 +70,7 @@ export function patchOrder(
 ) {
   return trackOp('batch_order', async () => {
     await ports.flags.require('writes.reorder');
-    return writeOrder(ports, profileId, ifMatch, request, options);
+    return writeOrder(ports, profileId, ifMatch, request, { ...options, op: 'batch_order' });
   });
 }
 

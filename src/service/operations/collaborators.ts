@@ -43,7 +43,7 @@ export function acceptInvite(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  return trackOp('accept', () => accept(ports, profileId, postId, options));
+  return trackOp('accept', () => accept(ports, profileId, postId, { ...options, op: 'accept' }));
 }
 
 async function accept(
@@ -96,7 +96,7 @@ export function declineInvite(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  return trackOp('decline', () => decline(ports, profileId, postId, options));
+  return trackOp('decline', () => decline(ports, profileId, postId, { ...options, op: 'decline' }));
 }
 
 async function decline(
@@ -164,7 +164,7 @@ export function removeCollaborator(
   options: WriteOptions = {},
 ) {
   return trackOp('remove_collaborator', () =>
-    remove(ports, actorId, postId, collaboratorId, options),
+    remove(ports, actorId, postId, collaboratorId, { ...options, op: 'remove_collaborator' }),
   );
 }
 

@@ -56,8 +56,9 @@ export function createPost(
 ): Promise<Created> {
   return trackOp('create', () => {
     const collaborators = input.collaborators ?? [];
-    if (collaborators.length === 0) return createAlone(ports, authorId, input, options);
-    return createCollabPost(ports, authorId, collaborators, input, options);
+    const opts = { ...options, op: 'create' } as const;
+    if (collaborators.length === 0) return createAlone(ports, authorId, input, opts);
+    return createCollabPost(ports, authorId, collaborators, input, opts);
   });
 }
 

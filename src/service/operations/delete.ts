@@ -29,7 +29,9 @@ export async function deletePost(
   postId: bigint,
   options: WriteOptions = {},
 ): Promise<PostWriteResult<null>> {
-  const out = await trackOp('delete', () => removePost(ports, profileId, postId, options));
+  const out = await trackOp('delete', () =>
+    removePost(ports, profileId, postId, { ...options, op: 'delete' }),
+  );
   await ports.postCache?.forget([postId]);
   return out;
 }
@@ -50,7 +52,8 @@ export async function removePost(
   if (post) await recordRemoval(ports, post, 'deleted'); // first: it outlives the body
   if (post && !post.removedAt) await ports.posts.markRemoved(postId);
   for (const collaborator of post?.collaborators ?? []) {
-    await removeFromCollaborator(ports, collaborator, postId, profileId); // the author's post
+    // the author's post, on the collaborator's grid: the operation, not the request's ticket
+    await removeFromCollaborator(ports, collaborator, postId, profileId, { op: options.op });
   }
   // With a body, the author's grid commits a version even with nothing to take off, so a
   // registration or import planned before the record loses its compare-and-set (removed-posts.ts).

@@ -82,7 +82,8 @@ export function movePost(
     await ports.moveRate?.consume(profileId);
     const moveId = options.moveId ?? randomUUID();
     const planner = movePlanner(ports, postId, after, moveId);
-    let out = await ports.writer.writeGrid(profileId, planner, options);
+    const opts = { ...options, op: 'move' } as const;
+    let out = await ports.writer.writeGrid(profileId, planner, opts);
     // A relabel larger than MOVE_ROW_CAP is paid off first, one capped step per compare-and-set,
     // each without the request's idempotency ticket (only the move's own write carries it).
     for (let steps = 0; out.result.stepFirst; steps++) {
@@ -91,8 +92,9 @@ export function movePost(
           retry_after_s: 1,
         });
       }
-      await ports.writer.writeGrid(profileId, relabelStepPlanner(ports, postId, after));
-      out = await ports.writer.writeGrid(profileId, planner, options);
+      const step = relabelStepPlanner(ports, postId, after);
+      await ports.writer.writeGrid(profileId, step, { op: 'move' });
+      out = await ports.writer.writeGrid(profileId, planner, opts);
     }
     const { version, generation } = out;
     return { version, generation, relabelled: out.result.relabelled, moveId };

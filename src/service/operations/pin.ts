@@ -46,7 +46,7 @@ export function setPins(
 ) {
   return trackOp('pins', async () => {
     assertPinsRequest(postIds);
-    return writePins(ports, profileId, postIds, options);
+    return writePins(ports, profileId, postIds, { ...options, op: 'pins' });
   });
 }
 

@@ -55,7 +55,7 @@ export function registerPost(
   post: PostRecord,
   options: WriteOptions = {},
 ): Promise<RegisterResult> {
-  return trackOp('register', () => register(ports, post, options));
+  return trackOp('register', () => register(ports, post, { ...options, op: 'register' }));
 }
 
 async function register(
@@ -168,7 +168,9 @@ export async function unregisterPost(
   postId: bigint,
   options: WriteOptions = {},
 ): Promise<{ version: bigint; generation: bigint }> {
-  const out = await trackOp('unregister', () => unregister(ports, profileId, postId, options));
+  const out = await trackOp('unregister', () =>
+    unregister(ports, profileId, postId, { ...options, op: 'unregister' }),
+  );
   await ports.postCache?.forget([postId]);
   return out;
 }

@@ -32,7 +32,7 @@ export function resetGrid(ports: ResetPorts, profileId: bigint, options: WriteOp
           change: { kind: 'reset', postIds: [] },
         };
       },
-      options,
+      { ...options, op: 'reset' },
     );
   });
 }

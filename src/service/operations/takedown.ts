@@ -37,6 +37,8 @@ export async function takedownPost(ports: TakedownPorts, postId: bigint): Promis
   return out;
 }
 
+const TAKEDOWN = { op: 'takedown' } as const;
+
 async function takedown(ports: TakedownPorts, postId: bigint): Promise<TakedownResult> {
   const post = await ports.posts.getPost(postId);
   if (!post)
@@ -49,6 +51,7 @@ async function takedown(ports: TakedownPorts, postId: bigint): Promise<TakedownR
   const own = await ports.writer.writeGrid(
     post.authorId,
     removalPlanner(ports, postId, { change: 'taken_down', bump: true }),
+    TAKEDOWN,
   );
   if (own.committed) grids.push({ profileId: post.authorId, version: own.version });
   for (const profileId of post.collaborators) {
@@ -57,7 +60,7 @@ async function takedown(ports: TakedownPorts, postId: bigint): Promise<TakedownR
       profileId,
       postId,
       post.authorId,
-      {},
+      TAKEDOWN,
       'taken_down',
     );
     if (out.committed) grids.push({ profileId, version: out.version });

@@ -48,7 +48,7 @@ export function undoMove(
 ) {
   return trackOp('undo', async () => {
     await ports.flags.require('writes.reorder');
-    return undoIn(ports, profileId, moveId, options);
+    return undoIn(ports, profileId, moveId, { ...options, op: 'undo' });
   });
 }
 

@@ -15,7 +15,7 @@
  * profile is dropped after the new one is complete (one partition tombstone, never read again).
  */
 import { sameGridState, type GridVersion } from '../../domain/grid-version.js';
-import { statementScope } from '../../store/cql-budget.js';
+import { statementScope } from '../../store/statement-scope.js';
 import type { DisplayCopyStore } from '../../store/display-copy-store.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 

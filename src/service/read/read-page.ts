@@ -56,8 +56,6 @@ export async function readGridPage(
   cursorSecret: string,
   q: PageQuery,
   chronological = false,
-  /** Told of every head the source serves (the sampled cache check, read-checks.ts). */
-  onHead?: (profileId: bigint, read: PageHead) => void,
 ): Promise<GridPage> {
   const started = performance.now();
   const cursor = q.cursor ? decodeCursor(q.cursor, cursorSecret, q.profileId) : undefined;
@@ -65,7 +63,7 @@ export async function readGridPage(
   let bodyFloor: GridVersion | undefined;
   let fresh: GridVersion | undefined;
   for (let attempt = 1; ; attempt++) {
-    const opts = { floor, bodyFloor, fresh, chronological, onHead };
+    const opts = { floor, bodyFloor, fresh, chronological };
     const out = await readOnce(source, cursorSecret, q, cursor, opts);
     if ('page' in out) {
       recordPageRead({
@@ -113,7 +111,6 @@ async function readOnce(
     /** Read the store's current state (overrides with their head), at least this one. */
     fresh?: GridVersion | undefined;
     chronological: boolean;
-    onHead?: ((profileId: bigint, read: PageHead) => void) | undefined;
   },
 ): Promise<Attempt> {
   const { chronological, fresh } = opts;
@@ -127,7 +124,6 @@ async function readOnce(
   } else {
     // Never below min_version (the source escalates to LOCAL_SERIAL).
     read = await source.head(q.profileId, opts.floor, cursor ? 0 : q.limit);
-    opts.onHead?.(q.profileId, read);
     if (read.moved) return { again: read.moved, reason: 'rows' };
   }
   let { head } = read;

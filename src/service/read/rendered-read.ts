@@ -9,9 +9,7 @@
  *
  * The kill switch (reads.overrides off) skips the cache both ways, and the page is read from a
  * chronological view (`createPageReader`): a chronological page is not the grid's arrangement and
- * must not be kept under its state. A sampled share of first pages (CACHE_SAMPLE_RATE, at most
- * CACHE_SAMPLE_MAX_PER_S a second: sample-budget.ts) also skips it, so the sampled checks
- * (read-checks.ts) keep seeing real traffic.
+ * must not be kept under its state.
  *
  * Chronological view (docs/ops/rollout.md): the head from Cassandra, no override rows (every post
  * sits at its ID, pins still first); post bodies still come through the post cache. Cursors say
@@ -20,12 +18,10 @@
 import { createHash } from 'node:crypto';
 import type { GridCache, RenderedPage } from '../../cache/grid-cache.js';
 import { firstPageReads } from '../../obs/metrics.js';
-import type { GridReads, PageHead } from '../../domain/grid-source.js';
+import type { GridReads } from '../../domain/grid-source.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { Flags } from '../flags.js';
-import type { ReadChecks } from './read-checks.js';
 import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
-import type { SampleBudget } from './sample-budget.js';
 
 /** The caller's view of a page (http/views.ts): the JSON text the response carries. */
 export type RenderPage = (page: GridPage) => string;
@@ -45,11 +41,7 @@ export function createRenderedRead(
   readPage: (q: PageQuery) => Promise<GridPage>,
   cache: Pick<GridCache, 'read'> | undefined,
   flags: Pick<Flags, 'isEnabled'>,
-  sampleShare: number,
-  budget: SampleBudget,
-  random: () => number = Math.random,
 ): RenderedRead {
-  const draw = () => random() < sampleShare && budget.take();
   const fill = async (q: PageQuery, render: RenderPage) => {
     const page = await readPage(q);
     const body = render(page);
@@ -60,7 +52,7 @@ export function createRenderedRead(
     page: readPage,
     async read(q, render) {
       const first = q.cursor === undefined;
-      if (cache && first && !draw() && (await flags.isEnabled('reads.overrides'))) {
+      if (cache && first && (await flags.isEnabled('reads.overrides'))) {
         return cache.read(q.profileId, q.limit, q.minVersion, () => fill(q, render));
       }
       if (first) firstPageReads.inc({ result: 'bypass' });
@@ -83,22 +75,16 @@ function chronologicalView(reader: CassandraGridReader, bodies: GridReads): Grid
   };
 }
 
-/** The service's page read: which order (the kill switch), and the sampled checks beside it. */
+/** The service's page read: which order (the kill switch). */
 export function createPageReader(
   source: GridReads,
   reader: CassandraGridReader,
   cursorSecret: string,
   flags: Pick<Flags, 'isEnabled'>,
-  checks: ReadChecks,
 ): (q: PageQuery) => Promise<GridPage> {
   const plain = chronologicalView(reader, source);
-  const sample = (profileId: bigint, read: PageHead) => checks.sampleCacheHit(profileId, read);
   return async (q) => {
-    if (!(await flags.isEnabled('reads.overrides'))) {
-      return readGridPage(plain, cursorSecret, q, true);
-    }
-    const page = await readGridPage(source, cursorSecret, q, false, sample);
-    if (!q.cursor) checks.afterFirstPage(q, page);
-    return page;
+    const chronological = !(await flags.isEnabled('reads.overrides'));
+    return readGridPage(chronological ? plain : source, cursorSecret, q, chronological);
   };
 }

@@ -1,8 +1,8 @@
 /**
- * One grid's turn of the write line (write-line.ts): take the snapshot (from the grid's
- * LastCommitted record, or read), plan the writes taken from its queue one after another on it,
- * and commit those that write in ONE conditional batch `IF version = v … SET version = v + k`;
- * then answer each write, or re-plan after a lost compare-and-set.
+ * One grid's turn of the write line (write-line.ts): read the snapshot, plan the writes taken
+ * from its queue one after another on it, and commit those that write in ONE conditional batch
+ * `IF version = v … SET version = v + k`; then answer each write, or re-read and re-plan after a
+ * lost compare-and-set.
  *
  * Write i is planned on the snapshot with the writes before it applied (batch.ts
  * `snapshotAfter`) at version v + i, and commits v + i + 1 if the batch applies; its interceptor
@@ -26,7 +26,7 @@
 import { DomainError } from '../../domain/errors.js';
 import { compareGridVersions, type GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
-import { statementScope } from '../../store/cql-budget.js';
+import { statementScope } from '../../store/statement-scope.js';
 import { storeDidNotAnswer } from '../../store/cql-errors.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { CasResult, GridStore, OverridesSnapshot } from '../../store/grid-store.js';
@@ -34,7 +34,7 @@ import { GroupScope } from '../../store/group-scope.js';
 import type { MembershipStore } from '../../store/membership-store.js';
 import { changeRound } from '../changes/planned-change.js';
 import { BatchLimits, membershipStatics, mergeMutations, snapshotAfter } from './batch.js';
-import { rowsReadThrough } from './known-rows.js';
+import { GridPostsMemo, rowsReadThrough } from './known-rows.js';
 import type { LastCommitted } from './last-committed.js';
 import * as out from './outcomes.js';
 import type { BatchPlan, CommitEvent, GridRowsRead, PlannedWrite } from './types.js';
@@ -47,8 +47,6 @@ export interface CommitDeps {
   readonly membership: MembershipStore;
   readonly settings: WriterSettings;
   readonly records: LastCommitted;
-  /** Whether a queue runs the grid's turns (then its record may be trusted, last-committed.ts). */
-  readonly queued: boolean;
   /** After the batch applied: the crash seam, the membership effects, the commit hooks. */
   readonly committed: (event: CommitEvent, effects: Effects | undefined) => Promise<void>;
   /**
@@ -74,7 +72,6 @@ export async function commitQueued(
     await (deps.trace ? statementScope.run(turnScope(deps.trace), own) : statementScope.exit(own));
   } catch (err) {
     // A failed read or batch, or the crash seam: whatever still waits fails with it.
-    deps.records.distrust(profileId);
     for (const w of turn.waiting) w.reject(out.asSeenBy(w, err));
   }
   return turn.back;
@@ -85,14 +82,11 @@ const sealed = (w: QueuedWrite) => (w.scope?.sealed ? out.notSent() : undefined)
 
 async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promise<void> {
   const { store, records, settings } = deps;
-  let mayTrust = deps.queued;
   let published: GridVersion | undefined; // the stream's watermark, once a mark read it
   for (let attempt = 1; turn.waiting.length > 0 && attempt <= settings.maxAttempts;) {
-    const start = await records.start(profileId, store, mayTrust);
-    mayTrust = false;
-    const { snapshot } = start;
-    if (!start.trusted) await deps.membership.rollForward(profileId, snapshot.head);
-    const rows = rowsReadThrough(start.rows, profileId, store);
+    const snapshot = await store.readOverrides(profileId);
+    await deps.membership.rollForward(profileId, snapshot.head);
+    const rows = rowsReadThrough(new GridPostsMemo(), profileId, store);
     const floor = versionFloor(snapshot.head, [records.newest(profileId), published]);
     const opts = floor === undefined ? settings : { ...settings, generation: floor };
     const plan = await spanned(
@@ -106,7 +100,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
     turn.back.push(...plan.back);
     turn.waiting = plan.batched.map((p) => p.write);
     for (const p of plan.now) out.answer(p, attempt, false);
-    if (plan.writes === 0) return records.distrust(profileId); // nothing to commit
+    if (plan.writes === 0) return; // nothing to commit
     if (out.drop(turn, (w) => failed.get(w))) continue; // not an attempt: nothing was sent
     // Requests their deadline answered "not applied" meanwhile must stay so: re-plan without.
     if (out.drop(turn, sealed)) continue;
@@ -115,7 +109,6 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
       // Published past this head: versions were lost (or a commit since the read: the head read
       // again shows it). Planned again on a fresh read, no attempt spent: nothing was sent.
       published = seen;
-      records.distrust(profileId);
       continue;
     }
     const attrs = { 'regrid.cas.attempt': attempt, 'regrid.cas.writes': plan.writes };
@@ -139,24 +132,14 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
       };
       out.recordBatch(plan.writes);
       await deps.committed(event, plan.effects);
-      // A membership write changed grid_posts and the side tables: its rows are not kept.
-      // A batch that set the home is not trusted across idle: a write refused as misdirected is
-      // then refused on a head read, never on this process's memory (write-line/home-region.ts).
-      const trust = deps.queued && plan.mutation.statics?.homeRegion === undefined;
-      records.committed(profileId, plan.after, plan.effects ? undefined : start.rows, trust);
+      records.committed(profileId, plan.after.head);
       turn.waiting = [];
       for (const p of plan.batched) out.answer(p, attempt, true);
       return;
     }
-    records.distrust(profileId);
-    await plan.batched[0]!.write.run(async () => out.recordCasMiss(cas.reason));
+    out.recordCasMiss(cas.reason, plan.batched[0]!.write);
     if (cas.reason === 'timeout') {
       for (const p of plan.batched) if (p.kind === 'write') p.write.outcomeUnknown = true;
-    }
-    if (start.afterIdle && cas.reason === 'version_changed') {
-      // Not contention: a record trusted across idle was out of date. Read now, no attempt spent.
-      records.stale(profileId);
-      continue;
     }
     if (attempt < settings.maxAttempts) await out.backoff(settings, attempt);
     attempt += 1;

@@ -1,15 +1,13 @@
 /**
- * What a grid's LastCommitted record knows of its `grid_posts` rows (last-committed.ts), and the
- * planner's read port built on it (`rowsReadThrough`, PlanContext.rows): the writes of one batch,
- * and the next batches of a grid this process keeps writing, read the same rows (is P on the
- * grid, the slice around the gap), and without this every write would wait for its own round
- * trips in turn.
+ * What one attempt of a grid's batch knows of its `grid_posts` rows, and the planner's read port
+ * built on it (`rowsReadThrough`, PlanContext.rows): the writes of one batch (group commit) read
+ * the same rows (is P on the grid, the slice around the gap), and without this every write would
+ * wait for its own round trips in turn. Each attempt starts with an empty memo (commit.ts).
  *
- * Why it is sound: every row in it was read after the snapshot the record holds (or one before
- * it that this process committed from). Moves never change `grid_posts`; a write that does
- * (create, delete, archive…) bumps the version around its change, so a batch planned on the
- * record either loses to it (re-read, the rows are dropped) or commits first. Only rows written
- * outside the compare-and-set (seeding, a repair) escape this, hence the expiry (`since`).
+ * Why it is sound: every row in it was read after the snapshot the attempt is planned on. Moves
+ * never change `grid_posts`; a write that does (create, delete, archive…) commits alone and
+ * bumps the version around its change, so the batch either loses to it (re-read, a new memo) or
+ * commits first.
  *
  * Kept as disjoint closed ranges of post IDs whose rows are all known: a page read from Cassandra
  * covers everything between the row it started from and its last row (the whole rest of the
@@ -34,8 +32,6 @@ interface Known {
 
 export class GridPostsMemo {
   private readonly ranges = new Map<bigint, Known[]>();
-  /** When its first read may have been made (ms since the epoch). */
-  readonly since = Date.now();
 
   /** Whether the row exists, if the memo knows. */
   has(profileId: bigint, postId: bigint): boolean | undefined {
@@ -57,13 +53,6 @@ export class GridPostsMemo {
     if (!r) return undefined;
     if (direction === 'asc') return { ids: r.ids.filter((id) => id >= from), end: r.hi };
     return { ids: r.ids.filter((id) => id <= from).reverse(), end: r.lo };
-  }
-
-  /** How many post IDs it remembers (what keeping it costs). */
-  size(): number {
-    let n = 0;
-    for (const ranges of this.ranges.values()) for (const r of ranges) n += r.ids.length;
-    return n;
   }
 
   /** Records that the rows in [lo, hi] are exactly `ids`. */
@@ -145,7 +134,7 @@ const pageSizeFor = (limit: number) => Math.min(Math.max(limit + 1, 32), 1000);
 /**
  * The planner's read port for `profileId` (PlanContext.rows): the store's and reader's calls,
  * answered from `memo` where it knows the rows and recorded into it where it does not. Reads of
- * another grid (a collaborator's) go straight to Cassandra: the record vouches for one grid.
+ * another grid (a collaborator's) go straight to Cassandra: the snapshot vouches for one grid.
  */
 export function rowsReadThrough(
   memo: GridPostsMemo,

@@ -16,7 +16,7 @@ import {
 } from '../../obs/metrics.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { PlannedWrite, QueuedWrite, WriterSettings } from './types.js';
-import { currentOp } from './write-op.js';
+import { opOf } from './write-op.js';
 
 /** Answers a planned write after `attempts` attempts; `applied`: its batch committed. */
 export function answer(p: PlannedWrite, attempts: number, applied: boolean): void {
@@ -25,10 +25,8 @@ export function answer(p: PlannedWrite, attempts: number, applied: boolean): voi
     write.reject(p.error); // as a write alone: a refusal is no attempt
     return;
   }
-  void write.run(async () => {
-    casAttempts.observe({ op: currentOp() }, attempts);
-    if (p.kind === 'write' && applied && p.mutation) recordRows(p.mutation);
-  });
+  casAttempts.observe({ op: opOf(write) }, attempts);
+  if (p.kind === 'write' && applied && p.mutation) recordRows(p.mutation, opOf(write));
   write.resolve({
     result: p.result,
     version: p.version,
@@ -40,7 +38,7 @@ export function answer(p: PlannedWrite, attempts: number, applied: boolean): voi
 
 /** After CAS_MAX_ATTEMPTS lost or timed-out batches. */
 export function giveUp(w: QueuedWrite, settings: WriterSettings): void {
-  void w.run(async () => casAttempts.observe({ op: currentOp() }, settings.maxAttempts));
+  casAttempts.observe({ op: opOf(w) }, settings.maxAttempts);
   const details = { retry_after_s: settings.retryAfterS, attempts: settings.maxAttempts };
   // A batch that timed out may have committed: "contention" would claim it was not applied.
   w.reject(
@@ -88,17 +86,19 @@ export function recordBatch(writes: number): void {
   groupWrites.observe(writes);
 }
 
-/** A conditional batch did not apply: lost to another writer, or its Paxos round timed out. */
-export function recordCasMiss(reason: 'timeout' | 'version_changed'): void {
-  (reason === 'timeout' ? casOutcomeUnknown : casLost).inc({ op: currentOp() });
+/**
+ * A conditional batch did not apply: lost to another writer, or its Paxos round timed out.
+ * Labelled with the operation of its first write.
+ */
+export function recordCasMiss(reason: 'timeout' | 'version_changed', first: QueuedWrite): void {
+  (reason === 'timeout' ? casOutcomeUnknown : casLost).inc({ op: opOf(first) });
 }
 
 /**
  * A committed mutation's rows. An upsert without `movedVersion` is a relabel: the post's key
  * changed although nobody moved it (grid-mutation.ts), which is what a relabel burst shows.
  */
-function recordRows(mutation: GridMutation): void {
-  const op = currentOp();
+function recordRows(mutation: GridMutation, op: string): void {
   const upserts = mutation.upserts ?? [];
   rowsWritten.observe({ op }, upserts.length + (mutation.deleteRows?.length ?? 0));
   const relabelled = upserts.filter((u) => u.movedVersion === undefined).length;

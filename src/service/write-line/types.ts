@@ -1,7 +1,7 @@
 /**
  * The contract of the write line (write-line.ts): what a planner sees and returns, the
  * interceptor and hook seams, what a write resolves with, and the line's settings. Kept apart so
- * the line's files (commit.ts, last-committed.ts) share it without importing the line.
+ * the line's files (commit.ts, batch.ts) share it without importing the line.
  */
 import type { Config } from '../../config/config.js';
 import { regionPolicyOf, type RegionPolicy } from '../../config/regions.js';
@@ -9,7 +9,9 @@ import type { ChangeDecl } from '../../domain/change-log.js';
 import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
-import type { StatementScope } from '../../store/cql-budget.js';
+import type { Span } from '@opentelemetry/api';
+import type { WriteOp } from './write-op.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
 import type { EntriesQuery } from '../../domain/grid-source.js';
 import type { GridEntry } from '../../domain/merge.js';
@@ -17,8 +19,8 @@ import type { OverridesSnapshot } from '../../store/grid-store.js';
 
 /**
  * The planner's read port for the grid's time-ordered rows (`grid_posts`) and the merged order
- * built on them: the store's and reader's calls of the same names, answered from the grid's
- * LastCommitted record where it knows the rows (known-rows.ts) and from Cassandra where not.
+ * built on them: the store's and reader's calls of the same names, answered from what the
+ * batch's earlier writes read (known-rows.ts) and from Cassandra where not.
  */
 export interface GridRowsRead {
   hasGridRow(profileId: bigint, postId: bigint): Promise<boolean>;
@@ -51,7 +53,7 @@ export interface PlanContext {
    * snapshot then shows its result (planners answer "already done" instead of "not found").
    */
   readonly outcomeUnknown: boolean;
-  /** Reads of `grid_posts` for this grid, through its LastCommitted record. */
+  /** Reads of `grid_posts` for this grid, shared by the writes of the batch (known-rows.ts). */
   readonly rows: GridRowsRead;
   /**
    * Hands the line work that must be done before this attempt's batch is sent (a record the
@@ -84,6 +86,8 @@ export interface WriteInterceptor {
 
 export interface WriteOptions {
   readonly interceptor?: WriteInterceptor;
+  /** The operation the write belongs to, its metrics' label (write-op.ts); absent = 'other'. */
+  readonly op?: WriteOp | undefined;
   /** A re-home (home-region.ts): planned without the home region check. */
   readonly anyRegion?: boolean;
 }
@@ -134,18 +138,6 @@ export interface Publication {
   open(profileId: bigint): PublicationRound;
 }
 
-/** The LastCommitted records' bound and timings (last-committed.ts). */
-export interface RecordSettings {
-  /** Bound on the rows all records hold (override rows + known grid_posts IDs). */
-  readonly maxRows: number;
-  /** How long after its line emptied a record is trusted without a read; 0 = never. */
-  readonly trustIdleMs: number;
-  /** How long a grid whose trusted record turned out stale is not trusted across idle. */
-  readonly sharedForMs: number;
-  /** The expiry: how long known grid_posts rows answer reads after the first was read. */
-  readonly rowsMaxAgeMs: number;
-}
-
 export interface WriterSettings {
   readonly maxAttempts: number;
   readonly baseBackoffMs: number;
@@ -154,7 +146,6 @@ export interface WriterSettings {
   readonly retryAfterS: number;
   /** Longest wait for this process's earlier writes to the same grid; 0 = no queue. */
   readonly queueMaxWaitMs: number;
-  readonly records: RecordSettings;
   /** Slots of the change log (domain/change-log.ts); at least `batch.maxWrites`. */
   readonly changeSlots?: number;
   /** Bounds of one batch (1 write = every write commits alone). */
@@ -174,12 +165,6 @@ export const writerSettingsOf = (config: Config): WriterSettings => ({
   retryAfterS: 1,
   queueMaxWaitMs: config.WRITE_QUEUE_MAX_WAIT_MS,
   changeSlots: Math.max(config.CHANGE_LOG_VERSIONS, config.WRITE_GROUP_MAX_WRITES),
-  records: {
-    maxRows: config.WRITE_CARRY_MAX_ROWS,
-    trustIdleMs: config.WRITE_CARRY_IDLE_MS,
-    sharedForMs: 30_000,
-    rowsMaxAgeMs: config.WRITE_CARRY_MEMO_MS,
-  },
   batch: {
     maxWrites: config.WRITE_GROUP_MAX_WRITES,
     maxRows: config.WRITE_GROUP_MAX_ROWS,
@@ -199,10 +184,12 @@ export interface QueuedWrite {
   readonly options: WriteOptions;
   /** The statement scope (request deadline) the write was submitted under, if any. */
   readonly scope: StatementScope | undefined;
-  /** Runs `f` in the async context the write was submitted from (its operation, its scope). */
+  /** Runs `f` in the async context the write was submitted from (its statement scope). */
   run<T>(f: () => Promise<T>): Promise<T>;
   /** A batch that carried this write timed out: it may have committed. */
   outcomeUnknown: boolean;
+  /** Its queue-wait span while it waits, when traced (write-trace.ts). */
+  queueWait?: Span | undefined;
   resolve(outcome: WriteOutcome<unknown>): void;
   reject(err: unknown): void;
 }

@@ -8,21 +8,20 @@
  *   - queue: this process's writes to one grid, oldest first, waiting for their turn;
  *   - snapshot: the grid's override partition (head and override rows) at one version;
  *   - batch: ONE conditional batch `IF version = v` on the override partition carrying one or
- *     more writes and setting the version to v + k;
- *   - record: the grid's LastCommitted record, what this process committed last (last-committed.ts).
+ *     more writes and setting the version to v + k.
  *
  * The protocol, for one grid:
  *   1. A write joins the grid's queue. A write that waits longer than WRITE_QUEUE_MAX_WAIT_MS
  *      answers 503 `contention` with Retry-After without touching Cassandra.
  *   2. When the grid's turn comes (the next turn of the event loop, shared by every grid so their
  *      batches leave in one socket write), the writes waiting are taken, up to the batch bounds.
- *   3. The snapshot comes from the record (no read, or one head read) or from Cassandra.
+ *   3. The snapshot is read from Cassandra.
  *   4. Each write's planner runs on the snapshot with the writes before it applied, and gets the
- *      version it commits (v + 1, v + 2…) and a read port for `grid_posts` through the record
- *      (PlanContext.rows). A refusal fails that write alone; a skip commits nothing.
+ *      version it commits (v + 1, v + 2…) and a read port for `grid_posts` shared by the batch's
+ *      writes (PlanContext.rows). A refusal fails that write alone; a skip commits nothing.
  *   5. The writes' mutations go out merged in one batch (commit.ts, batch.ts). Applied: each write
- *      is answered with its own version, idempotency entry and undo record; the record is
- *      updated; the commit hooks run (cache refill), their failures logged, never surfaced.
+ *      is answered with its own version, idempotency entry and undo record; the commit hooks
+ *      run (cache refill), their failures logged, never surfaced.
  *      Lost (another process committed) or timed out (outcome unknown): re-read and re-plan with
  *      jittered backoff, up to CAS_MAX_ATTEMPTS, then 503 `contention`, or `write_outcome_unknown`
  *      if a batch carrying the write timed out. Moves are anchor-based, so re-planning "put P
@@ -42,7 +41,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { DomainError } from '../../domain/errors.js';
 import type { Effects } from '../../domain/membership.js';
-import { statementScope } from '../../store/cql-budget.js';
+import { statementScope } from '../../store/statement-scope.js';
 import type { GridStore } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
 import { commitQueued } from './commit.js';
@@ -70,14 +69,13 @@ export class GridWriter {
     private readonly settings: WriterSettings,
     readonly hooks: WriterHooks = {},
   ) {
-    this.records = new LastCommitted(settings.records);
+    this.records = new LastCommitted();
     const { queueMaxWaitMs: maxWaitMs, retryAfterS, batch } = settings;
     this.queue =
       maxWaitMs > 0
         ? new WriteQueue(
             { maxWaitMs, retryAfterS, maxTake: batch.maxWrites },
             (profileId, writes) => this.turn(profileId, writes),
-            (profileId) => this.records.idle(profileId),
           )
         : undefined;
     if (settings.region) this.ownHooks.push(countClaims);
@@ -90,7 +88,7 @@ export class GridWriter {
     options: WriteOptions = {},
   ): Promise<WriteOutcome<R>> {
     return new Promise<WriteOutcome<R>>((resolve, reject) => {
-      // Planners run in the caller's async context: its operation label, its request deadline.
+      // Planners run in the caller's async context: its request deadline (statement scope).
       const context = new AsyncResource('regrid.grid-write');
       const { region } = this.settings;
       const gated = region && !options.anyRegion ? homeGate(planner, region) : planner;
@@ -147,7 +145,7 @@ export class GridWriter {
         }
       }
     };
-    const deps = { store, membership, settings, records, queued: !!this.queue, committed };
+    const deps = { store, membership, settings, records, committed };
     const beforeBatch = pub ? { beforeBatch: () => pub.beforeBatch() } : {};
     const trace = traced ? { trace: traced.context } : {};
     const back = await commitQueued({ ...deps, ...beforeBatch, ...trace }, profileId, writes);
@@ -187,8 +185,6 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
   constructor(
     private readonly settings: { maxWaitMs: number; retryAfterS: number; maxTake: number },
     private readonly turn: (profileId: bigint, items: W[]) => Promise<W[]>,
-    /** Called when a grid's queue is empty again. */
-    private readonly idle: (profileId: bigint) => void = () => undefined,
   ) {}
 
   /** How many grids have writes running or waiting (tests, metrics). */
@@ -242,7 +238,6 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
       }
     } finally {
       this.lines.delete(profileId);
-      this.idle(profileId);
     }
   }
 }

@@ -1,12 +1,10 @@
 /**
- * Which grid operation is running, and its outcome metrics. GridService wraps each write
- * operation in `trackOp`; the writer reads `currentOp()` to label its CAS metrics. An async
- * context rather than a WriteOptions field because some operations write more than one grid
- * (a deleted collab post leaves every collaborator's grid) through planners that take no
- * options, and because the outcome must also count what fails before the writer runs (the move
- * rate limit, a missing If-Match).
+ * The grid operations and their outcome metrics. GridService wraps each write operation in
+ * `trackOp`, which also counts what fails before the writer runs (the move rate limit, a missing
+ * If-Match); the operation hands its name to each of its writes (`WriteOptions.op`, also the
+ * writes to other grids: a deleted collab post leaves every collaborator's grid), and the writer
+ * labels its CAS metrics with it (`opOf`).
  */
-import { AsyncSlot } from '../../store/async-slot.js';
 import { isDomainError } from '../../domain/errors.js';
 import { gridWriteDuration, gridWrites } from '../../obs/metrics.js';
 
@@ -28,19 +26,18 @@ export type WriteOp =
   | 'unregister'
   | 'import';
 
-const running = new AsyncSlot<WriteOp>('write-op');
-
 /** The operation a grid write belongs to; 'other' for writes outside GridService (seeding). */
-export const currentOp = (): WriteOp | 'other' => running.getStore() ?? 'other';
+export const opOf = (w: { readonly options: { readonly op?: WriteOp | undefined } }) =>
+  w.options.op ?? 'other';
 
 /** The outcome label: ok, a domain error's code, or 'internal' for anything unexpected. */
 export const outcomeOf = (err: unknown): string => (isDomainError(err) ? err.code : 'internal');
 
-/** Runs `work` as operation `op`: counted by outcome and timed, nested writes labelled `op`. */
+/** Runs `work` as operation `op`: counted by outcome and timed (its writes carry `op` themselves). */
 export async function trackOp<T>(op: WriteOp, work: () => Promise<T>): Promise<T> {
   const end = gridWriteDuration.startTimer({ op });
   try {
-    const out = await running.run(op, work);
+    const out = await work();
     gridWrites.inc({ op, outcome: 'ok' });
     return out;
   } catch (err) {

@@ -12,18 +12,15 @@
  */
 import { SpanStatusCode, type Context, type Link, type Span } from '@opentelemetry/api';
 import { startSpan, tracing } from '../../obs/tracing.js';
-import { StatementScope } from '../../store/cql-budget.js';
+import { StatementScope } from '../../store/statement-scope.js';
 import type { CasResult } from '../../store/grid-store.js';
 import type { QueuedWrite } from './types.js';
-
-const waiting = new WeakMap<QueuedWrite, Span>();
 
 /** Opens the write's queue-wait span (when tracing is on and its request is traced). */
 export function traceQueued(write: QueuedWrite): void {
   const parent = write.scope?.trace;
   if (!parent) return;
-  const s = startSpan('regrid.write_line.queue_wait', parent);
-  if (s) waiting.set(write, s.span);
+  write.queueWait = startSpan('regrid.write_line.queue_wait', parent)?.span;
 }
 
 export interface TurnTrace {
@@ -40,8 +37,8 @@ export function traceTurn(
   let parent: Context | undefined;
   const links: Link[] = [];
   for (const w of writes) {
-    waiting.get(w)?.end();
-    waiting.delete(w);
+    w.queueWait?.end();
+    w.queueWait = undefined;
     const ctx = w.scope?.trace;
     if (!ctx) continue;
     if (!parent) parent = ctx;

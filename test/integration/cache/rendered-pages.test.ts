@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /** One "process": a service over the shared Redis and Cassandra. */
 function processWith(cursorSecret = CURSORS) {
-  const config = { ...s.config, CACHE_SAMPLE_RATE: 0 };
+  const config = s.config;
   const cql = cqlOf(s.client);
   const service = new GridService({ cql, config, ids: s.ids, cursorSecret, redis: guard });
   const app = createApp({

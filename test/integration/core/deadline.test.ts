@@ -16,7 +16,6 @@ import type { AppEnv } from '../../../src/http/env.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { IdempotencyService } from '../../../src/service/idempotency/idempotency.js';
 import { createCassandraClient, cqlOf, type Cql } from '../../../src/store/cassandra.js';
-import { cqlLimitsOf } from '../../../src/store/cql-budget.js';
 import { IdempotencyStore } from '../../../src/store/idempotency-store.js';
 import { requestJson, type JsonReply } from '../support/http.js';
 import { idsFromWorkers, TEST_KEYSPACE, testConfig } from '../support/stores.js';
@@ -61,7 +60,7 @@ beforeAll(async () => {
       return client.batch(q, o);
     },
   };
-  const cql = cqlOf(stallingClient, cqlLimitsOf(config));
+  const cql = cqlOf(stallingClient);
   service = new GridService({
     cql,
     config,

@@ -14,7 +14,7 @@ import {
   type StoredResponse,
 } from '../../../src/service/idempotency/idempotency.js';
 import { IdempotencyService as Idempotency } from '../../../src/service/idempotency/idempotency.js';
-import { StatementScope, statementScope } from '../../../src/store/cql-budget.js';
+import { StatementScope, statementScope } from '../../../src/store/statement-scope.js';
 import { findUndo } from '../../../src/domain/undo-ring.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
 import { groupService, groupSizes, occupy } from './group-harness.js';

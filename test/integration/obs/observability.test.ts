@@ -135,7 +135,6 @@ const FAMILIES = [
   'regrid_cql_duration_seconds',
   'regrid_cql_errors_total',
   'regrid_cql_in_flight',
-  'regrid_cql_queued',
   'regrid_audit_findings',
   'regrid_build_info',
 ];
@@ -201,7 +200,7 @@ describe('observability', () => {
       const res = await w.app.request('/metrics');
       expect(res.status).toBe(200);
       text = await res.text();
-      const busy = sample(text, 'regrid_cql_in_flight') + sample(text, 'regrid_cql_queued');
+      const busy = sample(text, 'regrid_cql_in_flight');
       if (busy === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -246,7 +245,6 @@ describe('observability', () => {
       n('regrid_cql_errors_total', { kind: 'read', error: 'unavailable' }),
     ).toBeGreaterThanOrEqual(1);
     expect(n('regrid_cql_in_flight')).toBe(0);
-    expect(n('regrid_cql_queued')).toBe(0);
     expect(n('regrid_redis_breaker_open')).toBe(0);
 
     // As served in production: with the process and driver families (src/server.ts).

@@ -1,7 +1,7 @@
 /**
  * docs/ops/dashboard.json parses as a Grafana dashboard, and every regrid_* series its panels
- * query is a family the service registers (or one of the shadow-read / cache-sample counters
- * of signals.ts), so a renamed metric cannot leave a silently empty panel behind.
+ * query is a family the service registers, so a renamed metric cannot leave a silently empty
+ * panel behind.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,6 @@ import '../../../src/obs/metrics.js';
 import '../../../src/obs/metrics-platform.js';
 import '../../../src/obs/change-metrics.js';
 
-const SIGNALS = ['regrid_shadow_reads_total', 'regrid_cache_samples_total'];
 const read = (p: string) => readFileSync(new URL(`../../../${p}`, import.meta.url), 'utf8');
 
 /** A histogram's series carry _bucket/_sum/_count after the family name. */
@@ -29,7 +28,7 @@ describe('docs/ops', () => {
   });
 
   it('queries only metric families that exist', async () => {
-    const known = new Set([...(await registry.getMetricsAsJSON()).map((m) => m.name), ...SIGNALS]);
+    const known = new Set((await registry.getMetricsAsJSON()).map((m) => m.name));
     const used = dashboard.panels.flatMap((p) =>
       p.targets.flatMap((t) => t.expr.match(/regrid_[a-z_]+/g) ?? []),
     );
@@ -38,7 +37,7 @@ describe('docs/ops', () => {
   });
 
   it('alerts.yml names only families that exist', async () => {
-    const known = new Set([...(await registry.getMetricsAsJSON()).map((m) => m.name), ...SIGNALS]);
+    const known = new Set((await registry.getMetricsAsJSON()).map((m) => m.name));
     const used = read('docs/ops/alerts.yml').match(/regrid_[a-z_]+/g) ?? [];
     expect(used.length).toBeGreaterThan(5);
     for (const series of used) expect(known, series).toContain(familyOf(series));

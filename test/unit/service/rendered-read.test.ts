@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import type { GridCache, RenderedPage } from '../../../src/cache/grid-cache.js';
 import type { GridPage, PageQuery } from '../../../src/service/read/read-page.js';
 import { createRenderedRead, etagOf } from '../../../src/service/read/rendered-read.js';
-import { createSampleBudget } from '../../../src/service/read/sample-budget.js';
 
 const page = (over: Partial<GridPage> = {}): GridPage => ({
   items: [],
@@ -21,12 +20,7 @@ const page = (over: Partial<GridPage> = {}): GridPage => ({
   ...over,
 });
 
-function setup(
-  read: GridPage,
-  held?: RenderedPage,
-  overridesOn = true,
-  sampling = { share: 0, perSecond: 0, now: () => 0 },
-) {
+function setup(read: GridPage, held?: RenderedPage, overridesOn = true) {
   const kept: RenderedPage[] = [];
   let tierReads = 0;
   let pageReads = 0;
@@ -40,13 +34,7 @@ function setup(
     },
   };
   const flags = { isEnabled: async () => overridesOn };
-  const rendered = createRenderedRead(
-    async () => (pageReads++, read),
-    pages,
-    flags,
-    sampling.share,
-    createSampleBudget(sampling.perSecond, sampling.now),
-  );
+  const rendered = createRenderedRead(async () => (pageReads++, read), pages, flags);
   return {
     rendered,
     kept,
@@ -82,18 +70,6 @@ describe('rendered reads', () => {
     await later.rendered.read({ ...q, cursor: 'c' }, render);
     expect(later.kept).toEqual([]);
     expect(later.counts()).toEqual({ tierReads: 0, pageReads: 1 });
-  });
-
-  it('sends a sampled share of first pages past the tiers, at most the budget a second', async () => {
-    const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
-    let clock = 0;
-    // Every request sampled by share; the budget lets 3 a second through.
-    const t = setup(page(), held, true, { share: 1, perSecond: 3, now: () => clock });
-    for (let i = 0; i < 10; i++) await t.rendered.read(q, render);
-    expect(t.counts()).toEqual({ tierReads: 7, pageReads: 3 });
-    clock += 1000; // a second later the budget is back
-    for (let i = 0; i < 10; i++) await t.rendered.read(q, render);
-    expect(t.counts()).toEqual({ tierReads: 14, pageReads: 6 });
   });
 
   it('ETags differ whenever bodies differ', () => {

@@ -1,6 +1,6 @@
 /**
  * The Cql wrapper's own logic over a scripted driver client (the driver's real error classes):
- * the in-flight budget, and what a failure says about a request's writes. Against the real node
+ * what a failure says about a request's writes. Against the real node
  * the same paths run in test/integration/core/{read-load,deadline}.test.ts.
  */
 import { errors, types } from 'cassandra-driver';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors.js';
 import { causeLine } from '../../../src/http/problem.js';
 import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
-import { StatementScope, statementScope } from '../../../src/store/cql-budget.js';
+import { StatementScope, statementScope } from '../../../src/store/statement-scope.js';
 
 type Reply = () => Promise<types.ResultSet>;
 const applied = (ok = true) => ({ wasApplied: () => ok, rows: [] }) as unknown as types.ResultSet;
@@ -43,38 +43,6 @@ const code = (p: Promise<unknown>) =>
     () => 'ok',
     (e: unknown) => (e instanceof DomainError ? e.code : (e as Error).name),
   );
-
-describe('in-flight budget', () => {
-  it('never hands the driver more than maxInFlight statements; the rest queue and all complete', async () => {
-    const s = scripted(() => () => new Promise((r) => setTimeout(() => r(applied()), 5)));
-    const cql = cqlOf(s.client, { maxInFlight: 8, maxQueued: 1000 });
-    const results = await Promise.all(
-      Array.from({ length: 200 }, () => cql.execute('SELECT 1 FROM t')),
-    );
-    expect(results).toHaveLength(200);
-    expect(s.maxInFlight()).toBe(8);
-  });
-
-  it('fails at once with unavailable when the queue is full, without sending', async () => {
-    const s = scripted(() => () => new Promise((r) => setTimeout(() => r(applied()), 20)));
-    const cql = cqlOf(s.client, { maxInFlight: 1, maxQueued: 1 });
-    const outcomes = await Promise.all([1, 2, 3].map(() => code(cql.execute('SELECT 1 FROM t'))));
-    expect(outcomes).toEqual(['ok', 'ok', 'unavailable']);
-    expect(s.sent).toHaveLength(2);
-  });
-
-  it('drops a queued statement of a sealed request: it is never sent', async () => {
-    const s = scripted(() => () => new Promise((r) => setTimeout(() => r(applied()), 20)));
-    const cql = cqlOf(s.client, { maxInFlight: 1, maxQueued: 10 });
-    const first = cql.execute('SELECT 1 FROM t');
-    const scope = new StatementScope();
-    const queued = statementScope.run(scope, () => cql.execute('UPDATE t SET a = 1'));
-    scope.seal();
-    expect(await code(queued)).toBe('unavailable');
-    await first;
-    expect(s.sent).toEqual(['SELECT 1 FROM t']);
-  });
-});
 
 describe('what a failure says about the writes', () => {
   it('a write that timed out: outcome unknown; one the driver could not send: unavailable', async () => {

@@ -9,7 +9,7 @@ import { errors, types } from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
-import { StatementScope, statementScope } from '../../../src/store/cql-budget.js';
+import { StatementScope, statementScope } from '../../../src/store/statement-scope.js';
 
 const HOST = '127.0.0.1:9042';
 

@@ -10,20 +10,23 @@
  *
  * A variant is a name and the `--env KEY=VALUE` pairs that switch one mechanism off
  * (docs/benchmarks.md "Switches for an ablation run"). `--only a,b` keeps some of them.
+ *
+ * Before/after across commits: `--tree NAME=DIR` (repeatable) makes each NAME a variant that runs
+ * the loadtest from checkout DIR (its own src/ and tools/), with no extra settings; `--baseline
+ * NAME` says which variant the ratios are taken against (default `base`).
+ *
+ *   npx tsx tools/loadtest/production/ablation.ts --tree before=/work/wt/before --tree after=. \
+ *     --baseline before --rounds 3 --out /tmp/ba -- <loadtest args>
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 export const VARIANTS: Readonly<Record<string, readonly string[]>> = {
   base: [],
-  'no-local-pages': ['CACHE_LOCAL_TTL_MS=0'],
   'no-display-copy': ['COPY_MIN_OVERRIDES=0'],
-  'no-carry': ['WRITE_CARRY_MAX_ROWS=0'],
   'no-group-commit': ['WRITE_GROUP_MAX_WRITES=1'],
-  'no-self-checks': ['SHADOW_READ_SAMPLE=0', 'CACHE_SAMPLE_RATE=0'],
-  'budget-unbound': ['CASSANDRA_MAX_IN_FLIGHT=65536'],
 };
 
 interface RunFile {
@@ -61,9 +64,9 @@ function collect(dir: string) {
   return byVariant;
 }
 
-export function report(dir: string): string {
+export function report(dir: string, baseline = 'base'): string {
   const runs = collect(dir);
-  const base = runs.get('base') ?? [];
+  const base = runs.get(baseline) ?? [];
   const bSat = median(base.map((r) => r.saturation.ops_per_s));
   const bP99 = median(base.map((r) => r.half.latency_all_ms.p99));
   const rows = [
@@ -71,7 +74,7 @@ export function report(dir: string): string {
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const [name, rs] of [...runs].sort(([a], [b]) =>
-    a === 'base' ? -1 : b === 'base' ? 1 : a.localeCompare(b),
+    a === baseline ? -1 : b === baseline ? 1 : a.localeCompare(b),
   )) {
     const sat = rs.map((r) => r.saturation.ops_per_s);
     const p99 = rs.map((r) => r.half.latency_all_ms.p99);
@@ -94,15 +97,26 @@ function main() {
       out: { type: 'string', default: '/tmp/regrid-ablation' },
       only: { type: 'string' },
       report: { type: 'string' },
+      tree: { type: 'string', multiple: true },
+      baseline: { type: 'string', default: 'base' },
     },
   });
+  const baseline = values.baseline!;
   if (values.report) {
-    console.log(report(values.report));
+    console.log(report(values.report, baseline));
     return;
   }
-  const names = values.only ? values.only.split(',') : Object.keys(VARIANTS);
-  for (const n of names) if (!(n in VARIANTS)) throw new Error(`unknown variant ${n}`);
-  const out = values.out!;
+  const trees = new Map(
+    (values.tree ?? []).map((t) => [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]),
+  );
+  const names = trees.size
+    ? [...trees.keys()]
+    : values.only
+      ? values.only.split(',')
+      : Object.keys(VARIANTS);
+  for (const n of names)
+    if (!trees.has(n) && !(n in VARIANTS)) throw new Error(`unknown variant ${n}`);
+  const out = resolve(values.out!);
   if (!existsSync(out)) mkdirSync(out, { recursive: true });
   const rounds = Number(values.rounds);
   for (let r = 1; r <= rounds; r++) {
@@ -110,17 +124,20 @@ function main() {
     for (const name of order) {
       const json = join(out, `${name}.r${r}.json`);
       if (existsSync(json)) continue;
-      const env = VARIANTS[name]!.flatMap((e) => ['--env', e]);
+      const env = (VARIANTS[name] ?? []).flatMap((e) => ['--env', e]);
       const args = ['tsx', 'tools/cli.ts', 'loadtest', ...passthrough, ...env, '--json', json];
       const t0 = Date.now();
       console.log(`[ablation] round ${r}: ${name} (${env.join(' ') || 'defaults'})`);
-      const res = spawnSync('npx', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+      const res = spawnSync('npx', args, {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        cwd: trees.get(name) ?? process.cwd(),
+      });
       console.log(
         `[ablation] round ${r}: ${name} exited ${res.status} after ${((Date.now() - t0) / 1000).toFixed(0)} s`,
       );
     }
   }
-  console.log(report(out));
+  console.log(report(out, baseline));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

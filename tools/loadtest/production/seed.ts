@@ -122,7 +122,7 @@ export async function seedPopulation(
   const t0 = performance.now();
   const service = new GridService({
     cql: cqlOf(client),
-    config: { ...config, SHADOW_READ_SAMPLE: 0, CACHE_SAMPLE_RATE: 0 },
+    config: config,
     flags: flagsOf(cqlOf(client), config),
     ids: {
       next: () => {
