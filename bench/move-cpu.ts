@@ -97,7 +97,6 @@ try {
           `${(counted.writes / MOVES).toFixed(2)} socket writes per move (counting on)`
         : ''),
   );
-  await service.caches?.grid.refillsSettled();
 } finally {
   await lease.release();
   await guard.close();

@@ -146,7 +146,6 @@ async function main(): Promise<void> {
       redis_get_floor_rps: t.redisFloor.rps,
       cached_redis_rps: t.cachedRedis.rps,
       cached_redis_p99_ms: t.cachedRedis.p99Ms,
-      cached_order_rps: t.cachedOrder.rps,
       not_modified_rps: t.notModified.rps,
       rounds_rps: {
         bare: t.bare.roundsRps,
@@ -154,7 +153,6 @@ async function main(): Promise<void> {
         cached: t.cached.roundsRps,
         not_modified: t.notModified.roundsRps,
         cached_redis: t.cachedRedis.roundsRps,
-        cached_order: t.cachedOrder.roundsRps,
         miss: t.miss.roundsRps,
       },
       cached_over_bare: ratio(t.cached.rps, t.bare.rps),
@@ -162,7 +160,7 @@ async function main(): Promise<void> {
       cached_redis_over_redis_floor: ratio(t.cachedRedis.rps, t.redisFloor.rps),
       not_modified_over_bare: ratio(t.notModified.rps, t.bare.rps),
       cached_over_miss: ratio(t.cached.rps, t.miss.rps),
-      errors: [t.bare, t.redisFloor, t.cached, t.cachedRedis, t.cachedOrder, t.notModified, t.miss]
+      errors: [t.bare, t.redisFloor, t.cached, t.cachedRedis, t.notModified, t.miss]
         .map((x) => x.errors)
         .reduce((a, b) => a + b, 0),
       fills_during_cached_run: t.cachedFillsDuringRun,

@@ -84,7 +84,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     ids,
     cursorSecret: secrets.cursorSecret,
     hooks: { log: logCallback(logger.child({ component: 'grid' })) },
-    // Read cache, post-commit refill/invalidation and the move rate limit (src/cache/).
+    // Read cache, post-commit invalidation and the move rate limit (src/cache/).
     redis,
   });
   // Development: the demo profile the editor opens on gets posts the first time (never in a

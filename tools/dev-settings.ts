@@ -1,7 +1,7 @@
 /**
  * `--set NAME=value` on the development entries (`npm start`, `npm run loadtest`): a constant of
  * docs/configuration.md set for one run, the way a benchmark or a measurement switches a
- * mechanism (e.g. `--set CACHE_RENDERED_PAGES=false`). Constants are never read from the environment
+ * mechanism (e.g. `--set COPY_MIN_OVERRIDES=0`). Constants are never read from the environment
  * (src/config/config.ts `loadConfig`); this hands them to its second argument.
  */
 export interface DevSettings {

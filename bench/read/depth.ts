@@ -55,9 +55,7 @@ async function prepare(bench: Bench, profileId: bigint, overrides: number) {
   const keys = [
     cacheKeys.summary(profileId),
     cacheKeys.lease(profileId),
-    cacheKeys.order(profileId, generation, version),
     cacheKeys.rendered(profileId, generation, version, renderedSuffix(24, bench.cursorKeyId)),
-    cacheKeys.overrides(profileId, generation, version),
     ...[...bodies].map((id) => cacheKeys.post(BigInt(id))),
   ];
   const forget = async () => {

@@ -53,7 +53,6 @@ export interface ThroughputReport {
   /** Rendered pages from Redis (a second, identically built service: the cross-process hit). */
   readonly cachedRedis: Measured;
   /** Without rendered pages: the cached order + bodies, decoded and rendered per request. */
-  readonly cachedOrder: Measured;
   readonly miss: Measured;
   readonly cachedFillsDuringRun: number;
 }
@@ -90,15 +89,13 @@ export async function throughput(
   const servers = [
     await bench.serve({}),
     await bench.serve({}),
-    await bench.serve({}, { CACHE_RENDERED_PAGES: false }),
-    await bench.serve({ redis: false }, { CACHE_RENDERED_PAGES: false }),
+    await bench.serve({ redis: false }),
   ];
-  const [cached, redisOnly, orderOnly, miss] = servers as [Served, Served, Served, Served];
+  const [cached, redisOnly, miss] = servers as [Served, Served, Served];
   const floorKey = `bench:floor:{${profileId}}`;
   try {
     const path = firstPage(profileId);
-    // Twice: the first read fills the order cache, the second renders a page from it and keeps it.
-    await timedGet(cached.base + path);
+    // The first read fills the cache.
     const { body, etag } = await timedGet(cached.base + path);
     await bench.guard.client.set(floorKey, body, 'EX', 600);
     // The ceilings: the same bytes from a route that does nothing, and from one Redis GET.
@@ -116,7 +113,6 @@ export async function throughput(
       ['cached', cached.base + path, {}],
       ['notModified', cached.base + path, { headers: { 'if-none-match': etag }, expect: 304 }],
       ['cachedRedis', redisOnly.base + path, {}],
-      ['cachedOrder', orderOnly.base + path, {}],
       ['miss', miss.base + path, {}],
     ];
     const runs = new Map<Run, LoadResult[]>(configs.map(([name]) => [name, []]));
@@ -143,7 +139,6 @@ export async function throughput(
       cached: of('cached'),
       notModified: of('notModified'),
       cachedRedis: of('cachedRedis'),
-      cachedOrder: of('cachedOrder'),
       miss: of('miss'),
       cachedFillsDuringRun: fills,
     };
@@ -159,7 +154,6 @@ export interface HerdReport {
   readonly readers: number;
   readonly fills: number;
   readonly cassandraQueries: number;
-  readonly leaseWaits: number;
   readonly directReads: number;
   readonly non200: number;
 }
@@ -188,7 +182,6 @@ export async function herd(bench: Bench, profileId: bigint, readers: number): Pr
       readers,
       fills: stats.fills - before.fills,
       cassandraQueries: bench.queries() - before.queries,
-      leaseWaits: stats.leaseWaits - before.leaseWaits,
       directReads: stats.directReads - before.directReads,
       non200: statuses.filter((x) => x !== 200).length,
     };

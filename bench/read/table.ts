@@ -45,7 +45,6 @@ export function table(
         ['hit, all tiers', t.cached],
         ['304 Not Modified', t.notModified],
         ['hit, Redis tier', t.cachedRedis],
-        ['hit, order+bodies', t.cachedOrder],
         ['cache miss', t.miss],
       ] as const
     ).map(([name, x]) =>
@@ -55,8 +54,8 @@ export function table(
     `304 / bare = ${ratio(t.notModified.rps, t.bare.rps)}   cached / miss = ${ratio(t.cached.rps, t.miss.rps)}   (fills during the cached run: ${t.cachedFillsDuringRun})`,
     '',
     `thundering herd: ${on.readers} simultaneous first-page readers right after a version change`,
-    row(['', 'fills', 'Cassandra queries', 'lease waits', 'non-200'], w2),
-    row(['with leases', on.fills, on.cassandraQueries, on.leaseWaits, on.non200], w2),
+    row(['', 'fills', 'Cassandra queries', 'non-200'], w2),
+    row(['with leases', on.fills, on.cassandraQueries, on.non200], w2),
     '',
     `latency by override count (10,000 posts each; ms, median of ${samples} rounds visiting every`,
     `profile in turn; cold = nothing in Redis)`,

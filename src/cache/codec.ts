@@ -2,17 +2,14 @@
  * Encodings of cache values. Whatever Redis returns is parsed defensively: a value that does not
  * decode is treated as a miss (and overwritten by the next fill), never trusted.
  *
- * - summary and first-page order: small JSON with IDs as decimal strings;
- * - override lists (up to tens of thousands of rows): packed signed 64-bit big-endian triples
- *   (post ID, key, moved version or -1), decoded without a JSON parse;
+ * - the summary: small JSON with IDs as decimal strings;
  * - post bodies: JSON.
  *
- * The checks are hand-written rather than zod schemas: a cache hit decodes one order and a page
- * of bodies, and in profiles of the hit path zod's parse was ~15% of its CPU. Each decoder checks
- * every field it returns and turns any surprise into `undefined`.
+ * The checks are hand-written rather than zod schemas: a hit decodes a summary on every cached
+ * read and bodies on every page. Each decoder checks every field it returns and turns any
+ * surprise into `undefined`.
  */
-import type { GridEntry } from '../domain/merge.js';
-import type { GridHead, OverrideRow } from '../domain/grid-head.js';
+import type { GridVersion } from '../domain/grid-version.js';
 import type { Post as PostBody } from '../domain/post.js';
 
 /** Thrown inside decoders only; each public decoder catches it and answers `undefined`. */
@@ -52,100 +49,19 @@ function attempt<T>(raw: string | null | undefined, decode: (raw: string) => T):
 }
 
 /**
- * The profile summary readers consult first: the grid head plus the post count (a decimal
- * string in the JSON, like every 64-bit value) and the last membership write's version (`m`:
- * what a later page compares its rows against, domain/grid-head.ts `sameMembership`). `k` in
- * the JSON names the order entry of that state, so the hit path can fetch both in one script call.
+ * The profile summary readers consult first: the current state's generation and version. `k`
+ * in the JSON names that state's keys (keys.ts `state`), so READ_PAGE finds its page in the same
+ * script call.
  */
-export interface Summary extends GridHead {
-  readonly postCount: bigint | undefined;
-}
+export const encodeSummary = (s: GridVersion, stateKey: string): string =>
+  JSON.stringify({ g: String(s.generation), v: String(s.version), k: stateKey });
 
-export const encodeSummary = (s: Summary, orderKey: string): string =>
-  JSON.stringify({
-    g: String(s.generation),
-    v: String(s.version),
-    p: s.pins.map(String),
-    n: s.postCount === undefined ? undefined : String(s.postCount),
-    m: s.membershipVersion === undefined ? undefined : String(s.membershipVersion),
-    k: orderKey,
-  });
-
-export function decodeSummary(raw: string | null | undefined): Summary | undefined {
+export function decodeSummary(raw: string | null | undefined): GridVersion | undefined {
   return attempt(raw, (text) => {
     const o = object(text);
     if (typeof o.k !== 'string') throw BAD;
-    return {
-      generation: id(o.g),
-      version: id(o.v),
-      pins: idList(o.p, 16),
-      postCount: o.n === undefined ? undefined : id(o.n),
-      membershipVersion: o.m === undefined ? undefined : id(o.m),
-    };
+    return { generation: id(o.g), version: id(o.v) };
   });
-}
-
-/** Pins and the first entries of one grid state. `complete`: the grid has no further entries. */
-export interface FirstOrder extends GridHead {
-  readonly entries: readonly GridEntry[];
-  readonly complete: boolean;
-}
-
-export const encodeOrder = (o: FirstOrder): string =>
-  JSON.stringify({
-    g: String(o.generation),
-    v: String(o.version),
-    p: o.pins.map(String),
-    e: o.entries.map((x) => [String(x.postId), String(x.key)]),
-    c: o.complete,
-  });
-
-export function decodeOrder(raw: string | null | undefined): FirstOrder | undefined {
-  return attempt(raw, (text) => {
-    const o = object(text);
-    if (typeof o.c !== 'boolean' || !Array.isArray(o.e)) throw BAD;
-    const entries = o.e.map((pair: unknown): GridEntry => {
-      if (!Array.isArray(pair) || pair.length !== 2) throw BAD;
-      return { postId: id(pair[0]), key: id(pair[1]) };
-    });
-    return {
-      generation: id(o.g),
-      version: id(o.v),
-      pins: idList(o.p, 16),
-      entries,
-      complete: o.c,
-    };
-  });
-}
-
-/** 8-byte header (row count as bigint) + 24 bytes per row. */
-export function encodeOverrides(rows: readonly OverrideRow[]): Buffer {
-  const buf = Buffer.allocUnsafe(8 + rows.length * 24);
-  buf.writeBigInt64BE(BigInt(rows.length), 0);
-  rows.forEach((r, i) => {
-    const at = 8 + i * 24;
-    buf.writeBigInt64BE(r.postId, at);
-    buf.writeBigInt64BE(r.key, at + 8);
-    buf.writeBigInt64BE(r.movedVersion ?? -1n, at + 16);
-  });
-  return buf;
-}
-
-export function decodeOverrides(buf: Buffer | null | undefined): OverrideRow[] | undefined {
-  if (buf == null || buf.length < 8 || (buf.length - 8) % 24 !== 0) return undefined;
-  const n = Number(buf.readBigInt64BE(0));
-  if (n !== (buf.length - 8) / 24) return undefined;
-  const rows: OverrideRow[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const at = 8 + i * 24;
-    const moved = buf.readBigInt64BE(at + 16);
-    rows[i] = {
-      postId: buf.readBigInt64BE(at),
-      key: buf.readBigInt64BE(at + 8),
-      movedVersion: moved < 0n ? undefined : moved,
-    };
-  }
-  return rows;
 }
 
 export const encodePost = (p: PostBody): string =>

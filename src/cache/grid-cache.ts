@@ -1,56 +1,107 @@
 /**
- * Read-through cache of a grid's first page(s), keyed by grid state (design article §6.2–6.3),
- * and the page read's head with Redis (`pageHead`, GridReads.head in domain/grid-source.ts; the
- * rest of that port is wired in service/wiring.ts). Entries (keys.ts): a profile summary read
- * first, and per grid state the pins plus the first 48 entries, written only under the state
- * its override list was read with and only when its rows showed exactly that state's posts
- * (service/read/settled-read.ts `readSettled`; order-reader.ts `readThrough`: the one read from
- * Cassandra, for a fill, a min_version above the summary and a direct read).
+ * The read cache: rendered first pages in Redis keyed by grid state, and per profile one small
+ * summary naming its current state (keys.ts). Nothing else of a grid is cached.
  *
- * Miss: memcache-style lease on the profile. The holder fills; others poll briefly (bounded by
- * CACHE_LEASE_WAIT_MS), then serve the state before the last change if it meets their
- * min_version, else read Cassandra. An invalidation deletes the summary and the lease, so a
- * filler that read before the write may not publish (stale-set protection, scripts.ts).
- * Redis failures are never errors: every path has a Cassandra fallback (served: 'direct'), and
- * an unconfirmed invalidation is repaired before the next read through Redis
- * (pending-invalidations.ts). Read-your-writes and the rest: docs/cache.md.
+ * `read` is the one read-through of a first page: the summary and the page of the state it names
+ * in one script call (scripts.ts READ_PAGE); on a miss (or a summary below the caller's
+ * min_version) the page is read from Cassandra by `fill` (service/read/rendered-read.ts) and kept
+ * under the state it was read at, which it is exactly (service/read/read-page.ts labels every page
+ * by the state its items come from), so a page key can never answer for another state.
+ *
+ * The summary is published only by a reader that took the profile's fill lease before it read
+ * Cassandra, and only while the lease is still its own: a write deletes the summary and the lease
+ * after its compare-and-set, so a filler that read before the write may not publish (stale-set
+ * protection, scripts.ts PUBLISH_FILL). A reader that finds the lease taken reads Cassandra as
+ * well and keeps only its page. Redis failures are never errors: the page is read from Cassandra
+ * (served: 'direct'), and an invalidation Redis did not confirm is applied before this process
+ * reads Redis again (pending-invalidations.ts). The rules: docs/cache.md.
  */
 import { randomBytes } from 'node:crypto';
-import { meetsMin, sameGridState as sameState, type MinVersion } from '../domain/grid-version.js';
-import { decodeOrder, decodePost, decodeSummary } from './codec.js';
-import type { Summary } from './codec.js';
-import type { FirstOrderRead, GridCache, GridCacheSettings } from './grid-cache-types.js';
-import type { ReadFirstOptions } from './grid-cache-types.js';
-import { exportedStats } from './cache-metrics.js';
-import { cacheKeys, POST_KEY_PREFIX } from './keys.js';
-import { cacheLeaseWaitSeconds } from '../obs/metrics.js';
-import { createOrderReader } from './order-reader.js';
-import { createPendingInvalidations } from './pending-invalidations.js';
-import { createWriteSide } from './write-side.js';
+import { meetsMin, type MinVersion } from '../domain/grid-version.js';
+import {
+  cacheFallbacks,
+  cacheFills,
+  cacheStaleSetsRejected,
+  firstPageReads,
+  pageReadDuration,
+} from '../obs/metrics.js';
+import { decodeSummary, encodeSummary } from './codec.js';
+import { cacheKeys, renderedSuffix } from './keys.js';
+import {
+  createPendingInvalidations,
+  type PendingInvalidationStats,
+} from './pending-invalidations.js';
 import type { RedisGuard } from './redis.js';
 import { withCacheCommands } from './scripts.js';
-import type { GridReads, SettledSource } from '../domain/grid-source.js';
-import type { Post as PostBody } from '../domain/post.js';
 
-export type * from './grid-cache-types.js';
+export interface RenderedPage {
+  readonly generation: bigint;
+  readonly version: bigint;
+  /** The JSON response body. */
+  readonly body: string;
+  /** Strong validator of `body` (quoted, as sent in the ETag header). */
+  readonly etag: string;
+}
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** `cache`: from Redis; `fill`: read from Cassandra and kept; `direct`: Redis unusable. */
+export type Served = 'cache' | 'fill' | 'direct';
 
-export function createGridCache(
-  guard: RedisGuard,
-  /** The store's reads and the settled read over the override-list cache (service/wiring.ts). */
-  source: SettledSource,
-  settings: GridCacheSettings,
-): GridCache {
+export interface CachedRead extends RenderedPage {
+  readonly served: Served;
+}
+
+/** A page read from Cassandra; `keep` false: not the grid's arrangement (chronological view). */
+export type Fill = () => Promise<{ readonly page: RenderedPage; readonly keep: boolean }>;
+
+export interface GridCacheSettings {
+  readonly pageTtlS: number;
+  readonly summaryTtlS: number;
+  readonly leaseMs: number;
+  /** Names the secret the pages' cursors are signed with (see keys.ts `rendered`). */
+  readonly cursorKeyId: string;
+  /**
+   * Profiles whose failed invalidation is remembered for repair; beyond that, every summary is
+   * swept. Default 10,000 (as CACHE_REPAIR_MAX_PROFILES).
+   */
+  readonly repairMaxProfiles?: number;
+  /** Test-only seam to inject a write between a filler's read and its publish. */
+  readonly hooks?: {
+    readonly beforePublish?: (profileId: bigint, page: RenderedPage) => Promise<void>;
+  };
+}
+
+/** Counters for tests, benchmarks and logs. `fills`: first pages read from Cassandra and kept. */
+export interface GridCacheStats {
+  hits: number;
+  fills: number;
+  directReads: number;
+  staleSetsRejected: number;
+}
+
+export interface GridCache {
+  /** The first page (`limit` entries) of the profile's current state, never below `min`. */
+  read(
+    profileId: bigint,
+    limit: number,
+    min: MinVersion | undefined,
+    fill: Fill,
+  ): Promise<CachedRead>;
+  /**
+   * After a grid write (summary + lease); idempotent, safe in any order. When Redis does not
+   * confirm it, the profile is remembered and repaired before this process reads Redis again.
+   */
+  invalidate(profileId: bigint): Promise<void>;
+  readonly stats: GridCacheStats;
+  /** Failed invalidations remembered, repaired, and sweeps after an overflow. */
+  readonly repairs: PendingInvalidationStats;
+}
+
+/** Value layout in Redis: the ETag, a newline, the body (ETags hold no newline). */
+const pack = (p: RenderedPage) => `${p.etag}\n${p.body}`;
+
+export function createGridCache(guard: RedisGuard, settings: GridCacheSettings): GridCache {
   withCacheCommands(guard.client);
-  const pollMs = settings.pollMs ?? 10;
-  const stats = exportedStats();
-  const reader = createOrderReader(guard, source, settings, stats);
-  const { read, readThrough } = reader;
-  const direct = (profileId: bigint, min?: MinVersion) =>
-    readThrough(profileId, min, { kind: 'direct' });
-  const below = (profileId: bigint, stale: Summary, min?: MinVersion) =>
-    readThrough(profileId, min, { kind: 'below', stale });
+  const stats: GridCacheStats = { hits: 0, fills: 0, directReads: 0, staleSetsRejected: 0 };
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);
   const owe = guard.addRepair(pending);
   guard.onFailover(() => {
@@ -58,134 +109,96 @@ export function createGridCache(
     owe();
   });
 
-  type Lookup =
-    | { kind: 'down' }
-    | { kind: 'miss' }
-    | { kind: 'hit'; read: FirstOrderRead }
-    | { kind: 'below'; summary: Summary };
-
-  /**
-   * The summary under `key`, the order it names and (`prefetch` > 0) the bodies of the pins and
-   * first entries, in one round trip; `below` = under the caller's floor.
-   */
-  async function lookup(
+  async function read(
     profileId: bigint,
-    min?: MinVersion,
-    key = cacheKeys.summary(profileId),
-    prefetch = 0,
-  ): Promise<Lookup> {
-    const reply = await guard.run((c) =>
-      withCacheCommands(c).regridReadFirst(key, prefetch, POST_KEY_PREFIX),
-    );
-    if (reply === undefined) return { kind: 'down' };
+    limit: number,
+    min: MinVersion | undefined,
+    fill: Fill,
+  ): Promise<CachedRead> {
+    const started = performance.now();
+    const suffix = renderedSuffix(limit, settings.cursorKeyId);
+    const summaryKey = cacheKeys.summary(profileId);
+    const reply = await guard.run((c) => withCacheCommands(c).regridReadPage(summaryKey, suffix));
+    if (reply === undefined) {
+      firstPageReads.inc({ result: 'miss' });
+      stats.directReads += 1;
+      cacheFallbacks.inc();
+      return { ...(await fill()).page, served: 'direct' };
+    }
     const summary = decodeSummary(reply[0]);
-    if (!summary) return { kind: 'miss' };
-    if (!meetsMin(summary, min)) return { kind: 'below', summary };
-    const order = decodeOrder(reply[1]);
-    if (!order || !sameState(order, summary)) return { kind: 'miss' };
-    if (reply.length <= 2) return { kind: 'hit', read: read(order, summary, 'cache') };
-    const ids = [...order.pins, ...order.entries.slice(0, prefetch).map((e) => e.postId)];
-    const bodies = new Map<bigint, PostBody>();
-    ids.forEach((id, i) => {
-      const body = decodePost(reply[2 + i]);
-      if (body && body.postId === id) bodies.set(id, body);
-    });
-    return { kind: 'hit', read: { ...read(order, summary, 'cache'), bodies } };
-  }
-
-  async function readFirstOrder(
-    profileId: bigint,
-    opts: ReadFirstOptions = {},
-  ): Promise<FirstOrderRead> {
-    const min = opts.minVersion;
-    // On a Redis Cluster the bodies live in other slots, out of the script's reach (scripts.ts):
-    // the page read hydrates them instead, one pipeline per master (post-cache.ts).
-    const prefetch = guard.cluster ? 0 : (opts.prefetchBodies ?? 0);
-    const first = await lookup(profileId, min, undefined, prefetch);
-    if (first.kind === 'hit') {
+    const packed = reply[1];
+    const cut = packed ? packed.indexOf('\n') : -1;
+    if (summary && packed && cut > 0 && meetsMin(summary, min)) {
       stats.hits += 1;
-      return first.read;
+      firstPageReads.inc({ result: 'hit' });
+      pageReadDuration.observe(
+        { page: 'first', source: 'cache' },
+        (performance.now() - started) / 1000,
+      );
+      const { generation, version } = summary;
+      const etag = packed.slice(0, cut);
+      return { generation, version, etag, body: packed.slice(cut + 1), served: 'cache' };
     }
-    if (first.kind === 'down') return direct(profileId, min);
-    if (first.kind === 'below') return below(profileId, first.summary, min);
 
+    firstPageReads.inc({ result: 'miss' });
+    // A miss: the lease first, then Cassandra, so a write after the lease is taken revokes it.
+    const leaseKey = cacheKeys.lease(profileId);
     const token = randomBytes(12).toString('base64url');
-    const got = await guard.run((c) =>
-      c.set(cacheKeys.lease(profileId), token, 'PX', settings.leaseMs, 'NX'),
-    );
-    if (got === undefined) return direct(profileId, min);
-    if (got === 'OK') return readThrough(profileId, min, { kind: 'lease', token });
-
-    stats.leaseWaits += 1;
-    const waited = cacheLeaseWaitSeconds.startTimer();
+    const leased =
+      (await guard.run((c) => c.set(leaseKey, token, 'PX', settings.leaseMs, 'NX'))) === 'OK';
+    let got;
     try {
-      return await awaitFill(profileId, min);
-    } finally {
-      waited();
+      got = await fill();
+    } catch (err) {
+      // Let the next reader try rather than wait out the lease.
+      if (leased) await guard.run((c) => withCacheCommands(c).regridRelease(leaseKey, token));
+      throw err;
+    }
+    const { page, keep } = got;
+    if (!keep) {
+      if (leased) await guard.run((c) => withCacheCommands(c).regridRelease(leaseKey, token));
+      return { ...page, served: 'fill' };
+    }
+    stats.fills += 1;
+    cacheFills.inc();
+    await settings.hooks?.beforePublish?.(profileId, page);
+    const pageKey = cacheKeys.rendered(profileId, page.generation, page.version, suffix);
+    // The page is kept whatever happens: it is keyed by the state it was read at.
+    if (!leased) {
+      void guard.run((c) => c.set(pageKey, pack(page), 'EX', settings.pageTtlS));
+      return { ...page, served: 'fill' };
+    }
+    const stateKey = cacheKeys.state(profileId, page.generation, page.version);
+    const published = await guard.run((c) =>
+      withCacheCommands(c).regridPublishFill(
+        leaseKey,
+        summaryKey,
+        pageKey,
+        token,
+        encodeSummary(page, stateKey),
+        settings.summaryTtlS,
+        pack(page),
+        settings.pageTtlS,
+      ),
+    );
+    if (published === 0) {
+      stats.staleSetsRejected += 1;
+      cacheStaleSetsRejected.inc();
+    }
+    return { ...page, served: 'fill' };
+  }
+
+  async function invalidate(profileId: bigint): Promise<void> {
+    // Deletes commute: writers on different servers may finish in any order.
+    const done = await guard.run((c) =>
+      c.del(cacheKeys.summary(profileId), cacheKeys.lease(profileId)),
+    );
+    // Not confirmed: it may or may not run later. Remember it before the write is acknowledged.
+    if (done === undefined) {
+      pending.add(profileId);
+      owe();
     }
   }
 
-  /** Another reader holds the lease: poll, bounded; then the state before (§6.3), or direct. */
-  async function awaitFill(profileId: bigint, min?: MinVersion): Promise<FirstOrderRead> {
-    const deadline = Date.now() + settings.leaseWaitMs;
-    // Backoff with jitter (10, 20, 40, 80, 100… ms): a thousand waiters polling in lockstep
-    // would load Redis exactly when it matters.
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      const step = Math.min(pollMs * 2 ** attempt, 100) * (0.5 + Math.random());
-      await sleep(Math.min(step, Math.max(1, deadline - Date.now())));
-      const again = await lookup(profileId, min);
-      if (again.kind === 'hit') {
-        stats.hits += 1;
-        return again.read;
-      }
-      if (again.kind === 'down') return direct(profileId, min);
-      if (again.kind === 'below') return below(profileId, again.summary, min);
-    }
-    const previous = await lookup(profileId, min, cacheKeys.previous(profileId));
-    if (previous.kind === 'hit') {
-      stats.previousServed += 1;
-      return { ...previous.read, served: 'previous' };
-    }
-    return direct(profileId, min);
-  }
-
-  const { invalidate, afterGridWrite, afterCommit, refillsSettled } = createWriteSide({
-    guard,
-    source,
-    summaryTtlS: settings.summaryTtlS,
-    reader,
-    pending,
-    owe,
-    refillDebounceMs: settings.refillDebounceMs ?? 0,
-    refillMaxDelayMs: settings.refillMaxDelayMs ?? 0,
-  });
-
-  /** GridReads.head: the state's head, its cached order and (on a hit) the first bodies. */
-  const pageHead: GridReads['head'] = async (profileId, minVersion, prefetch = 0) => {
-    const first = await readFirstOrder(profileId, {
-      prefetchBodies: prefetch,
-      ...(minVersion === undefined ? {} : { minVersion }),
-    });
-    const { generation, version, pins } = first;
-    const { postCount, membershipVersion } = first.summary;
-    const head = { generation, version, pins, postCount, membershipVersion };
-    // 'previous' is also Redis's answer (the state before the last change); fills and direct
-    // reads went to Cassandra.
-    const cache = first.served === 'cache' || first.served === 'previous' ? 'hit' : 'miss';
-    // The first entries read from Cassandra were overtaken by a membership change: a first
-    // page reads again; a later page (no prefetch) needs only the head, a state as real as any.
-    if (first.moved) return prefetch > 0 ? { head, cache, moved: first.moved } : { head, cache };
-    return { head, order: first, bodies: first.bodies, cache, cached: first.served === 'cache' };
-  };
-
-  return {
-    readFirstOrder,
-    pageHead,
-    afterGridWrite,
-    afterCommit,
-    refillsSettled,
-    invalidate,
-    stats,
-    repairs: pending.stats,
-  };
+  return { read, invalidate, stats, repairs: pending.stats };
 }

@@ -2,19 +2,19 @@
  * Invalidations Redis did not confirm, kept until it answers again.
  *
  * A grid write deletes its profile's summary after the commit (grid-cache.ts). When Redis is
- * stalled, slow or the breaker is open, that delete never happens, and the summary of an older
+ * stalled, slow or the breaker is open, that delete never happens, and the page of an older
  * version would be served again as soon as Redis answers (until its TTL, CACHE_SUMMARY_TTL_S).
  * So the profile is remembered here, and the guard (redis.ts) runs `settle` before it lets any
- * other call of this process through again: per profile, the summary, the previous summary and
- * the lease are deleted (the lease too, so a filler that read the grid before the write cannot
- * publish afterwards; the previous summary too, as it may be many versions old by now).
+ * other call of this process through again: per profile, the summary and the lease are deleted
+ * (the lease too, so a filler that read the grid before the write cannot publish afterwards).
+ * Without this, test/faults/redis-stall.test.ts serves versions older than acknowledged moves.
  *
  * Bounded: at most `maxProfiles` are remembered. Past that the set stops naming profiles and
- * remembers only that it overflowed; `settle` then deletes every summary, previous summary and
- * lease in Redis (SCAN + UNLINK). Order entries and override lists survive (they are keyed by
- * state), so the cost is one head read per profile on its next read.
+ * remembers only that it overflowed; `settle` then deletes every summary and lease in Redis
+ * (SCAN + UNLINK). Pages survive (they are keyed by state), but each profile's next first page
+ * is read from Cassandra, as the summary that finds its page is gone.
  *
- * On a Redis Cluster each profile's three keys share its slot (one command each, redis-batch.ts),
+ * On a Redis Cluster each profile's two keys share its slot (one command each, redis-batch.ts),
  * and the sweep scans every master. A master that is down fails the repair, which stays owed (the
  * guard keeps this process on Cassandra) until the master, or its promoted replica, answers.
  *
@@ -109,11 +109,7 @@ export function createPendingInvalidations(maxProfiles: number): PendingInvalida
     const done = await call((c) =>
       unlinkGroups(
         c,
-        chunk.map(([profileId]) => [
-          cacheKeys.summary(profileId),
-          cacheKeys.lease(profileId),
-          cacheKeys.previous(profileId),
-        ]),
+        chunk.map(([profileId]) => [cacheKeys.summary(profileId), cacheKeys.lease(profileId)]),
       ),
     );
     if (done === undefined) return false;

@@ -109,7 +109,7 @@ export const RedisTuning = {
   CACHE_REPAIR_MAX_PROFILES: intFrom(10_000, 1)
     .describe(
       'profiles whose missed invalidation a process remembers; past that it deletes every ' +
-        'summary, previous summary and lease instead (SCAN)',
+        'summary and lease instead (SCAN)',
     )
     .meta({ why: 'a memory bound; tests lower it to reach the SCAN path' }),
 };

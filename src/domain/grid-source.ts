@@ -26,16 +26,14 @@ export interface EntriesQuery {
 
 /**
  * The one read port of a grid. The Cassandra reader (store/grid-reader.ts) implements it with
- * CQL alone; with Redis, service/wiring.ts builds the same port from the caches in front of that
- * reader (the head from cache/grid-cache.ts `pageHead`, override lists from `ovr:`, bodies from
- * the post cache). The page read (service/read/read-page.ts) and the caches' fills read through
- * it, so neither has cache/no-cache branches.
+ * CQL alone; with Redis, service/wiring.ts builds the same port with bodies from the post cache.
+ * The page read (service/read/read-page.ts) reads through it, so it has no cache/no-cache
+ * branches; the page cache (cache/grid-cache.ts) sits above the page read, not in this port.
  */
 export interface GridReads {
   /**
    * The head to page at, never below `minVersion`: the store reads it at LOCAL_QUORUM and
-   * escalates to LOCAL_SERIAL when it is below the floor (read-your-writes); a cache may answer
-   * with the cached order of that state and `prefetch` bodies.
+   * escalates to LOCAL_SERIAL when it is below the floor (read-your-writes).
    */
   head(profileId: bigint, minVersion?: MinVersion, prefetch?: number): Promise<PageHead>;
   /**
@@ -68,36 +66,6 @@ export interface GridReads {
     postIds: readonly bigint[],
     known?: ReadonlyMap<bigint, Post>,
   ): Promise<Map<bigint, Post>>;
-  /** A cache served a profile's override list of `count` rows (how copies learn large grids). */
-  noteOverrides?(profileId: bigint, count: number): void;
-}
-
-/** What the first-page cache fills from: the store's port plus the settled read over it. */
-export interface SettledSource extends GridReads {
-  /**
-   * The first `limit` entries of the state whose head `first` the caller read, and whether they
-   * are that state's (design §3.4: the version, the rows, the version again): a reordered copy,
-   * or the override list merged with the time-ordered rows (service/read/settled-read.ts).
-   */
-  readSettled(profileId: bigint, first: GridHead, limit: number): Promise<SettledRows>;
-}
-
-/** Where a cache reads override lists (cache/override-cache.ts): `expected`'s when it holds it. */
-export interface OverrideLists {
-  read(
-    profileId: bigint,
-    expected?: GridHead,
-  ): Promise<{ readonly head: GridHead; readonly rows: readonly OverrideRow[] }>;
-}
-
-/**
- * Entries of `head`'s state (the state their override list belongs to). `moved`: the grid's
- * posts changed under the rows, so they are not that state's (never cached, never served as it).
- */
-export interface SettledRows {
-  readonly head: GridHead;
-  readonly rows: readonly GridEntry[];
-  readonly moved?: GridVersion | undefined;
 }
 
 /**

@@ -133,32 +133,13 @@ export const minVersionEscalations = new Counter({
 
 export const cacheFills = new Counter({
   name: 'regrid_cache_fills_total',
-  help: 'First-page orders read from Cassandra to fill the cache',
-  registers,
-});
-
-export const cacheLeaseWaits = new Counter({
-  name: 'regrid_cache_lease_waits_total',
-  help: 'First-page misses that waited for another reader holding the fill lease',
-  registers,
-});
-
-export const cacheLeaseWaitSeconds = new Histogram({
-  name: 'regrid_cache_lease_wait_seconds',
-  help: 'Time spent waiting for the fill lease holder (bounded by CACHE_LEASE_WAIT_MS)',
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2],
+  help: 'First pages read from Cassandra and kept in the cache',
   registers,
 });
 
 export const cacheFallbacks = new Counter({
   name: 'regrid_cache_fallbacks_total',
   help: 'First pages read straight from Cassandra because Redis was unusable (direct reads)',
-  registers,
-});
-
-export const cachePreviousServed = new Counter({
-  name: 'regrid_cache_previous_served_total',
-  help: 'Lease waiters whose wait ran out and who got the state before the last change',
   registers,
 });
 

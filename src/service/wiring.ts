@@ -6,7 +6,6 @@
  */
 import { cursorKeyIdOf } from '../cache/keys.js';
 import { createServiceCaches, type ServiceCaches } from '../cache/caches.js';
-import { createOverrideCache } from '../cache/override-cache.js';
 import type { GridCacheSettings } from '../cache/grid-cache.js';
 import type { RedisGuard } from '../cache/redis.js';
 import type { Config } from '../config/config.js';
@@ -26,7 +25,6 @@ import type { ServiceDeps } from './deps.js';
 import { flagsOf, type Flags } from './flags.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
 import { createPageReader, createRenderedRead, type RenderedRead } from './read/rendered-read.js';
-import { settledSource } from './read/settled-read.js';
 import { createCopyBuilder, type CopyBuilder } from './read/copy-builder.js';
 import { CopyHints, DisplayCopyStore } from '../store/display-copy-store.js';
 import { GridWriter, writerSettingsOf, type WriterHooks } from './write-line/write-line.js';
@@ -43,7 +41,7 @@ export interface GridServiceOptions {
   readonly ids: IdSource;
   readonly cursorSecret: string;
   readonly hooks?: WriterHooks;
-  /** Redis: read cache, post-commit refill/invalidation, move rate limit. Optional. */
+  /** Redis: read cache, post-commit invalidation, move rate limit. Optional. */
   readonly redis?: RedisGuard;
   /** Test/benchmark seams of the grid cache (race hooks). */
   readonly cacheTuning?: Partial<GridCacheSettings>;
@@ -87,25 +85,15 @@ export function wireService(
   });
   reader.attachCopies(copyStore, hints);
   const redis = opts.redis;
-  const overrideLists = redis && createOverrideCache(redis, reader, config.CACHE_ORDER_TTL_S);
   const caches =
-    redis && overrideLists
-      ? createServiceCaches(
-          config,
-          redis,
-          settledSource(reader, overrideLists),
-          overrideLists,
-          opts.cacheTuning,
-          cursorKeyIdOf(opts.cursorSecret),
-        )
-      : undefined;
-  // The page read's one port: with Redis its head, later pages' override lists (`ovr:`) and the
-  // bodies come through the caches; entries past the cached order from the store.
+    redis &&
+    createServiceCaches(config, redis, reader, cursorKeyIdOf(opts.cursorSecret), opts.cacheTuning);
+  // The page read's one port: the store's reads, with Redis the bodies through the post cache.
   const pages: GridReads = caches
     ? {
-        head: caches.grid.pageHead,
+        head: (profileId, minVersion) => reader.head(profileId, minVersion),
         readHead: (profileId, consistency) => reader.readHead(profileId, consistency),
-        overrides: (profileId, head) => caches.overrides.read(profileId, head),
+        overrides: (profileId) => reader.overrides(profileId),
         entries: (profileId, overrides, query) => reader.entries(profileId, overrides, query),
         copy: reader.copy,
         hydrate: (postIds, known) => caches.posts.hydrate(postIds, known),
@@ -114,12 +102,12 @@ export function wireService(
   const grid = caches?.grid;
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
-  // After every commit (any write path): drop the summary, then pre-fill the new state's order
-  // off the response path.
+  // After every commit (any write path), before the write is acknowledged: drop the summary
+  // and the lease (grid-cache.ts).
   writer.afterEachCommit((e) =>
     hints.has(e.profileId) ? copies.schedule(e.profileId) : undefined,
   );
-  if (grid) writer.afterEachCommit((e) => grid.afterCommit(e));
+  if (grid) writer.afterEachCommit((e) => grid.invalidate(e.profileId));
   const changes = new ChangeStream(
     new ChangeLogStore(cql, consistency),
     config,
@@ -129,7 +117,7 @@ export function wireService(
   changes.attach(writer);
   const flags = opts.flags ?? flagsOf(cql, config);
   const pageReader = createPageReader(pages, reader, opts.cursorSecret, flags);
-  const renderedRead = createRenderedRead(pageReader, caches?.rendered, flags);
+  const renderedRead = createRenderedRead(pageReader, grid, flags);
   const deps = {
     store: store,
     reader: reader,

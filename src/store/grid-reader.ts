@@ -8,7 +8,7 @@
  * only see *more* than v, never an older order under a newer version. Whether they show exactly
  * v's posts, the rows' stamp tells (cql/021_grid_posts_stamp.cql, domain/grid-head.ts
  * `rowsVerdict`); the page read (service/read/read-page.ts) reads again when they do not.
- * Only CQL here: reads that also use the caches are composed above (service/read/settled-read.ts).
+ * Only CQL here: the page cache sits above the page read (service/read/rendered-read.ts).
  */
 import { minVersionEscalations } from '../obs/metrics.js';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
@@ -69,11 +69,7 @@ export class CassandraGridReader implements GridReads {
     return copies.store.slice(profileId, state, after, limit);
   };
 
-  noteOverrides(profileId: bigint, count: number): void {
-    this.copies?.hints.saw(profileId, count);
-  }
-
-  // --- GridReads: straight from Cassandra (with Redis, service/wiring.ts puts the caches in front)
+  // --- GridReads: straight from Cassandra (with Redis, service/wiring.ts adds the post cache)
 
   async head(profileId: bigint, minVersion?: MinVersion): Promise<PageHead> {
     return { head: await this.readHeadAtLeast(profileId, minVersion) };

@@ -29,9 +29,4 @@ export interface GridPage {
   readonly gridChanged: boolean;
   /** Read with overrides switched off (the kill switch): not the grid's arrangement. */
   readonly chronological: boolean;
-  /**
-   * The entries came from the cache entry of exactly this state (immutable), so what is rendered
-   * from this page belongs to (generation, version) and may be kept under it.
-   */
-  readonly fromStateCache: boolean;
 }

@@ -1,7 +1,7 @@
 /**
  * One page of a profile's grid, from the page read's one port (`GridReads`): the Cassandra
- * reader (store/grid-reader.ts), or with Redis the same port with its head from
- * cache/grid-cache.ts `pageHead` (wired in service/wiring.ts).
+ * reader (store/grid-reader.ts), with Redis its bodies through the post cache (wired in
+ * service/wiring.ts).
  *
  * Reads, in this order: the head (version, generation, pins), the overrides, then the
  * time-ordered rows streamed from the cursor's key down, merged by (effective key DESC, post ID
@@ -15,21 +15,19 @@
  * appear in a cursor. Bodies are hydrated afterwards.
  *
  * Every page is labelled by exactly the state its items come from (version, post_count, pins):
- * a cached order or a copy is one state by construction; otherwise the override list comes with
- * the head of its own state (one query, or the `ovr:` entry of that state) and the page is that
- * state's, and the time-ordered rows, read after it, show exactly its posts only if no
+ * a copy is one state by construction; otherwise the override list comes with the head of its
+ * own state (one query) and the page is that state's, and the time-ordered rows, read after it, show exactly its posts only if no
  * membership write was applied meanwhile: their stamp says so (domain/grid-head.ts
  * `rowsVerdict`), or, for a grid not stamped yet, the head read after them. If not, or if a post
  * body is missing (a body is deleted only after every grid let the post go), the page is read
  * again from a head at least that new, up to PAGE_ATTEMPTS times, then 503 `contention`.
  *
  * `chronological` (the reads.overrides kill switch, service/read/rendered-read.ts): the source then
- * returns no overrides and no cached order, and cursors are marked as chronological. A cursor
+ * returns no overrides, and cursors are marked as chronological. A cursor
  * from the other mode holds a key of the other order, so it is resumed after its post's position
  * in this order (the post's ID in chronological order, its effective key otherwise) and the
  * page says grid_changed: the reader continues where they were, without skips from a foreign key.
  */
-import { sliceCachedOrder } from '../../domain/cached-order.js';
 import { compareGridVersions, decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { resumePosition } from '../../domain/cursor-resume.js';
 import { DomainError } from '../../domain/errors.js';
@@ -68,9 +66,8 @@ export async function readGridPage(
     const opts = { floor, bodyFloor, fresh, chronological };
     const out = await readOnce(source, cursorSecret, q, cursor, opts);
     if ('page' in out) {
-      recordPageRead(out.read, {
+      recordPageRead({
         firstPage: !cursor,
-        fromCachedOrder: out.fast,
         fromCopy: out.copied,
         changed: out.page.gridChanged,
         seconds: (performance.now() - started) / 1000,
@@ -85,8 +82,7 @@ export async function readGridPage(
     }
     floor = out.again;
     if (out.reason === 'bodies') bodyFloor = out.again;
-    // A later page needs no cached first order: it reads the store's current state next, whose
-    // override list comes with its head, rather than a cached head that may lag further.
+    // A later page reads the store's current state next, whose override list comes with its head.
     fresh = out.reason === 'rows' && cursor ? out.again : undefined;
     if (attempt > 1) await new Promise((r) => setTimeout(r, Math.random() * 2 ** attempt));
   }
@@ -96,12 +92,12 @@ type Cursor = ReturnType<typeof decodeCursor>;
 
 /** One read of the page: the page, or the state to read again at (the grid changed under it). */
 type Attempt =
-  | { readonly page: GridPage; readonly read: PageHead; readonly fast: boolean; copied: boolean }
+  | { readonly page: GridPage; readonly read: PageHead; copied: boolean }
   | { readonly again: GridVersion; readonly reason: 'rows' | 'bodies' };
 
 /**
- * One read of the page: the head, the page's entries (a cached order, a reordered copy, or the
- * override list merged with the time-ordered rows), the bodies, and whether all of it is of one
+ * One read of the page: the head, the page's entries (a reordered copy, or the override list
+ * merged with the time-ordered rows), the bodies, and whether all of it is of one
  * committed state (see the header); otherwise the state to read again at.
  */
 async function readOnce(
@@ -126,25 +122,20 @@ async function readOnce(
     if (compareGridVersions(listed.head, fresh) < 0) return { again: fresh, reason: 'rows' };
     read = { head: listed.head };
   } else {
-    // Never below min_version (the source escalates to LOCAL_SERIAL, or skips a stale summary).
+    // Never below min_version (the source escalates to LOCAL_SERIAL).
     read = await source.head(q.profileId, opts.floor, cursor ? 0 : q.limit);
     if (read.moved) return { again: read.moved, reason: 'rows' };
   }
   let { head } = read;
   const after = cursor ? { key: cursor.key, postId: cursor.postId } : undefined;
-  // Served from a cached order of this state: no override read at all (pins then get their ID
-  // as key; pins never enter a cursor).
-  const fast = foreign
-    ? undefined
-    : read.order && sliceCachedOrder(read.order, cursor, after, q.limit + 1);
   // A reordered copy of exactly this state (profiles with many overrides): seek to the cursor,
   // no override read. Only for a cursor of this very state: another state's cursor position is
   // resumed through the overrides (cursor-resume.ts).
   const copied =
-    fast || foreign || fresh || !source.copy || (cursor && compareGridVersions(cursor, head) !== 0)
+    foreign || fresh || !source.copy || (cursor && compareGridVersions(cursor, head) !== 0)
       ? undefined
       : await source.copy(q.profileId, head, after, q.limit + 1);
-  const merged = !fast && !copied;
+  const merged = !copied;
   let rows: readonly OverrideRow[] = [];
   if (merged) {
     // The list comes with the head of its state (the one asked for, or one read with it): the
@@ -156,12 +147,11 @@ async function readOnce(
   // The grid changed since the cursor: follow a relabel of the cursor's post (cursor-resume.ts).
   const start = foreign
     ? effectiveEntry(rows, cursor.postId)
-    : cursor && !fast
+    : cursor
       ? resumePosition(cursor, head, rows)
       : after;
   const stamps: (bigint | null)[] = [];
   const main =
-    fast ??
     copied ??
     (await source.entries(q.profileId, rows, {
       ...(start ? { after: start } : {}),
@@ -219,7 +209,6 @@ async function readOnce(
   const changed = cursor ? foreign || compareGridVersions(cursor, head) !== 0 : false;
   return {
     read,
-    fast: Boolean(fast),
     copied: Boolean(copied),
     page: {
       items,
@@ -230,7 +219,6 @@ async function readOnce(
       postCount: head.postCount,
       gridChanged: changed,
       chronological,
-      fromStateCache: Boolean(fast) && read.cached === true,
     },
   };
 }

@@ -2,25 +2,22 @@
  * The service's page read and the HTTP layer's one read contract (`RenderedRead`): a grid page
  * as the response sends it, the rendered body and its strong ETag.
  *
- * First pages go through the rendered-page tiers (cache/rendered-pages.ts) before any page read:
- * `read`, run by the grid route (http/routes/grid.ts) under the request deadline, asks them,
- * then runs the page read (read-page.ts). What a read renders is kept in the tiers only when its
- * entries came from the cache entry of exactly that state (`fromStateCache`), so a rendering
- * stored under (generation, version) can only be that state's.
+ * A first page goes through the page cache (cache/grid-cache.ts `read`, the one read-through):
+ * `read`, run by the grid route (http/routes/grid.ts) under the request deadline, is answered
+ * from Redis, or on a miss the page read (read-page.ts) runs and its rendering is kept under the
+ * state the page is labelled with, which it is exactly. Later pages are read and rendered.
  *
- * The kill switch (reads.overrides off) skips the tiers both ways, and the page is read from a
+ * The kill switch (reads.overrides off) skips the cache both ways, and the page is read from a
  * chronological view (`createPageReader`): a chronological page is not the grid's arrangement and
- * must not be stored under its state.
+ * must not be kept under its state.
  *
  * Chronological view (docs/ops/rollout.md): the head from Cassandra, no override rows (every post
- * sits at its ID, pins still first), no cached order; post bodies still come through the post
- * cache. It gets its own (empty) key space rather than a read-side generation bump: the cached
- * orders hold one state's merged order and stay correct for it, so once the switch is back on
- * every grid reads exactly its arrangement, from the cache when warm. Cursors say which order
- * they belong to (domain/cursor.ts), so neither mode misreads the other's.
+ * sits at its ID, pins still first); post bodies still come through the post cache. Cursors say
+ * which order they belong to (domain/cursor.ts), so neither mode misreads the other's.
  */
 import { createHash } from 'node:crypto';
-import type { RenderedPage, RenderedPages } from '../../cache/rendered-pages.js';
+import type { GridCache, RenderedPage } from '../../cache/grid-cache.js';
+import { firstPageReads } from '../../obs/metrics.js';
 import type { GridReads } from '../../domain/grid-source.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 import type { Flags } from '../flags.js';
@@ -30,9 +27,9 @@ import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
 export type RenderPage = (page: GridPage) => string;
 
 export interface RenderedRead {
-  /** Any page: the rendered tiers for a first page, else read and rendered with `render`. */
+  /** Any page: a first page through the cache, else read and rendered with `render`. */
   read(q: PageQuery, render: RenderPage): Promise<RenderedPage>;
-  /** The page read beneath the tiers, unrendered (what `read` runs on a miss): audit, tools. */
+  /** The page read beneath the cache, unrendered (what `read` runs on a miss): audit, tools. */
   page(q: PageQuery): Promise<GridPage>;
 }
 
@@ -42,29 +39,24 @@ export const etagOf = (body: string): string =>
 
 export function createRenderedRead(
   readPage: (q: PageQuery) => Promise<GridPage>,
-  pages: RenderedPages | undefined,
+  cache: Pick<GridCache, 'read'> | undefined,
   flags: Pick<Flags, 'isEnabled'>,
 ): RenderedRead {
+  const fill = async (q: PageQuery, render: RenderPage) => {
+    const page = await readPage(q);
+    const body = render(page);
+    const { generation, version, chronological } = page;
+    return { page: { generation, version, body, etag: etagOf(body) }, keep: !chronological };
+  };
   return {
     page: readPage,
     async read(q, render) {
       const first = q.cursor === undefined;
-      if (pages && first && (await flags.isEnabled('reads.overrides'))) {
-        const hit = await pages.read(q.profileId, q.limit, q.minVersion);
-        if (hit) return hit;
+      if (cache && first && (await flags.isEnabled('reads.overrides'))) {
+        return cache.read(q.profileId, q.limit, q.minVersion, () => fill(q, render));
       }
-      const page = await readPage(q);
-      const body = render(page);
-      const rendered = {
-        generation: page.generation,
-        version: page.version,
-        body,
-        etag: etagOf(body),
-      };
-      if (pages && first && page.fromStateCache && !page.chronological) {
-        pages.remember(q.profileId, q.limit, rendered);
-      }
-      return rendered;
+      if (first) firstPageReads.inc({ result: 'bypass' });
+      return (await fill(q, render)).page;
     },
   };
 }

@@ -102,8 +102,8 @@ export interface WriteOutcome<R> {
 }
 
 /**
- * One conditional batch that applied (one write or several). The committed state the caches are
- * refilled from (domain/committed-state.ts), with the store's own types.
+ * One conditional batch that applied (one write or several): the committed state
+ * (domain/committed-state.ts), with the store's own types.
  */
 export interface CommitEvent extends CommittedState {
   /** What the batch wrote (its writes' mutations merged, batch.ts). */

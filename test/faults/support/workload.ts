@@ -41,7 +41,8 @@ export interface ReadSample {
   /** Undefined when the read failed. */
   readonly version: bigint | undefined;
   /** Which path of the grid cache answered (undefined: the read failed before it). */
-  readonly served: Served | undefined;
+  /** How the cache answered (grid-cache.ts `Served`); a string, so older paths still compare. */
+  readonly served: string | undefined;
 }
 
 /** Everything a run did, in the order it happened. */
@@ -208,9 +209,9 @@ async function settleMove(
 export function watchServed(inst: Instance): Map<bigint, Served> {
   const grid = inst.service.caches!.grid;
   const latest = new Map<bigint, Served>();
-  const readFirstOrder = grid.readFirstOrder.bind(grid);
-  grid.readFirstOrder = async (profileId, opts) => {
-    const r = await readFirstOrder(profileId, opts);
+  const read = grid.read.bind(grid);
+  grid.read = async (profileId, limit, min, fill) => {
+    const r = await read(profileId, limit, min, fill);
     latest.set(profileId, r.served);
     return r;
   };

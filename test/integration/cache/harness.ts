@@ -7,7 +7,6 @@ import type { Client } from 'cassandra-driver';
 import type { Config } from '../../../src/config/config.js';
 import { createGridCache } from '../../../src/cache/grid-cache.js';
 import type { GridCacheSettings } from '../../../src/cache/grid-cache.js';
-import { createOverrideCache } from '../../../src/cache/override-cache.js';
 import { createRedisGuard } from '../../../src/cache/redis.js';
 import type { RedisGuard } from '../../../src/cache/redis.js';
 import type { IdGenerator } from '../../../src/domain/ids.js';
@@ -17,7 +16,9 @@ import { GridStore } from '../../../src/store/grid-store.js';
 import { MembershipStore } from '../../../src/store/membership-store.js';
 import { PostsStore } from '../../../src/store/posts-store.js';
 import { CassandraGridReader } from '../../../src/store/grid-reader.js';
-import { settledSource } from '../../../src/service/read/settled-read.js';
+import type { MinVersion } from '../../../src/domain/grid-version.js';
+import { readGridPage } from '../../../src/service/read/read-page.js';
+import { etagOf } from '../../../src/service/read/rendered-read.js';
 import { GridWriter, writerSettingsOf } from '../../../src/service/write-line/write-line.js';
 import type { WriterHooks } from '../../../src/service/write-line/write-line.js';
 import { connectTestClient, idsFromWorkers, testConfig } from '../support/stores.js';
@@ -107,17 +108,43 @@ export async function truth(s: Stores, profileId: bigint, n = 48) {
 
 export function cacheSettings(config: Config, over: Partial<GridCacheSettings> = {}) {
   return {
-    orderTtlS: config.CACHE_ORDER_TTL_S,
+    pageTtlS: config.CACHE_PAGE_TTL_S,
     summaryTtlS: config.CACHE_SUMMARY_TTL_S,
     leaseMs: config.CACHE_LEASE_MS,
-    leaseWaitMs: config.CACHE_LEASE_WAIT_MS,
+    cursorKeyId: 'test',
     ...over,
   } satisfies GridCacheSettings;
 }
 
+/** What a cached first page of the tests holds: its state and its entries' post IDs. */
+export interface TestBody {
+  readonly version: string;
+  readonly ids: string[];
+}
+
+/**
+ * The grid cache over the project's own page read (read-page.ts on the Cassandra reader), first
+ * pages of `limit` rendered as `TestBody`.
+ */
 export function openCache(s: Stores, guard: RedisGuard, over: Partial<GridCacheSettings> = {}) {
-  const lists = createOverrideCache(guard, s.reader, s.config.CACHE_ORDER_TTL_S);
-  return createGridCache(guard, settledSource(s.reader, lists), cacheSettings(s.config, over));
+  const cache = createGridCache(guard, cacheSettings(s.config, over));
+  const readFirst = async (profileId: bigint, minVersion?: MinVersion, limit = 24) => {
+    const r = await cache.read(profileId, limit, minVersion, async () => {
+      const page = await readGridPage(s.reader, 'test-cursor-secret-0123456789abcdef', {
+        profileId,
+        limit,
+        minVersion,
+      });
+      const body = JSON.stringify({
+        version: String(page.version),
+        ids: page.entries.map((e) => String(e.postId)),
+      });
+      const { generation, version } = page;
+      return { page: { generation, version, body, etag: etagOf(body) }, keep: true };
+    });
+    return { ...r, ids: (JSON.parse(r.body) as TestBody).ids.map(BigInt) };
+  };
+  return Object.assign(cache, { readFirst });
 }
 
 export const sharedGuard = (config: Config) => createRedisGuard(config, { log: () => {} });

@@ -346,7 +346,6 @@ async function churn(redis: RedisGuard | undefined, seed: number) {
     pager(),
     reader(),
   ]);
-  await service.caches?.grid.refillsSettled();
   const after = await rereads();
   const again = Object.fromEntries(
     Object.entries(after).map(([k, n]) => [k, n - (rereadsBefore[k] ?? 0)]),

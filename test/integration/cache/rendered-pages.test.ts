@@ -64,7 +64,11 @@ function processWith(cursorSecret = CURSORS) {
     expect(res.status).toBe(200);
     return (await res.json()) as { grid_version: string };
   };
-  return { service, page, move, stats: () => service.caches!.rendered!.stats };
+  const stats = () => {
+    const g = service.caches!.grid.stats;
+    return { redisHits: g.hits, misses: g.fills + g.directReads };
+  };
+  return { service, page, move, stats };
 }
 
 const ids = (p: { json: { items: Array<{ id: string }> } }) => p.json.items.map((i) => i.id);

@@ -42,7 +42,7 @@ describe('docs/configuration.md', () => {
       expect(() => loadConfig({ [name]: '1' }), name).toThrow(ConfigurationError);
     }
     // The same value set in code is taken.
-    expect(loadConfig({}, { CACHE_RENDERED_PAGES: false }).CACHE_RENDERED_PAGES).toBe(false);
+    expect(loadConfig({}, { CACHE_LEASE_MS: 25 }).CACHE_LEASE_MS).toBe(25);
   });
 
   it('reads the merged settings: ADMIN_PORT=host:port, *_TLS_SERVERNAME=*, the serial consistency', () => {

@@ -83,12 +83,12 @@ describe('options', () => {
       '--workload',
       'production',
       '--env',
-      'CACHE_RENDERED_PAGES=false',
+      'WRITE_CARRY_MAX_ROWS=0',
       '--env',
       'COPY_MIN_OVERRIDES=0',
     ]);
     expect(o.profiles).toBe(10_000);
-    expect(o.env).toEqual({ CACHE_RENDERED_PAGES: 'false', COPY_MIN_OVERRIDES: '0' });
+    expect(o.env).toEqual({ WRITE_CARRY_MAX_ROWS: '0', COPY_MIN_OVERRIDES: '0' });
   });
 
   it('refuses an --env without =', () => {

@@ -1,11 +1,10 @@
 /**
- * Which first pages go through the rendered-page tiers and which renderings are kept: only
- * first pages, only with overrides read, only renderings of a page whose entries came from the
- * cache entry of exactly its state. The tiers here are a recording stand-in of the interface
- * (the real ones are tested on Redis in test/integration/cache/rendered-pages.test.ts).
+ * Which pages go through the page cache and which renderings may be kept: only first pages, only
+ * with overrides read, never a chronological page. The cache here is a recording stand-in of its
+ * `read` (the real one is tested on Redis in test/integration/cache/grid-cache.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import type { RenderedPage, RenderedPages } from '../../../src/cache/rendered-pages.js';
+import type { GridCache, RenderedPage } from '../../../src/cache/grid-cache.js';
 import type { GridPage, PageQuery } from '../../../src/service/read/read-page.js';
 import { createRenderedRead, etagOf } from '../../../src/service/read/rendered-read.js';
 
@@ -18,7 +17,6 @@ const page = (over: Partial<GridPage> = {}): GridPage => ({
   postCount: 3n,
   gridChanged: false,
   chronological: false,
-  fromStateCache: true,
   ...over,
 });
 
@@ -26,10 +24,14 @@ function setup(read: GridPage, held?: RenderedPage, overridesOn = true) {
   const kept: RenderedPage[] = [];
   let tierReads = 0;
   let pageReads = 0;
-  const pages: RenderedPages = {
-    stats: { redisHits: 0, misses: 0 },
-    read: async () => (tierReads++, held),
-    remember: (_p, _l, r) => void kept.push(r),
+  const pages: Pick<GridCache, 'read'> = {
+    read: async (_p, _l, _min, fill) => {
+      tierReads++;
+      if (held) return { ...held, served: 'cache' };
+      const got = await fill();
+      if (got.keep) kept.push(got.page);
+      return { ...got.page, served: 'fill' };
+    },
   };
   const flags = { isEnabled: async () => overridesOn };
   const rendered = createRenderedRead(async () => (pageReads++, read), pages, flags);
@@ -47,22 +49,19 @@ describe('rendered reads', () => {
   it('serves a held rendering without reading or rendering a page', async () => {
     const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
     const t = setup(page(), held);
-    expect(await t.rendered.read(q, render)).toBe(held);
+    expect(await t.rendered.read(q, render)).toEqual({ ...held, served: 'cache' });
     expect(t.counts()).toEqual({ tierReads: 1, pageReads: 0 });
   });
 
-  it('keeps a first page read from its state cache, with the ETag of its body', async () => {
+  it('keeps a first page read on a miss, with the ETag of its body', async () => {
     const t = setup(page());
     const out = await t.rendered.read(q, render);
     expect(out.body).toBe('{"v":"7"}');
     expect(out.etag).toBe(etagOf('{"v":"7"}'));
-    expect(t.kept).toEqual([out]);
+    expect(t.kept).toEqual([{ generation: 1n, version: 7n, body: out.body, etag: out.etag }]);
   });
 
-  it('keeps nothing read around the state cache, chronologically, or past the first page', async () => {
-    const unstable = setup(page({ fromStateCache: false }));
-    await unstable.rendered.read(q, render);
-    expect(unstable.kept).toEqual([]);
+  it('keeps nothing read chronologically or past the first page', async () => {
     const chrono = setup(page({ chronological: true }), undefined, false);
     await chrono.rendered.read(q, render);
     expect(chrono.kept).toEqual([]);

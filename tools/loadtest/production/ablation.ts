@@ -25,7 +25,6 @@ import { parseArgs } from 'node:util';
 
 export const VARIANTS: Readonly<Record<string, readonly string[]>> = {
   base: [],
-  'no-rendered-pages': ['CACHE_RENDERED_PAGES=false'],
   'no-display-copy': ['COPY_MIN_OVERRIDES=0'],
   'no-group-commit': ['WRITE_GROUP_MAX_WRITES=1'],
 };
