@@ -110,10 +110,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
   // The body first: the request deadline is the store's, so its clock starts once the body is in.
-  // Only methods that carry one here: a GET runs none of it (touching `c.req.raw` would make the
-  // Node adapter build a full fetch Request, a measurable share of a cached page read's CPU).
-  const limit = bodyLimit(deps.bodyLimitBytes, deps.bodyTimeoutMs ?? 5_000);
-  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limit);
+  app.use('*', bodyLimit(deps.bodyLimitBytes, deps.bodyTimeoutMs ?? 5_000));
   // Outside the request deadline: the deadline governs the local attempt ("not applied" is true
   // of it), the forwarded request has its own timeout and answers (region-forward.ts).
   if (deps.regions) app.use('/v1/*', forwardMisdirected(deps.regions));
