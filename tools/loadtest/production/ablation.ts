@@ -17,6 +17,9 @@
  *
  *   npx tsx tools/loadtest/production/ablation.ts --tree before=/work/wt/before --tree after=. \
  *     --baseline before --rounds 3 --out /tmp/ba -- <loadtest args>
+ *
+ * `--flush-redis N` empties Redis database N (the load tester's, 13 by default) before each run,
+ * so no run starts from the entries another run (or another checkout's key format) left there.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -99,6 +102,7 @@ function main() {
       report: { type: 'string' },
       tree: { type: 'string', multiple: true },
       baseline: { type: 'string', default: 'base' },
+      'flush-redis': { type: 'string' },
     },
   });
   const baseline = values.baseline!;
@@ -127,6 +131,8 @@ function main() {
       const env = (VARIANTS[name] ?? []).flatMap((e) => ['--env', e]);
       const args = ['tsx', 'tools/cli.ts', 'loadtest', ...passthrough, ...env, '--json', json];
       const t0 = Date.now();
+      const db = values['flush-redis'];
+      if (db !== undefined) spawnSync('redis-cli', ['-n', db, 'flushdb'], { stdio: 'ignore' });
       console.log(`[ablation] round ${r}: ${name} (${env.join(' ') || 'defaults'})`);
       const res = spawnSync('npx', args, {
         stdio: ['ignore', 'ignore', 'inherit'],
