@@ -9,21 +9,12 @@
  * visits the four in turn every round, so load from other work lands on all of them alike.
  * Prints each read's ratio 10,000 / 0 with the copy and without it (docs/benchmarks.md).
  */
-import { cursorKeyIdOf } from '../src/cache/keys.js';
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { openIdGenerator } from '../src/bootstrap.js';
-import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config/config.js';
-import { createApp } from '../src/http/app.js';
 import { GridService } from '../src/service/grid-service.js';
-import type { Cql } from '../src/store/cassandra.js';
-import { ensureRedis } from '../tools/infra/redis-local.js';
-import { listen } from './read/http.js';
-import type { Bench } from './read/measure.js';
 import { depths } from './read/depth.js';
 import { overrideProfile, seedOverrideProfile } from './read/seed.js';
-import { openLocalCassandra } from '../tools/infra/dev-stores.js';
+import { openOverrideBench } from './read/override-bench.js';
 
 const { values: args } = parseArgs({ options: { samples: { type: 'string', default: '11' } } });
 const samples = Number(args.samples);
@@ -31,19 +22,11 @@ const log = (line: string) => console.error(line);
 
 async function main(): Promise<void> {
   const base = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench', REDIS_TIMEOUT_MS: 1000 };
-  const session = await openLocalCassandra(base, log);
-  log(`[redis] ${(await ensureRedis(base, log)).detail}`);
-  const guard = createRedisGuard(base, { log });
-  if (!(await guard.waitReady(5000))) throw new Error('needs Redis');
-  const { ids, lease } = await openIdGenerator(session.cql, base, (w, why) => {
-    throw new Error(`lost worker lease ${w}: ${why}`);
-  });
-  let statements = 0;
-  const cql: Cql = {
-    execute: (q, p, o) => (statements++, session.cql.execute(q, p, o)),
-    batch: (q, o) => (statements++, session.cql.batch(q, o)),
-  };
-  const secret = randomBytes(24).toString('base64url');
+  const { cql, ids, guard, secret, benchOf, close } = await openOverrideBench(
+    base,
+    log,
+    'bench:copy',
+  );
   const make = (redis: boolean, copyMin: number) =>
     new GridService({
       cql,
@@ -59,22 +42,7 @@ async function main(): Promise<void> {
     { label: 'copy off, 10k overrides', n: 10_000, copyMin: 0 },
   ];
   let next = 0;
-  const bench: Bench = {
-    cursorKeyId: cursorKeyIdOf(secret),
-    guard,
-    queries: () => statements,
-    async serve() {
-      const service = make(true, plan[next++]!.copyMin);
-      const app = createApp({
-        service,
-        jwtSecret: secret,
-        bodyLimitBytes: base.BODY_LIMIT_BYTES,
-        readiness: async () => ({ ready: true, checks: {} }),
-      });
-      const served = await listen(app);
-      return { service, base: served.base, close: served.close };
-    },
-  };
+  const bench = benchOf(() => make(true, plan[next++]!.copyMin));
   try {
     for (const n of [0, 10_000]) await seedOverrideProfile(make(false, 0), n, log);
     const reports = await depths(
@@ -95,9 +63,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await lease.release();
-    await guard.close();
-    await session.client.shutdown();
+    await close();
   }
 }
 

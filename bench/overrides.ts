@@ -12,21 +12,12 @@
  * load from other work on the machine hits both alike), the ratio N / 0, and the median number
  * of Cassandra statements a read issued (bodies included when cold).
  */
-import { cursorKeyIdOf } from '../src/cache/keys.js';
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { openIdGenerator } from '../src/bootstrap.js';
-import { createRedisGuard } from '../src/cache/redis.js';
 import { loadConfig } from '../src/config/config.js';
-import { createApp } from '../src/http/app.js';
 import { GridService } from '../src/service/grid-service.js';
-import type { Cql } from '../src/store/cassandra.js';
-import { ensureRedis } from '../tools/infra/redis-local.js';
-import { listen } from './read/http.js';
-import type { Bench } from './read/measure.js';
 import { depth, type DepthReport } from './read/depth.js';
 import { overrideProfile, POSTS_PER_OVERRIDE_PROFILE, seedOverrideProfile } from './read/seed.js';
-import { openLocalCassandra } from '../tools/infra/dev-stores.js';
+import { openOverrideBench } from './read/override-bench.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -55,37 +46,14 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main(): Promise<void> {
   const config = { ...loadConfig(), CASSANDRA_KEYSPACE: 'regrid_bench', REDIS_TIMEOUT_MS: 1000 };
-  const session = await openLocalCassandra(config, log);
-  log(`[redis] ${(await ensureRedis(config, log)).detail}`);
-  const guard = createRedisGuard(config, { log });
-  if (!(await guard.waitReady(5000))) throw new Error('the override bench needs Redis');
-  const { ids, lease } = await openIdGenerator(session.cql, config, (w, why) => {
-    throw new Error(`lost worker lease ${w}: ${why}`);
-  });
-  let statements = 0;
-  const cql: Cql = {
-    execute: (q, p, o) => (statements++, session.cql.execute(q, p, o)),
-    batch: (q, o) => (statements++, session.cql.batch(q, o)),
-  };
-  const secret = randomBytes(24).toString('base64url');
+  const { cql, ids, guard, secret, benchOf, close } = await openOverrideBench(
+    config,
+    log,
+    'the override bench',
+  );
   const make = (redis: boolean) =>
     new GridService({ cql, config, ids, cursorSecret: secret, ...(redis ? { redis: guard } : {}) });
-  const bench: Bench = {
-    cursorKeyId: cursorKeyIdOf(secret),
-    guard,
-    queries: () => statements,
-    async serve() {
-      const service = make(true);
-      const app = createApp({
-        service,
-        jwtSecret: secret,
-        bodyLimitBytes: config.BODY_LIMIT_BYTES,
-        readiness: async () => ({ ready: true, checks: {} }),
-      });
-      const served = await listen(app);
-      return { service, base: served.base, close: served.close };
-    },
-  };
+  const bench = benchOf(() => make(true));
   try {
     for (const n of [0, overrides]) await seedOverrideProfile(make(false), n, log);
     const runs = new Map<number, DepthReport[]>([
@@ -100,9 +68,7 @@ async function main(): Promise<void> {
     }
     console.log(table(runs.get(0)!, runs.get(overrides)!));
   } finally {
-    await lease.release();
-    await guard.close();
-    await session.client.shutdown();
+    await close();
   }
 }
 
