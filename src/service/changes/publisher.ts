@@ -46,6 +46,8 @@ export interface StreamSettings {
   readonly maxLen: number;
   /** Longest wait for a mark before the batch goes ahead (CHANGES_MARK_WAIT_MS). */
   readonly markWaitMs: number;
+  /** EXPERIMENT: false = no pending-set member, the round reads the watermark only. */
+  readonly mark: boolean;
 }
 
 export const streamSettingsOf = (config: Config): StreamSettings => ({
@@ -53,6 +55,7 @@ export const streamSettingsOf = (config: Config): StreamSettings => ({
   shards: config.CHANGES_STREAM_SHARDS,
   maxLen: config.CHANGES_STREAM_MAXLEN,
   markWaitMs: config.CHANGES_MARK_WAIT_MS,
+  mark: config.CHANGES_MARK === 'on',
 });
 
 /** The event of a record (the contract: IDs and versions as decimal strings). */
@@ -110,14 +113,11 @@ export class ChangePublisher {
     const member = markMember(profileId, `${this.token}:${++this.seq}`);
     const { pending, watermarks } = this.keysOf(profileId);
     const pid = profileId.toString();
+    const marking = this.settings.mark;
     const sent = this.redis.run(async (c) => {
-      const wm = await withChangeCommands(c).regridMark(
-        pending,
-        watermarks,
-        Date.now(),
-        member,
-        pid,
-      );
+      const wm = marking
+        ? await withChangeCommands(c).regridMark(pending, watermarks, Date.now(), member, pid)
+        : await withChangeCommands(c).regridWatermark(watermarks, pid);
       return { wm };
     });
     let timer: NodeJS.Timeout | undefined;
@@ -130,11 +130,12 @@ export class ChangePublisher {
       changesPublishFailures.inc({ step: 'mark_late' });
       this.owe(profileId);
       void sent.then((d) => (d === undefined ? this.owe(profileId) : undefined));
-      return { member };
+      return marking ? { member } : { member: undefined };
     }
     if (done !== undefined) {
       const published = parseWatermark(done.wm);
-      return published ? { member, published } : { member };
+      const m = marking ? member : '';
+      return published ? { member: m, published } : { member: m };
     }
     changesPublishFailures.inc({ step: 'mark' });
     this.owe(profileId);
