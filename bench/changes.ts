@@ -57,11 +57,7 @@ const service = (env: Partial<Config>) =>
     cursorSecret: 'bench-changes-cursor-secret-0123456789',
     redis,
   });
-const svc = {
-  on: service({ CHANGES_STREAM: 'on' }),
-  nomark: service({ CHANGES_STREAM: 'on', CHANGES_MARK: 'off' }),
-  off: service({ CHANGES_STREAM: 'off' }),
-};
+const svc = { on: service({ CHANGES_STREAM: 'on' }), off: service({ CHANGES_STREAM: 'off' }) };
 type Mode = keyof typeof svc;
 
 async function grid(s: GridService): Promise<{ profile: bigint; posts: bigint[] }> {
@@ -125,16 +121,12 @@ const pct = (xs: readonly number[], p: number) =>
 
 await run('on', MOVES / 4); // warm-up, not reported
 await run('off', MOVES / 4);
-await run('nomark', MOVES / 4);
 const rows: string[] = [];
-const markRatios: number[] = [];
-const markCpu: number[] = [];
 const ratios: number[] = [];
 const cpuRatios: number[] = [];
 const allLags: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
-  const rot: Mode[] = ['on', 'nomark', 'off'];
-  const order: Mode[] = [0, 1, 2].map((i) => rot[(i + r) % 3]!);
+  const order: Mode[] = r % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
   const got = new Map<Mode, Run>();
   for (const m of order) got.set(m, await run(m));
   await new Promise((res) => setTimeout(res, 200)); // the last publishes (not awaited by moves)
@@ -145,11 +137,8 @@ for (let r = 0; r < ROUNDS; r++) {
   ratios.push(on / off);
   const [cpuOn, cpuOff] = [got.get('on')!.cpuUs, got.get('off')!.cpuUs];
   cpuRatios.push(cpuOn / cpuOff);
-  const nm = got.get('nomark')!;
-  markRatios.push(nm.movesPerS / on);
-  markCpu.push(nm.cpuUs / cpuOn);
   rows.push(
-    `| ${r + 1} | ${order.join(',')} | ${off.toFixed(0)} | ${on.toFixed(0)} | ${nm.movesPerS.toFixed(0)} | ${(on / off).toFixed(2)} | ${cpuOff.toFixed(0)} | ${cpuOn.toFixed(0)} | ${nm.cpuUs.toFixed(0)} | ${l.length} | ${pct(l, 50)} | ${pct(l, 99)} |`,
+    `| ${r + 1} | ${off.toFixed(0)} | ${on.toFixed(0)} | ${(on / off).toFixed(2)} | ${cpuOff.toFixed(0)} | ${cpuOn.toFixed(0)} | ${l.length} | ${pct(l, 50)} | ${pct(l, 99)} |`,
   );
 }
 allLags.sort((a, b) => a - b);
@@ -160,20 +149,14 @@ console.log(
   `change stream cost: ${WRITERS} writers, ${MOVES} moves per run, ${HOT ? 'one grid' : 'a grid per writer'}, one process`,
 );
 console.log(
-  '| round | order | off moves/s | on moves/s | no-mark moves/s | on ÷ off | off µs CPU/move | on µs CPU/move | no-mark µs CPU/move | events | lag p50 ms | lag p99 ms |',
+  '| round | off moves/s | on moves/s | on ÷ off | off µs CPU/move | on µs CPU/move | events | lag p50 ms | lag p99 ms |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const row of rows) console.log(row);
 console.log(
   `on ÷ off over ${ratios.length} rounds: median ${pct(ratios, 50).toFixed(2)}, geometric mean ${geo.toFixed(2)}`,
 );
 console.log(`Node CPU per move, on ÷ off: median ${pct(cpuRatios, 50).toFixed(2)}`);
-markRatios.sort((a, b) => a - b);
-markCpu.sort((a, b) => a - b);
-console.log(
-  `without the mark ÷ with it: moves/s median ${pct(markRatios, 50).toFixed(2)} [${markRatios.map((x) => x.toFixed(2)).join(' ')}], ` +
-    `Node CPU per move median ${pct(markCpu, 50).toFixed(2)} [${markCpu.map((x) => x.toFixed(2)).join(' ')}]`,
-);
 console.log(
   `all rounds: publish lag p50 ${pct(allLags, 50)} ms, p99 ${pct(allLags, 99)} ms (${allLags.length} events)`,
 );

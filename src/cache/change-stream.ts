@@ -101,11 +101,7 @@ redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
 return redis.call('HGET', KEYS[2], ARGV[3])
 `;
 
-/** The watermark alone (the ablation variant without a mark). KEYS: watermarks. ARGV: profile ID. */
-const WATERMARK = `return redis.call('HGET', KEYS[1], ARGV[1])`;
-
 export interface ChangeCommands {
-  regridWatermark(watermarks: string, profileId: string): Promise<string | null>;
   regridMark(
     pending: string,
     watermarks: string,
@@ -127,7 +123,6 @@ export function withChangeCommands(client: RedisClient): RedisClient & ChangeCom
   if (!registered.has(client)) {
     client.defineCommand('regridPublishChanges', { numberOfKeys: 3, lua: PUBLISH });
     client.defineCommand('regridMark', { numberOfKeys: 2, lua: MARK });
-    client.defineCommand('regridWatermark', { numberOfKeys: 1, lua: WATERMARK });
     registered.add(client);
   }
   return client as RedisClient & ChangeCommands;

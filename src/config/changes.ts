@@ -40,11 +40,6 @@ export const ChangesTuning = {
         'past that it goes ahead and this process owes the grid a roll-forward',
     )
     .meta({ why: "the pre-commit mark's bound; tests and a measurement turn it" }),
-  CHANGES_MARK: z
-    .enum(['on', 'off'])
-    .default('on')
-    .describe('EXPERIMENT (issue 32 ablation): off = no pre-commit mark, the round reads only the watermark')
-    .meta({ why: 'an ablation run only' }),
   CHANGES_SWEEP_INTERVAL_MS: intFrom(2000, 0, 600_000)
     .describe(
       'how often the sweeper looks for versions a crashed writer left unpublished (0 = no timer)',

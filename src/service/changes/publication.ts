@@ -53,7 +53,7 @@ export function publicationOf(
   const fresh = (profileId: bigint): Promise<Mark> => {
     const at = Date.now();
     return publisher.mark(profileId).then((mark) => {
-      if (mark.member !== undefined) kept.set(profileId, { member: mark.member, at });
+      if (mark.member) kept.set(profileId, { member: mark.member, at });
       return mark;
     });
   };
@@ -65,7 +65,7 @@ export function publicationOf(
       if (running.has(profileId) || unpublished.has(profileId)) return;
       if (kept.get(profileId)?.member !== member) return;
       kept.delete(profileId);
-      if (member !== '') void publisher.unmark(profileId, member); // '': the variant without marks
+      void publisher.unmark(profileId, member);
     }, keepForMs);
     t.unref();
     idle.set(profileId, t);
@@ -97,7 +97,7 @@ export function publicationOf(
             const ok = await publisher.publishCommitted(event, member, member !== undefined);
             // A failed publish leaves its mark unkept in Redis (swept once aged) and is owed.
             count(unpublished, profileId, -1);
-            if (ok && member !== undefined) {
+            if (ok && member) {
               kept.set(profileId, { member, at });
               releaseLater(profileId, member);
             } else kept.delete(profileId);

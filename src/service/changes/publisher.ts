@@ -46,8 +46,6 @@ export interface StreamSettings {
   readonly maxLen: number;
   /** Longest wait for a mark before the batch goes ahead (CHANGES_MARK_WAIT_MS). */
   readonly markWaitMs: number;
-  /** EXPERIMENT: false = no pending-set member, the round reads the watermark only. */
-  readonly mark: boolean;
 }
 
 export const streamSettingsOf = (config: Config): StreamSettings => ({
@@ -55,7 +53,6 @@ export const streamSettingsOf = (config: Config): StreamSettings => ({
   shards: config.CHANGES_STREAM_SHARDS,
   maxLen: config.CHANGES_STREAM_MAXLEN,
   markWaitMs: config.CHANGES_MARK_WAIT_MS,
-  mark: config.CHANGES_MARK === 'on',
 });
 
 /** The event of a record (the contract: IDs and versions as decimal strings). */
@@ -113,11 +110,14 @@ export class ChangePublisher {
     const member = markMember(profileId, `${this.token}:${++this.seq}`);
     const { pending, watermarks } = this.keysOf(profileId);
     const pid = profileId.toString();
-    const marking = this.settings.mark;
     const sent = this.redis.run(async (c) => {
-      const wm = marking
-        ? await withChangeCommands(c).regridMark(pending, watermarks, Date.now(), member, pid)
-        : await withChangeCommands(c).regridWatermark(watermarks, pid);
+      const wm = await withChangeCommands(c).regridMark(
+        pending,
+        watermarks,
+        Date.now(),
+        member,
+        pid,
+      );
       return { wm };
     });
     let timer: NodeJS.Timeout | undefined;
@@ -130,12 +130,11 @@ export class ChangePublisher {
       changesPublishFailures.inc({ step: 'mark_late' });
       this.owe(profileId);
       void sent.then((d) => (d === undefined ? this.owe(profileId) : undefined));
-      return marking ? { member } : { member: undefined };
+      return { member };
     }
     if (done !== undefined) {
       const published = parseWatermark(done.wm);
-      const m = marking ? member : '';
-      return published ? { member: m, published } : { member: m };
+      return published ? { member, published } : { member };
     }
     changesPublishFailures.inc({ step: 'mark' });
     this.owe(profileId);
