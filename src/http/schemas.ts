@@ -86,7 +86,8 @@ export function parseInput<S extends z.ZodType>(
  */
 export function inputHook(r: { success: boolean; error?: z.ZodError; target: string }): void {
   if (!r.success) {
-    throw new DomainError('invalid_request', `invalid ${r.target}`, {
+    const what = r.target === 'param' ? 'path parameters' : r.target;
+    throw new DomainError('invalid_request', `invalid ${what}`, {
       errors: zodIssues(r.error!),
     });
   }
