@@ -35,15 +35,67 @@ export type ProblemCode =
 
 /** What the client needs at run time of each route. */
 export const ROUTES = {
+  healthz: { method: 'GET', path: '/healthz', auth: 'none', idempotent: false },
+  readyz: { method: 'GET', path: '/readyz', auth: 'none', idempotent: false },
+  metrics: { method: 'GET', path: '/metrics', auth: 'none', idempotent: false },
+  openapi: { method: 'GET', path: '/openapi.json', auth: 'none', idempotent: false },
+  docs: { method: 'GET', path: '/docs', auth: 'none', idempotent: false },
+  docsAsset: { method: 'GET', path: '/docs/:asset', auth: 'none', idempotent: false },
+  createPost: { method: 'POST', path: '/v1/me/posts', auth: 'user', idempotent: true },
+  getPost: { method: 'GET', path: '/v1/posts/:post_id', auth: 'none', idempotent: false },
+  deletePost: { method: 'DELETE', path: '/v1/me/posts/:post_id', auth: 'user', idempotent: true },
+  move: { method: 'POST', path: '/v1/me/grid/moves', auth: 'user', idempotent: true },
+  readGrid: {
+    method: 'GET',
+    path: '/v1/profiles/:profile_id/grid',
+    auth: 'none',
+    idempotent: false,
+  },
+  readChanges: {
+    method: 'GET',
+    path: '/v1/profiles/:profile_id/grid/changes',
+    auth: 'none',
+    idempotent: false,
+  },
+  setPins: { method: 'PUT', path: '/v1/me/grid/pins', auth: 'user', idempotent: true },
+  resetGrid: { method: 'POST', path: '/v1/me/grid/reset', auth: 'user', idempotent: true },
+  undoMove: {
+    method: 'POST',
+    path: '/v1/me/grid/moves/:move_id/undo',
+    auth: 'user',
+    idempotent: true,
+  },
+  getOrder: { method: 'GET', path: '/v1/me/grid/order', auth: 'user', idempotent: false },
+  patchOrder: { method: 'PATCH', path: '/v1/me/grid/order', auth: 'user', idempotent: true },
+  archivePost: {
+    method: 'POST',
+    path: '/v1/me/posts/:post_id/archive',
+    auth: 'user',
+    idempotent: true,
+  },
+  unarchivePost: {
+    method: 'POST',
+    path: '/v1/me/posts/:post_id/unarchive',
+    auth: 'user',
+    idempotent: true,
+  },
+  removeCollaborator: {
+    method: 'DELETE',
+    path: '/v1/me/posts/:post_id/collaborators/:profile_id',
+    auth: 'user',
+    idempotent: true,
+  },
+  listArchive: { method: 'GET', path: '/v1/me/archive', auth: 'user', idempotent: false },
+  listInvites: { method: 'GET', path: '/v1/me/invites', auth: 'user', idempotent: false },
   acceptInvite: {
     method: 'POST',
     path: '/v1/me/invites/:post_id/accept',
     auth: 'user',
     idempotent: true,
   },
-  archivePost: {
+  declineInvite: {
     method: 'POST',
-    path: '/v1/me/posts/:post_id/archive',
+    path: '/v1/me/invites/:post_id/decline',
     auth: 'user',
     idempotent: true,
   },
@@ -54,55 +106,9 @@ export const ROUTES = {
     auth: 'user',
     idempotent: true,
   },
-  createPost: { method: 'POST', path: '/v1/me/posts', auth: 'user', idempotent: true },
-  declineInvite: {
-    method: 'POST',
-    path: '/v1/me/invites/:post_id/decline',
-    auth: 'user',
-    idempotent: true,
-  },
-  deletePost: { method: 'DELETE', path: '/v1/me/posts/:post_id', auth: 'user', idempotent: true },
-  getPost: { method: 'GET', path: '/v1/posts/:post_id', auth: 'none', idempotent: false },
-  listArchive: { method: 'GET', path: '/v1/me/archive', auth: 'user', idempotent: false },
-  listInvites: { method: 'GET', path: '/v1/me/invites', auth: 'user', idempotent: false },
   listMedia: {
     method: 'GET',
     path: '/v1/profiles/:profile_id/media',
-    auth: 'none',
-    idempotent: false,
-  },
-  removeCollaborator: {
-    method: 'DELETE',
-    path: '/v1/me/posts/:post_id/collaborators/:profile_id',
-    auth: 'user',
-    idempotent: true,
-  },
-  unarchivePost: {
-    method: 'POST',
-    path: '/v1/me/posts/:post_id/unarchive',
-    auth: 'user',
-    idempotent: true,
-  },
-  getOrder: { method: 'GET', path: '/v1/me/grid/order', auth: 'user', idempotent: false },
-  patchOrder: { method: 'PATCH', path: '/v1/me/grid/order', auth: 'user', idempotent: true },
-  move: { method: 'POST', path: '/v1/me/grid/moves', auth: 'user', idempotent: true },
-  readGrid: {
-    method: 'GET',
-    path: '/v1/profiles/:profile_id/grid',
-    auth: 'none',
-    idempotent: false,
-  },
-  resetGrid: { method: 'POST', path: '/v1/me/grid/reset', auth: 'user', idempotent: true },
-  setPins: { method: 'PUT', path: '/v1/me/grid/pins', auth: 'user', idempotent: true },
-  undoMove: {
-    method: 'POST',
-    path: '/v1/me/grid/moves/:move_id/undo',
-    auth: 'user',
-    idempotent: true,
-  },
-  readChanges: {
-    method: 'GET',
-    path: '/v1/profiles/:profile_id/grid/changes',
     auth: 'none',
     idempotent: false,
   },
@@ -124,29 +130,18 @@ export const ROUTES = {
     auth: 'service',
     idempotent: false,
   },
-  devToken: { method: 'POST', path: '/dev/token', auth: 'none', idempotent: false },
-  docs: { method: 'GET', path: '/docs', auth: 'none', idempotent: false },
-  docsAsset: { method: 'GET', path: '/docs/:asset', auth: 'none', idempotent: false },
-  healthz: { method: 'GET', path: '/healthz', auth: 'none', idempotent: false },
-  listFlags: { method: 'GET', path: '/v1/admin/flags', auth: 'admin', idempotent: false },
-  metrics: { method: 'GET', path: '/metrics', auth: 'none', idempotent: false },
-  openapi: { method: 'GET', path: '/openapi.json', auth: 'none', idempotent: false },
-  readyz: { method: 'GET', path: '/readyz', auth: 'none', idempotent: false },
-  setFlag: { method: 'PUT', path: '/v1/admin/flags/:name', auth: 'admin', idempotent: false },
   takedown: {
     method: 'POST',
     path: '/v1/admin/posts/:post_id/takedown',
     auth: 'admin',
     idempotent: true,
   },
+  listFlags: { method: 'GET', path: '/v1/admin/flags', auth: 'admin', idempotent: false },
+  setFlag: { method: 'PUT', path: '/v1/admin/flags/:name', auth: 'admin', idempotent: false },
+  devToken: { method: 'POST', path: '/dev/token', auth: 'none', idempotent: false },
 } as const;
 
 export type OperationId = keyof typeof ROUTES;
-
-export type GridVersion = {
-  /** The grid version (decimal string) */
-  grid_version: string;
-};
 
 /** application/problem+json (RFC 9457); extension members per code */
 export type Problem = {
@@ -174,6 +169,11 @@ export type Post = {
 
 export type Instant = string;
 
+export type GridVersion = {
+  /** The grid version (decimal string) */
+  grid_version: string;
+};
+
 export type GridItem = {
   /** A 64-bit ID as a canonical decimal string */
   id: string;
@@ -188,24 +188,16 @@ export type Flag = {
   stored: boolean;
 };
 
-export type AcceptInviteResult = GridVersion;
-
-export type ArchivePostResult = GridVersion;
-
-export type BlockAuthorResult = {
-  /** A 64-bit ID as a canonical decimal string */
-  profile_id: string;
-  blocked: boolean;
-  /** that author's pending invitations this block dropped */
-  invites_dropped?: number;
+export type HealthzResult = {
+  status: 'ok';
 };
 
-export type UnblockAuthorResult = {
-  /** A 64-bit ID as a canonical decimal string */
-  profile_id: string;
-  blocked: boolean;
-  /** that author's pending invitations this block dropped */
-  invites_dropped?: number;
+export type ReadyzResult = {
+  status: 'ready' | 'draining' | 'unavailable';
+  checks: {
+    [key: string]: 'ok' | 'degraded' | 'down';
+  };
+  detail?: string;
 };
 
 export type CreatePostBody = {
@@ -226,78 +218,9 @@ export type CreatePostResult = {
   }[];
 };
 
-export type DeclineInviteResult = GridVersion;
-
-export type DeletePostResult = GridVersion;
-
 export type GetPostResult = Post;
 
-export type ListArchiveQuery = {
-  /** A 64-bit ID (1..2^63-1) as a canonical decimal string */
-  before?: string;
-  limit?: number;
-};
-
-export type ListArchiveResult = {
-  data: {
-    post: Post;
-    archived_at: Instant;
-  }[];
-  paging: {
-    /** A 64-bit ID as a canonical decimal string */
-    next_before: string | null;
-  };
-};
-
-export type ListInvitesResult = {
-  data: {
-    post: Post;
-    /** A 64-bit ID as a canonical decimal string */
-    author_id: string;
-  }[];
-};
-
-export type ListMediaQuery = {
-  since?: string;
-  until?: string;
-  /** A 64-bit ID (1..2^63-1) as a canonical decimal string */
-  before?: string;
-  limit?: number;
-};
-
-export type ListMediaResult = {
-  data: Post[];
-  paging: {
-    next: string | null;
-  };
-};
-
-export type RemoveCollaboratorResult = GridVersion;
-
-export type UnarchivePostBody = {
-  position?: 'previous' | 'chronological';
-};
-
-export type UnarchivePostResult = GridVersion;
-
-export type GetOrderResult = {
-  post_ids: string[];
-  pinned: string[];
-};
-
-export type PatchOrderBody = {
-  post_ids: string[];
-  /** A 64-bit ID (1..2^63-1) as a canonical decimal string */
-  above?: string | null;
-  /** A 64-bit ID (1..2^63-1) as a canonical decimal string */
-  below?: string | null;
-};
-
-export type PatchOrderResult = {
-  /** The grid version (decimal string) */
-  grid_version: string;
-  rows_written: number;
-};
+export type DeletePostResult = GridVersion;
 
 export type MoveBody = {
   /** A 64-bit ID (1..2^63-1) as a canonical decimal string */
@@ -328,28 +251,6 @@ export type ReadGridResult = {
   grid_changed: boolean;
   /** posts on the grid as of grid_version */
   post_count?: string;
-};
-
-export type ResetGridResult = {
-  /** The grid version (decimal string) */
-  grid_version: string;
-  overrides_dropped: number;
-};
-
-export type SetPinsBody = {
-  post_ids: string[];
-};
-
-export type SetPinsResult = {
-  /** The grid version (decimal string) */
-  grid_version: string;
-  pins: string[];
-};
-
-export type UndoMoveResult = {
-  /** The grid version (decimal string) */
-  grid_version: string;
-  restored: 'exact' | 'anchor';
 };
 
 export type ReadChangesQuery = {
@@ -395,6 +296,117 @@ export type ReadChangesResult = {
   next_after_version?: string;
 };
 
+export type SetPinsBody = {
+  post_ids: string[];
+};
+
+export type SetPinsResult = {
+  /** The grid version (decimal string) */
+  grid_version: string;
+  pins: string[];
+};
+
+export type ResetGridResult = {
+  /** The grid version (decimal string) */
+  grid_version: string;
+  overrides_dropped: number;
+};
+
+export type UndoMoveResult = {
+  /** The grid version (decimal string) */
+  grid_version: string;
+  restored: 'exact' | 'anchor';
+};
+
+export type GetOrderResult = {
+  post_ids: string[];
+  pinned: string[];
+};
+
+export type PatchOrderBody = {
+  post_ids: string[];
+  /** A 64-bit ID (1..2^63-1) as a canonical decimal string */
+  above?: string | null;
+  /** A 64-bit ID (1..2^63-1) as a canonical decimal string */
+  below?: string | null;
+};
+
+export type PatchOrderResult = {
+  /** The grid version (decimal string) */
+  grid_version: string;
+  rows_written: number;
+};
+
+export type ArchivePostResult = GridVersion;
+
+export type UnarchivePostBody = {
+  position?: 'previous' | 'chronological';
+};
+
+export type UnarchivePostResult = GridVersion;
+
+export type RemoveCollaboratorResult = GridVersion;
+
+export type ListArchiveQuery = {
+  /** A 64-bit ID (1..2^63-1) as a canonical decimal string */
+  before?: string;
+  limit?: number;
+};
+
+export type ListArchiveResult = {
+  data: {
+    post: Post;
+    archived_at: Instant;
+  }[];
+  paging: {
+    /** A 64-bit ID as a canonical decimal string */
+    next_before: string | null;
+  };
+};
+
+export type ListInvitesResult = {
+  data: {
+    post: Post;
+    /** A 64-bit ID as a canonical decimal string */
+    author_id: string;
+  }[];
+};
+
+export type AcceptInviteResult = GridVersion;
+
+export type DeclineInviteResult = GridVersion;
+
+export type BlockAuthorResult = {
+  /** A 64-bit ID as a canonical decimal string */
+  profile_id: string;
+  blocked: boolean;
+  /** that author's pending invitations this block dropped */
+  invites_dropped?: number;
+};
+
+export type UnblockAuthorResult = {
+  /** A 64-bit ID as a canonical decimal string */
+  profile_id: string;
+  blocked: boolean;
+  /** that author's pending invitations this block dropped */
+  invites_dropped?: number;
+};
+
+export type ListMediaQuery = {
+  since?: string;
+  until?: string;
+  /** A 64-bit ID (1..2^63-1) as a canonical decimal string */
+  before?: string;
+  limit?: number;
+};
+
+export type ListMediaResult = {
+  data: Post[];
+  paging: {
+    next: string | null;
+  };
+};
+
 export type RegisterPostBody = {
   caption?: string;
   media_url?: string;
@@ -432,35 +444,6 @@ export type SetHomeRegionResult = {
   grid_version: string;
 };
 
-export type DevTokenResult = {
-  token: string;
-  profile_id: string;
-  expires_in: number;
-};
-
-export type HealthzResult = {
-  status: 'ok';
-};
-
-export type ListFlagsResult = {
-  flags: Flag[];
-  refresh_bound_ms: number;
-};
-
-export type ReadyzResult = {
-  status: 'ready' | 'draining' | 'unavailable';
-  checks: {
-    [key: string]: 'ok' | 'degraded' | 'down';
-  };
-  detail?: string;
-};
-
-export type SetFlagBody = {
-  enabled: boolean;
-};
-
-export type SetFlagResult = Flag;
-
 export type TakedownResult = {
   /** A 64-bit ID as a canonical decimal string */
   post_id: string;
@@ -472,37 +455,77 @@ export type TakedownResult = {
   }[];
 };
 
+export type ListFlagsResult = {
+  flags: Flag[];
+  refresh_bound_ms: number;
+};
+
+export type SetFlagBody = {
+  enabled: boolean;
+};
+
+export type SetFlagResult = Flag;
+
+export type DevTokenResult = {
+  token: string;
+  profile_id: string;
+  expires_in: number;
+};
+
 /** Per operation: the types of its parts and of its answer. */
 export interface Operations {
-  acceptInvite: {
-    params: { post_id: string };
+  healthz: {
+    params: Record<string, never>;
     query: never;
     body: never;
-    result: AcceptInviteResult;
+    result: HealthzResult;
     status: 200;
     conditionalGet: false;
   };
-  archivePost: {
-    params: { post_id: string };
+  readyz: {
+    params: Record<string, never>;
     query: never;
     body: never;
-    result: ArchivePostResult;
+    result: ReadyzResult;
     status: 200;
     conditionalGet: false;
   };
-  blockAuthor: {
-    params: { profile_id: string };
+  metrics: {
+    params: Record<string, never>;
     query: never;
     body: never;
-    result: BlockAuthorResult;
+    result: string;
     status: 200;
     conditionalGet: false;
   };
-  unblockAuthor: {
-    params: { profile_id: string };
+  openapi: {
+    params: Record<string, never>;
     query: never;
     body: never;
-    result: UnblockAuthorResult;
+    result: string;
+    status: 200;
+    conditionalGet: false;
+  };
+  docs: {
+    params: Record<string, never>;
+    query: never;
+    body: never;
+    result: string;
+    status: 200;
+    conditionalGet: false;
+  };
+  docsAsset: {
+    params: {
+      asset:
+        | 'swagger-ui.css'
+        | 'swagger-ui-bundle.js'
+        | 'swagger-ui-standalone-preset.js'
+        | 'favicon-32x32.png'
+        | 'init.js';
+    };
+    query: never;
+    body: never;
+    result: string;
     status: 200;
     conditionalGet: false;
   };
@@ -514,22 +537,6 @@ export interface Operations {
     status: 201;
     conditionalGet: false;
   };
-  declineInvite: {
-    params: { post_id: string };
-    query: never;
-    body: never;
-    result: DeclineInviteResult;
-    status: 200;
-    conditionalGet: false;
-  };
-  deletePost: {
-    params: { post_id: string };
-    query: never;
-    body: never;
-    result: DeletePostResult;
-    status: 200;
-    conditionalGet: false;
-  };
   getPost: {
     params: { post_id: string };
     query: never;
@@ -538,59 +545,11 @@ export interface Operations {
     status: 200;
     conditionalGet: false;
   };
-  listArchive: {
-    params: Record<string, never>;
-    query: ListArchiveQuery;
-    body: never;
-    result: ListArchiveResult;
-    status: 200;
-    conditionalGet: false;
-  };
-  listInvites: {
-    params: Record<string, never>;
-    query: never;
-    body: never;
-    result: ListInvitesResult;
-    status: 200;
-    conditionalGet: false;
-  };
-  listMedia: {
-    params: { profile_id: string };
-    query: ListMediaQuery;
-    body: never;
-    result: ListMediaResult;
-    status: 200;
-    conditionalGet: false;
-  };
-  removeCollaborator: {
-    params: { post_id: string; profile_id: string };
-    query: never;
-    body: never;
-    result: RemoveCollaboratorResult;
-    status: 200;
-    conditionalGet: false;
-  };
-  unarchivePost: {
+  deletePost: {
     params: { post_id: string };
     query: never;
-    body: UnarchivePostBody;
-    result: UnarchivePostResult;
-    status: 200;
-    conditionalGet: false;
-  };
-  getOrder: {
-    params: Record<string, never>;
-    query: never;
     body: never;
-    result: GetOrderResult;
-    status: 200;
-    conditionalGet: true;
-  };
-  patchOrder: {
-    params: Record<string, never>;
-    query: never;
-    body: PatchOrderBody;
-    result: PatchOrderResult;
+    result: DeletePostResult;
     status: 200;
     conditionalGet: false;
   };
@@ -610,11 +569,11 @@ export interface Operations {
     status: 200;
     conditionalGet: true;
   };
-  resetGrid: {
-    params: Record<string, never>;
-    query: never;
+  readChanges: {
+    params: { profile_id: string };
+    query: ReadChangesQuery;
     body: never;
-    result: ResetGridResult;
+    result: ReadChangesResult;
     status: 200;
     conditionalGet: false;
   };
@@ -626,6 +585,14 @@ export interface Operations {
     status: 200;
     conditionalGet: false;
   };
+  resetGrid: {
+    params: Record<string, never>;
+    query: never;
+    body: never;
+    result: ResetGridResult;
+    status: 200;
+    conditionalGet: false;
+  };
   undoMove: {
     params: { move_id: string };
     query: never;
@@ -634,11 +601,99 @@ export interface Operations {
     status: 200;
     conditionalGet: false;
   };
-  readChanges: {
-    params: { profile_id: string };
-    query: ReadChangesQuery;
+  getOrder: {
+    params: Record<string, never>;
+    query: never;
     body: never;
-    result: ReadChangesResult;
+    result: GetOrderResult;
+    status: 200;
+    conditionalGet: true;
+  };
+  patchOrder: {
+    params: Record<string, never>;
+    query: never;
+    body: PatchOrderBody;
+    result: PatchOrderResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  archivePost: {
+    params: { post_id: string };
+    query: never;
+    body: never;
+    result: ArchivePostResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  unarchivePost: {
+    params: { post_id: string };
+    query: never;
+    body: UnarchivePostBody;
+    result: UnarchivePostResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  removeCollaborator: {
+    params: { post_id: string; profile_id: string };
+    query: never;
+    body: never;
+    result: RemoveCollaboratorResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  listArchive: {
+    params: Record<string, never>;
+    query: ListArchiveQuery;
+    body: never;
+    result: ListArchiveResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  listInvites: {
+    params: Record<string, never>;
+    query: never;
+    body: never;
+    result: ListInvitesResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  acceptInvite: {
+    params: { post_id: string };
+    query: never;
+    body: never;
+    result: AcceptInviteResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  declineInvite: {
+    params: { post_id: string };
+    query: never;
+    body: never;
+    result: DeclineInviteResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  blockAuthor: {
+    params: { profile_id: string };
+    query: never;
+    body: never;
+    result: BlockAuthorResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  unblockAuthor: {
+    params: { profile_id: string };
+    query: never;
+    body: never;
+    result: UnblockAuthorResult;
+    status: 200;
+    conditionalGet: false;
+  };
+  listMedia: {
+    params: { profile_id: string };
+    query: ListMediaQuery;
+    body: never;
+    result: ListMediaResult;
     status: 200;
     conditionalGet: false;
   };
@@ -666,42 +721,11 @@ export interface Operations {
     status: 200;
     conditionalGet: false;
   };
-  devToken: {
-    params: Record<string, never>;
+  takedown: {
+    params: { post_id: string };
     query: never;
     body: never;
-    result: DevTokenResult;
-    status: 200;
-    conditionalGet: false;
-  };
-  docs: {
-    params: Record<string, never>;
-    query: never;
-    body: never;
-    result: string;
-    status: 200;
-    conditionalGet: false;
-  };
-  docsAsset: {
-    params: {
-      asset:
-        | 'swagger-ui.css'
-        | 'swagger-ui-bundle.js'
-        | 'swagger-ui-standalone-preset.js'
-        | 'favicon-32x32.png'
-        | 'init.js';
-    };
-    query: never;
-    body: never;
-    result: string;
-    status: 200;
-    conditionalGet: false;
-  };
-  healthz: {
-    params: Record<string, never>;
-    query: never;
-    body: never;
-    result: HealthzResult;
+    result: TakedownResult;
     status: 200;
     conditionalGet: false;
   };
@@ -713,30 +737,6 @@ export interface Operations {
     status: 200;
     conditionalGet: false;
   };
-  metrics: {
-    params: Record<string, never>;
-    query: never;
-    body: never;
-    result: string;
-    status: 200;
-    conditionalGet: false;
-  };
-  openapi: {
-    params: Record<string, never>;
-    query: never;
-    body: never;
-    result: string;
-    status: 200;
-    conditionalGet: false;
-  };
-  readyz: {
-    params: Record<string, never>;
-    query: never;
-    body: never;
-    result: ReadyzResult;
-    status: 200;
-    conditionalGet: false;
-  };
   setFlag: {
     params: { name: 'reads.overrides' | 'writes.reorder' };
     query: never;
@@ -745,11 +745,11 @@ export interface Operations {
     status: 200;
     conditionalGet: false;
   };
-  takedown: {
-    params: { post_id: string };
+  devToken: {
+    params: Record<string, never>;
     query: never;
     body: never;
-    result: TakedownResult;
+    result: DevTokenResult;
     status: 200;
     conditionalGet: false;
   };

@@ -1,11 +1,12 @@
 /**
- * Builds the Hono app: one sub-app per resource mounted with `app.route()`, auth on /v1/me/*,
+ * Builds the Hono app: one sub-app per resource mounted with `app.route()` (each route registered
+ * from its definition in api/, so the app's OpenAPI document is theirs), auth on /v1/me/*,
  * a body size limit on every route that takes a body, and the single problem+json error mapping.
  * Every request, the hot first grid page included, goes through the same middleware to its
  * route. No I/O happens here; the caller passes the wired service (src/main.ts, or a
  * test).
  */
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency/idempotency.js';
 import { requireProfile, type TokenRules } from './auth.js';
@@ -100,8 +101,8 @@ const forwardingOf = (config: Config): { regions?: RegionForwarding } => {
   return { regions: { policy, peers, timeoutMs } };
 };
 
-export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
   app.onError(onError(deps.log, answeredByDeadline));
   const logger = requestLogger(deps.logger ?? silentLogger);
   app.use('*', observe(logger)); // first: it sees every final answer
@@ -131,21 +132,18 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const operator = deps.surface !== 'api';
   app.route('/', healthRoutes(deps.readiness));
   if (operator) app.route('/', metricsRoutes(registry));
-  app.route(
-    '/',
-    docsRoutes({ page: operator, devTokens: operator && deps.devTokens !== undefined }),
-  );
+  app.route('/', docsRoutes(app, { page: operator }));
   const { service, idempotency } = deps;
-  app.route('/v1', postsRoutes(service, idempotency));
-  app.route('/v1', gridRoutes(service, idempotency));
-  app.route('/v1', changesRoutes(service));
-  app.route('/v1', gridFeatureRoutes(service, idempotency));
-  app.route('/v1', postFeatureRoutes(service, idempotency));
-  app.route('/v1', inboxRoutes(service, idempotency));
-  app.route('/v1', mediaRoutes(service));
-  app.route('/v1', profilePostsRoutes(service));
-  app.route('/v1', homeRegionRoutes(service));
-  app.route('/v1', adminRoutes(service, deps.adminToken, idempotency));
+  app.route('/', postsRoutes(service, idempotency));
+  app.route('/', gridRoutes(service, idempotency));
+  app.route('/', changesRoutes(service));
+  app.route('/', gridFeatureRoutes(service, idempotency));
+  app.route('/', postFeatureRoutes(service, idempotency));
+  app.route('/', inboxRoutes(service, idempotency));
+  app.route('/', mediaRoutes(service));
+  app.route('/', profilePostsRoutes(service));
+  app.route('/', homeRegionRoutes(service));
+  app.route('/', adminRoutes(service, deps.adminToken, idempotency));
   if (operator && deps.editorRoot) app.route('/', editorRoutes(deps.editorRoot));
   if (operator && deps.devTokens) app.route('/', devTokenRoutes(deps.jwtSecret, deps.devTokens));
   return app;

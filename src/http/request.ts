@@ -1,4 +1,4 @@
-/** Reading and validating request input (JSON bodies, query strings) against zod schemas. */
+/** Reading and validating JSON bodies against zod schemas (api/route.ts: why here). */
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { DomainError } from '../domain/errors.js';
@@ -34,7 +34,3 @@ export const bodyTextOf = (c: Context): Promise<string> => {
   const read = (c as Context<AppEnv>).get('bodyText');
   return read !== undefined ? Promise.resolve(read) : c.req.text();
 };
-
-/** Parses the query string (single-valued parameters). */
-export const readQuery = <S extends z.ZodType>(c: Context, schema: S): z.output<S> =>
-  parseInput(schema, c.req.query(), 'query');

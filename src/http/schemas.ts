@@ -55,7 +55,7 @@ export const pageLimit = (max: number, dflt: number) =>
     .pipe(z.number().int().min(1).max(max))
     .optional()
     .transform((v) => v ?? dflt)
-    // The OpenAPI document (openapi/document.ts) shows the bounded integer it is on the wire.
+    // The OpenAPI document (api/document.ts) shows the bounded integer it is on the wire.
     .meta({ type: 'integer', minimum: 1, maximum: max, default: dflt });
 
 export const GridQuery = z.strictObject({
@@ -80,6 +80,15 @@ export function parseInput<S extends z.ZodType>(
   return parsed.data;
 }
 
-/** Parses a path parameter ID (400 on anything but a positive 64-bit decimal). */
-export const parseIdParam = (value: string | undefined, name: string): bigint =>
-  parseInput(IdString, value ?? '', `path parameter ${name}`);
+/**
+ * zod-openapi's hook on a route's path parameters and query (api/route.ts `serve`): a failure is
+ * the 400 parseInput throws. Here, not in api/: every validated request runs it.
+ */
+export function inputHook(r: { success: boolean; error?: z.ZodError; target: string }): void {
+  if (!r.success) {
+    const what = r.target === 'param' ? 'path parameters' : r.target;
+    throw new DomainError('invalid_request', `invalid ${what}`, {
+      errors: zodIssues(r.error!),
+    });
+  }
+}

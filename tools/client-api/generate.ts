@@ -1,12 +1,14 @@
 /**
- * Renders client/src/api.gen.ts from the server's OpenAPI document (src/http/api/document.ts, the
- * development server's: every route): the route table the client needs at run time (method,
+ * Renders client/src/api.gen.ts from the server's OpenAPI document (src/http/api/document.ts, of
+ * the development server's app: every route): the route table the client needs at run time (method,
  * path, auth, Idempotency-Key) and, per operation, the types of its path parameters, query, body
  * and result, plus every problem code. The client package then carries plain types and no import
  * of the server or of zod; test/unit/client/api-gen.test.ts fails when the file is stale and
  * checks the types against the route definitions' zod schemas.
  */
 import { buildDocument } from '../../src/http/api/document.js';
+import { createApp } from '../../src/http/app.js';
+import type { GridService } from '../../src/service/grid-service.js';
 import { toTs, type JsonSchema } from './json-schema-ts.js';
 
 export const CLIENT_API_FILE = 'client/src/api.gen.ts';
@@ -18,6 +20,22 @@ const HEADER = `/**
  */`;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * An app with every route (the development server's, /dev/token included) that is never called:
+ * its handlers and their service are only registered, so a stand-in service does.
+ */
+export const serverApp = ({ devTokens = true } = {}) =>
+  createApp({
+    service: {} as GridService,
+    jwtSecret: 'not used',
+    bodyLimitBytes: 1,
+    readiness: () => Promise.reject(new Error('not used')),
+    ...(devTokens ? { devTokens: { profileId: 1n, ttlS: 1 } } : {}),
+  });
+
+/** The document of serverApp. */
+export const serverDocument = (): Json => buildDocument(serverApp());
 
 const AUTH: Record<string, string> = {
   bearerAuth: 'user',
@@ -38,7 +56,7 @@ function operationsOf(doc: Json) {
 }
 
 export function renderClientApiSource(): string {
-  const doc = buildDocument({ devTokens: true });
+  const doc = serverDocument();
   const ops = operationsOf(doc);
   const codes = new Set<string>();
   for (const { op } of ops)

@@ -1,47 +1,17 @@
 /**
- * The OpenAPI 3.1 document, built by @hono/zod-openapi from the route definitions (grid.ts,
- * posts.ts, changes.ts, service.ts, operations.ts) with the request schemas the routes parse with,
- * plus a HEAD beside every GET (Hono answers HEAD with the GET route, without the body).
+ * The OpenAPI 3.1 document of an app, built by @hono/zod-openapi from the definitions its routes
+ * were registered with (api/route.ts `serve`): the routes it mounts and no others, plus a HEAD
+ * beside every GET (Hono answers HEAD with the GET route, without the body).
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { version } from '../../obs/build-info.js';
+import type { AppEnv } from '../env.js';
 import { components } from './document-parts.js';
-import * as changes from './ops-changes.js';
-import * as grid from './ops-grid.js';
-import * as operations from './ops-ops.js';
-import * as posts from './ops-posts.js';
-import * as service from './ops-service.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** Every route definition by operationId, in the document's order. */
-export const routes = {
-  ...pick(posts),
-  ...pick(grid),
-  ...pick(changes),
-  ...pick(service),
-  ...pick(operations),
-};
-
-/**
- * A module's route definitions by name. Sorted: a module namespace lists its exports sorted under
- * Node but in source order under vitest's transform, and the document (so the client) must not
- * depend on which.
- */
-function pick<M extends Record<string, unknown>>(m: M) {
-  type Routes = { [K in keyof M as M[K] extends { responses: object } ? K : never]: M[K] };
-  const defined = Object.entries(m).filter(
-    ([, v]) => typeof v === 'object' && v && 'responses' in v,
-  );
-  return Object.fromEntries(defined.sort(([a], [b]) => (a < b ? -1 : 1))) as Routes;
-}
-
-/** `devTokens`: the server mounts POST /dev/token (development only), so the document lists it. */
-export function buildDocument({ devTokens = false }: { readonly devTokens?: boolean } = {}): Json {
-  const app = new OpenAPIHono();
-  for (const [operationId, route] of Object.entries(routes))
-    if (operationId !== 'devToken' || devTokens)
-      app.openAPIRegistry.registerPath({ ...route, operationId });
+/** Call once per app: it adds the shared components to the app's registry. */
+export function buildDocument(app: OpenAPIHono<AppEnv>): Json {
   for (const [kind, entries] of Object.entries(components))
     for (const [name, c] of Object.entries(entries))
       app.openAPIRegistry.registerComponent(kind as 'headers', name, c as never);

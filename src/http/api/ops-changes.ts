@@ -47,7 +47,7 @@ export const ChangesJson = z.object({
 
 const P = '4212987700266891264';
 
-export const readChanges = route({
+export const readChanges = route('readChanges', {
   method: 'get',
   path: '/v1/profiles/{profile_id}/grid/changes',
   tags: ['grid'],

@@ -28,7 +28,7 @@ const A = '4212987700266891264';
 const B = '4212987700602435584';
 const C = '4212987700686321664';
 
-export const move = route({
+export const move = route('move', {
   method: 'post',
   path: '/v1/me/grid/moves',
   tags: ['grid'],
@@ -57,7 +57,7 @@ export const move = route({
   ],
 });
 
-export const undoMove = route({
+export const undoMove = route('undoMove', {
   method: 'post',
   path: '/v1/me/grid/moves/{move_id}/undo',
   tags: ['grid'],
@@ -81,7 +81,7 @@ export const undoMove = route({
   ],
 });
 
-export const readGrid = route({
+export const readGrid = route('readGrid', {
   method: 'get',
   path: '/v1/profiles/{profile_id}/grid',
   tags: ['grid'],
@@ -109,7 +109,7 @@ export const readGrid = route({
   problems: ['bad_cursor', 'contention'],
 });
 
-export const setPins = route({
+export const setPins = route('setPins', {
   method: 'put',
   path: '/v1/me/grid/pins',
   tags: ['grid'],
@@ -121,7 +121,7 @@ export const setPins = route({
   problems: ['post_not_on_grid', 'key_space_exhausted', 'contention'],
 });
 
-export const resetGrid = route({
+export const resetGrid = route('resetGrid', {
   method: 'post',
   path: '/v1/me/grid/reset',
   tags: ['grid'],
@@ -137,7 +137,7 @@ export const resetGrid = route({
   problems: ['contention', 'feature_disabled'],
 });
 
-export const getOrder = route({
+export const getOrder = route('getOrder', {
   method: 'get',
   path: '/v1/me/grid/order',
   tags: ['order'],
@@ -158,7 +158,7 @@ export const getOrder = route({
   problems: ['feature_disabled'],
 });
 
-export const patchOrder = route({
+export const patchOrder = route('patchOrder', {
   method: 'patch',
   path: '/v1/me/grid/order',
   tags: ['order'],

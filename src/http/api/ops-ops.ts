@@ -1,7 +1,6 @@
 /** The moderation, flag, probe and documentation routes (routes/admin, flags, health, metrics, docs). */
 import { z } from '@hono/zod-openapi';
 import { FLAG_NAMES } from '../../service/flags.js';
-import { FlagBody } from '../routes/flags.js';
 import { IdString } from '../schemas.js';
 import { DOCS_ASSETS } from './docs-assets.js';
 import {
@@ -17,7 +16,8 @@ import { admin, file, idempotencyKey, json, ok, route } from './route.js';
 const POST = '4212987700602435584';
 const operations = ['operations'];
 
-export const takedown = route({
+export const FlagBody = z.strictObject({ enabled: z.boolean() });
+export const takedown = route('takedown', {
   method: 'post',
   path: '/v1/admin/posts/{post_id}/takedown',
   tags: ['admin'],
@@ -34,7 +34,7 @@ export const takedown = route({
   problems: ['post_not_found', 'contention'],
 });
 
-export const listFlags = route({
+export const listFlags = route('listFlags', {
   method: 'get',
   path: '/v1/admin/flags',
   tags: ['admin'],
@@ -49,7 +49,7 @@ export const listFlags = route({
   problems: [],
 });
 
-export const setFlag = route({
+export const setFlag = route('setFlag', {
   method: 'put',
   path: '/v1/admin/flags/{name}',
   tags: ['admin'],
@@ -69,7 +69,7 @@ export const setFlag = route({
   problems: ['flag_not_found'],
 });
 
-export const devToken = route({
+export const devToken = route('devToken', {
   method: 'post',
   path: '/dev/token',
   tags: operations,
@@ -87,7 +87,7 @@ export const devToken = route({
   problems: [],
 });
 
-export const healthz = route({
+export const healthz = route('healthz', {
   method: 'get',
   path: '/healthz',
   tags: operations,
@@ -98,7 +98,7 @@ export const healthz = route({
 });
 
 const ready = { status: 'ready', checks: { cassandra: 'ok', redis: 'ok' } };
-export const readyz = route({
+export const readyz = route('readyz', {
   method: 'get',
   path: '/readyz',
   tags: operations,
@@ -117,7 +117,7 @@ export const readyz = route({
   problems: [],
 });
 
-export const metrics = route({
+export const metrics = route('metrics', {
   method: 'get',
   path: '/metrics',
   tags: operations,
@@ -127,7 +127,7 @@ export const metrics = route({
   problems: [],
 });
 
-export const openapi = route({
+export const openapi = route('openapi', {
   method: 'get',
   path: '/openapi.json',
   tags: operations,
@@ -137,7 +137,7 @@ export const openapi = route({
   problems: [],
 });
 
-export const docs = route({
+export const docs = route('docs', {
   method: 'get',
   path: '/docs',
   tags: operations,
@@ -147,7 +147,7 @@ export const docs = route({
   problems: [],
 });
 
-export const docsAsset = route({
+export const docsAsset = route('docsAsset', {
   method: 'get',
   path: '/docs/{asset}',
   tags: operations,

@@ -29,7 +29,7 @@ const version = (v: string) => ({
 const postId = { params: z.object({ post_id: IdString }) };
 const profileId = { params: z.object({ profile_id: IdString }) };
 
-export const createPost = route({
+export const createPost = route('createPost', {
   method: 'post',
   path: '/v1/me/posts',
   tags: ['posts'],
@@ -49,7 +49,7 @@ export const createPost = route({
   problems: ['contention'],
 });
 
-export const getPost = route({
+export const getPost = route('getPost', {
   method: 'get',
   path: '/v1/posts/{post_id}',
   tags: ['posts'],
@@ -62,7 +62,7 @@ export const getPost = route({
   problems: ['unauthorized', 'post_not_found'],
 });
 
-export const deletePost = route({
+export const deletePost = route('deletePost', {
   method: 'delete',
   path: '/v1/me/posts/{post_id}',
   tags: ['posts'],
@@ -76,7 +76,7 @@ export const deletePost = route({
   problems: ['forbidden', 'post_not_found', 'contention'],
 });
 
-export const archivePost = route({
+export const archivePost = route('archivePost', {
   method: 'post',
   path: '/v1/me/posts/{post_id}/archive',
   tags: ['posts'],
@@ -90,7 +90,7 @@ export const archivePost = route({
   problems: ['post_not_found', 'post_not_on_grid', 'contention'],
 });
 
-export const unarchivePost = route({
+export const unarchivePost = route('unarchivePost', {
   method: 'post',
   path: '/v1/me/posts/{post_id}/unarchive',
   tags: ['posts'],
@@ -104,7 +104,7 @@ export const unarchivePost = route({
   problems: ['post_not_found', 'post_not_on_grid', 'contention'],
 });
 
-export const removeCollaborator = route({
+export const removeCollaborator = route('removeCollaborator', {
   method: 'delete',
   path: '/v1/me/posts/{post_id}/collaborators/{profile_id}',
   tags: ['posts'],
@@ -117,7 +117,7 @@ export const removeCollaborator = route({
   problems: ['forbidden', 'post_not_found', 'post_not_on_grid', 'contention'],
 });
 
-export const listArchive = route({
+export const listArchive = route('listArchive', {
   method: 'get',
   path: '/v1/me/archive',
   tags: ['profile'],
@@ -134,7 +134,7 @@ export const listArchive = route({
   problems: [],
 });
 
-export const listInvites = route({
+export const listInvites = route('listInvites', {
   method: 'get',
   path: '/v1/me/invites',
   tags: ['profile'],
@@ -148,7 +148,7 @@ export const listInvites = route({
   problems: [],
 });
 
-export const acceptInvite = route({
+export const acceptInvite = route('acceptInvite', {
   method: 'post',
   path: '/v1/me/invites/{post_id}/accept',
   tags: ['profile'],
@@ -160,7 +160,7 @@ export const acceptInvite = route({
   problems: ['post_not_found', 'post_not_on_grid', 'conflict', 'contention'],
 });
 
-export const declineInvite = route({
+export const declineInvite = route('declineInvite', {
   method: 'post',
   path: '/v1/me/invites/{post_id}/decline',
   tags: ['profile'],
@@ -173,7 +173,7 @@ export const declineInvite = route({
   problems: ['post_not_found', 'contention'],
 });
 
-export const blockAuthor = route({
+export const blockAuthor = route('blockAuthor', {
   method: 'put',
   path: '/v1/me/blocks/{profile_id}',
   tags: ['profile'],
@@ -189,7 +189,7 @@ export const blockAuthor = route({
   problems: [],
 });
 
-export const unblockAuthor = route({
+export const unblockAuthor = route('unblockAuthor', {
   method: 'delete',
   path: '/v1/me/blocks/{profile_id}',
   tags: ['profile'],
@@ -201,7 +201,7 @@ export const unblockAuthor = route({
   problems: [],
 });
 
-export const listMedia = route({
+export const listMedia = route('listMedia', {
   method: 'get',
   path: '/v1/profiles/{profile_id}/media',
   tags: ['posts'],

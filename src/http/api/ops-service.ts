@@ -19,7 +19,7 @@ const registered = {
   grid_version: '7',
 };
 
-export const registerPost = route({
+export const registerPost = route('registerPost', {
   method: 'put',
   path: '/v1/profiles/{profile_id}/posts/{post_id}',
   tags: ['service'],
@@ -42,7 +42,7 @@ export const registerPost = route({
   problems: ['conflict', 'post_removed', 'contention', 'wrong_region'],
 });
 
-export const unregisterPost = route({
+export const unregisterPost = route('unregisterPost', {
   method: 'delete',
   path: '/v1/profiles/{profile_id}/posts/{post_id}',
   tags: ['service'],
@@ -57,7 +57,7 @@ export const unregisterPost = route({
   problems: ['conflict', 'contention', 'wrong_region'],
 });
 
-export const setHomeRegion = route({
+export const setHomeRegion = route('setHomeRegion', {
   method: 'put',
   path: '/v1/profiles/{profile_id}/home-region',
   tags: ['service'],

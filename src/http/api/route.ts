@@ -1,11 +1,20 @@
 /**
  * What every route definition shares: refs to the document's components (api/document-parts.ts),
- * the JSON body and answer shorthands, and `route`, which adds the problems a route of its kind
+ * the JSON body and answer shorthands, `route`, which adds the problems a route of its kind
  * can answer (400 for input, 401/403 for auth, 413 for a body, 409/422 for Idempotency-Key, 503s
- * on /v1) to its own, one response per status.
+ * on /v1) to its own, one response per status, and `serve`, which registers a route's handler
+ * from its definition.
  */
-import { createRoute, type RouteConfig, type z } from '@hono/zod-openapi';
+import {
+  createRoute,
+  type OpenAPIHono,
+  type RouteConfig,
+  type RouteHandler,
+  type z,
+} from '@hono/zod-openapi';
+import type { AppEnv } from '../env.js';
 import { PROBLEM_BASE, problemTitle, statusOf } from '../problem.js';
+import { inputHook } from '../schemas.js';
 import { components } from './document-parts.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import { ProblemJson } from './responses.js';
@@ -84,10 +93,14 @@ export function problemsOf(r: Spec): ProblemCode[] {
 }
 
 /**
- * A route definition with its problem responses and, on an idempotent write, `Idempotent-Replayed`;
- * typed as given (tools/client-api and its test read the request and answer schemas off it).
+ * The definition of operation `operationId` with its problem responses and, on an idempotent
+ * write, `Idempotent-Replayed`; typed as given (test/unit/client/api-gen.test.ts reads the request
+ * and answer schemas off it).
  */
-export function route<R extends Spec>(r: R): Omit<R, 'problems' | 'invalidRequest'> {
+export function route<Id extends string, R extends Spec>(
+  operationId: Id,
+  r: R,
+): Omit<R, 'problems' | 'invalidRequest'> & { operationId: Id } {
   const { problems: _p, invalidRequest: _i, ...config } = r;
   const responses: Record<string, Json> = { ...(config.responses as Record<string, Json>) };
   if (r.parameters?.includes(idempotencyKey)) {
@@ -106,7 +119,29 @@ export function route<R extends Spec>(r: R): Omit<R, 'problems' | 'invalidReques
     description: 'any other problem (RFC 9457)',
     content: { 'application/problem+json': { schema: ProblemJson } },
   };
-  return createRoute({ ...config, responses } as RouteConfig) as unknown as R;
+  return createRoute({ ...config, operationId, responses } as RouteConfig) as never;
+}
+
+/**
+ * Registers `handler` as route `r` of `app`: documented as defined, its path parameters and query
+ * validated by zod-openapi (a failure is schemas.ts's 400, through problem.ts). Not its body: the
+ * handler reads that with readBody (request.ts) off the copy body-limit.ts buffered, where the
+ * validator's `c.req.json()` would find nothing behind the Node adapter. `validate: false`: the
+ * handler answers a parameter itself (an unknown flag or asset is a 404, not a 400).
+ */
+export function serve<R extends RouteConfig>(
+  app: OpenAPIHono<AppEnv>,
+  r: R,
+  handler: (c: Parameters<RouteHandler<R, AppEnv>>[0]) => Response | Promise<Response>,
+  { validate = true } = {},
+): void {
+  app.openAPIRegistry.registerPath(r);
+  const { body: _body, ...input } = r.request ?? {};
+  app.openapi(
+    { ...r, request: validate ? input : {}, hide: true },
+    handler as never,
+    inputHook as never,
+  );
 }
 
 /** One response per status, its `code` and `type` limited to the codes that status carries. */

@@ -1,21 +1,22 @@
 /**
- * Moderation, authorised by ADMIN_TOKEN (a bearer token of its own, never a user JWT):
- *   POST /v1/admin/posts/:post_id/takedown → {post_id, grids: [{profile_id, grid_version}]}
- * Removes the post from every grid it is on, each through the grid's version path. Without a
+ * Moderation, authorised by ADMIN_TOKEN (a bearer token of its own, never a user JWT): a takedown
+ * (api/ops-ops.ts) removes the post from every grid it is on, each through the grid's version path. Without a
  * configured ADMIN_TOKEN every admin request is refused. Accepts Idempotency-Key (scope 0).
  * The operational flags live under /v1/admin/flags (flags.ts), behind the same token.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/errors.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService } from '../../service/idempotency/idempotency.js';
 import { headerOf, type AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
-import { parseIdParam } from '../schemas.js';
 import { versionView } from '../views.js';
 import { flagRoutes } from './flags.js';
+import { takedown } from '../api/ops-ops.js';
 import type { Body, TakedownJson } from '../api/responses.js';
+import { serve } from '../api/route.js';
 
 export function requireAdmin(token: string | undefined): MiddlewareHandler<AppEnv> {
   const expected = token ? Buffer.from(token) : undefined;
@@ -35,11 +36,11 @@ export function adminRoutes(
   adminToken: string | undefined,
   idem?: IdempotencyService,
 ) {
-  const app = new Hono<AppEnv>();
-  app.use('/admin/*', requireAdmin(adminToken));
+  const app = new OpenAPIHono<AppEnv>();
+  app.use('/v1/admin/*', requireAdmin(adminToken));
 
-  app.post('/admin/posts/:post_id/takedown', async (c) => {
-    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+  serve(app, takedown, async (c) => {
+    const postId = c.req.valid('param').post_id;
     // No grid anchors the key: a takedown is idempotent by itself (re-running it skips done grids).
     return idempotentWrite(c, idem, { scope: 0n }, async () => {
       const out = await features.takedown(postId);

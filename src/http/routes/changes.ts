@@ -1,30 +1,26 @@
 /**
- * The catch-up route (docs/http-api.md "Changes"): what changed on a grid since a version, from
- * its change log (service/changes/changes.ts), readable by whoever may read the grid.
- *   GET /v1/profiles/:profile_id/grid/changes?after_version=N&limit=L
- *     → {changes: [{version, generation, at, kind, post_ids}], grid_version, next_after_version?}
- *     → 410 history_gone {grid_version} when the log no longer reaches back to N
- * The grid's owner (its profile's token) and the platform's own services (a service token: the
+ * The catch-up route (docs/http-api.md "Changes"; api/ops-changes.ts): what changed on a grid
+ * since a version, from its change log (service/changes/changes.ts), readable by whoever may read
+ * the grid; 410 history_gone when the log no longer reaches back that far. The grid's owner (its profile's token) and the platform's own services (a service token: the
  * stream's consumers repairing from here) read the records as the stream carries them; anyone
  * else reads their public form (domain/change-visibility.ts): one record per version all the
  * same, so paging, 410 and the versions are the same for everyone.
  */
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { publicChange } from '../../domain/change-visibility.js';
 import { DomainError } from '../../domain/errors.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { AppEnv } from '../env.js';
-import { readQuery } from '../request.js';
-import { parseIdParam } from '../schemas.js';
-import { ChangesQuery, type ChangesJson } from '../api/ops-changes.js';
+import { readChanges, type ChangesJson } from '../api/ops-changes.js';
 import type { Body } from '../api/responses.js';
+import { serve } from '../api/route.js';
 
 export function changesRoutes(service: GridService) {
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>();
 
-  app.get('/profiles/:profile_id/grid/changes', async (c) => {
-    const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
-    const q = readQuery(c, ChangesQuery);
+  serve(app, readChanges, async (c) => {
+    const profileId = c.req.valid('param').profile_id;
+    const q = c.req.valid('query');
     const { gridVersion, page } = await service.changes.after(profileId, q.after_version, q.limit);
     if (page.kind === 'gone') {
       throw new DomainError('history_gone', 'the change log no longer reaches back that far', {

@@ -1,13 +1,14 @@
 /**
- * Development sign-in for the web editor:
- *   POST /dev/token → {token, profile_id, expires_in}   (a token for the demo profile)
- * Mounted only when the JWT secret was generated for this run (no AUTH_JWT_SECRET configured,
+ * Development sign-in for the web editor (api/ops-ops.ts `devToken`): a token for the demo
+ * profile. Mounted only when the JWT secret was generated for this run (no AUTH_JWT_SECRET configured,
  * never in production: src/bootstrap.ts), so a deployment with real secrets has no such route.
  * The token is the same one `npm start` prints; the editor just saves the copy-paste.
  */
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { issueToken } from '../auth.js';
 import type { AppEnv } from '../env.js';
+import { devToken } from '../api/ops-ops.js';
+import { serve } from '../api/route.js';
 
 export interface DevTokens {
   readonly profileId: bigint;
@@ -15,8 +16,8 @@ export interface DevTokens {
 }
 
 export function devTokenRoutes(secret: string, dev: DevTokens) {
-  const app = new Hono<AppEnv>();
-  app.post('/dev/token', async (c) =>
+  const app = new OpenAPIHono<AppEnv>();
+  serve(app, devToken, async (c) =>
     c.json(
       {
         token: await issueToken(secret, dev.profileId, dev.ttlS),

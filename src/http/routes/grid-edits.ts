@@ -1,24 +1,19 @@
 /**
- * Grid-wide writes on the caller's own grid:
- *   PUT   /v1/me/grid/pins    {post_ids}                → {grid_version, pins}
- *   POST  /v1/me/grid/reset                             → {grid_version, overrides_dropped}
- *   GET   /v1/me/grid/order                             → {post_ids, pinned} + ETag "<gen>.<version>"
- *   PATCH /v1/me/grid/order   If-Match, {post_ids, above?, below?}
- *                                                       → {grid_version, rows_written} + ETag
- *   POST  /v1/me/grid/moves/:move_id/undo                → {grid_version, restored: exact|anchor}
- * Every write accepts Idempotency-Key. The order resource returns nothing but the order, which
- * is why the grid version can be its entity tag (design §5.3).
+ * Grid-wide writes on the caller's own grid (api/ops-grid.ts): pins, reset, undo, and the order
+ * resource. Every write accepts Idempotency-Key. The order resource returns nothing but the
+ * order, which is why the grid version can be its entity tag (design §5.3).
  */
-import { Hono } from 'hono';
-import { DomainError } from '../../domain/errors.js';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { formatEtag, ifNoneMatchMatches } from '../../domain/etag.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
 import { headerOf, type AppEnv } from '../env.js';
-import { MoveIdParam, OrderPatchBody, PinsBody } from '../edit-schemas.js';
+import { OrderPatchBody, PinsBody } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
 import { versionView } from '../views.js';
+import { getOrder, patchOrder, resetGrid, setPins, undoMove } from '../api/ops-grid.js';
+import { serve } from '../api/route.js';
 import type {
   Body,
   OrderJson,
@@ -29,9 +24,9 @@ import type {
 } from '../api/responses.js';
 
 export function gridFeatureRoutes(features: GridService, idem?: IdempotencyService) {
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>();
 
-  app.put('/me/grid/pins', async (c) => {
+  serve(app, setPins, async (c) => {
     const profileId = c.get('profileId');
     const body = await readBody(c, PinsBody);
     const render = (r: unknown, v: bigint): StoredResponse => ({
@@ -52,7 +47,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
     );
   });
 
-  app.post('/me/grid/reset', async (c) => {
+  serve(app, resetGrid, async (c) => {
     const profileId = c.get('profileId');
     const render = (r: unknown, v: bigint): StoredResponse => ({
       status: 200,
@@ -72,12 +67,9 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
     );
   });
 
-  app.post('/me/grid/moves/:move_id/undo', async (c) => {
+  serve(app, undoMove, async (c) => {
     const profileId = c.get('profileId');
-    const moveId = c.req.param('move_id');
-    if (!MoveIdParam.safeParse(moveId).success) {
-      throw new DomainError('invalid_request', 'move_id must be a UUID', { field: 'move_id' });
-    }
+    const moveId = c.req.valid('param').move_id;
     const render = (r: unknown, v: bigint): StoredResponse => ({
       status: 200,
       body: {
@@ -96,7 +88,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
     );
   });
 
-  app.get('/me/grid/order', async (c) => {
+  serve(app, getOrder, async (c) => {
     const order = await features.readOrder(c.get('profileId'));
     const inm = headerOf(c, 'if-none-match');
     if (inm && ifNoneMatchMatches(inm, order)) {
@@ -112,7 +104,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
     });
   });
 
-  app.patch('/me/grid/order', async (c) => {
+  serve(app, patchOrder, async (c) => {
     const profileId = c.get('profileId');
     const ifMatch = headerOf(c, 'if-match');
     const body = await readBody(c, OrderPatchBody);

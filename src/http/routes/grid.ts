@@ -1,36 +1,28 @@
 /**
- * The grid: move one post, read a page.
- *   POST /v1/me/grid/moves                 {post_id, after} → {grid_version, move_id} + ETag
- *   GET  /v1/profiles/:profile_id/grid     ?limit&cursor&min_version
- *        → {items: [{id, caption, media_url, created_at}], next_cursor, grid_version, grid_changed,
- *           post_count?}   (strong ETag; If-None-Match → 304: conditional.ts)
+ * The grid: move one post (api/ops-grid.ts `move`), read a page (`readGrid`; strong ETag,
+ * If-None-Match → 304: conditional.ts).
  *
  * A page is read through one contract (service/read/rendered-read.ts): a cached first page, a
  * 304 and a page read all answer here, through the app's middleware and Hono's response.
  */
-import { Hono, type Context } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { formatEtag } from '../../domain/etag.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
 import { sendRendered } from '../conditional.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
-import { readBody, readQuery } from '../request.js';
-import { GridQuery, MoveBody, parseIdParam } from '../schemas.js';
+import { readBody } from '../request.js';
+import { MoveBody } from '../schemas.js';
 import { renderGridPage, versionView } from '../views.js';
+import { move, readGrid } from '../api/ops-grid.js';
 import type { Body, MovedJson } from '../api/responses.js';
-
-/** The page asked for. */
-function pageQuery(c: Context<AppEnv>) {
-  const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
-  const q = readQuery(c, GridQuery);
-  return { profileId, limit: q.limit, cursor: q.cursor, minVersion: q.min_version };
-}
+import { serve } from '../api/route.js';
 
 export function gridRoutes(service: GridService, idempotency?: IdempotencyService) {
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>();
 
-  app.post('/me/grid/moves', async (c) => {
+  serve(app, move, async (c) => {
     const profileId = c.get('profileId');
     const body = await readBody(c, MoveBody);
     // Every move can be undone: its move_id comes from the request (so a replay repeats it).
@@ -49,8 +41,10 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
     });
   });
 
-  app.get('/profiles/:profile_id/grid', async (c) => {
-    const q = pageQuery(c);
+  serve(app, readGrid, async (c) => {
+    const { profile_id: profileId } = c.req.valid('param');
+    const { limit, cursor, min_version: minVersion } = c.req.valid('query');
+    const q = { profileId, limit, cursor, minVersion };
     return sendRendered(c, await service.pages.read(q, renderGridPage));
   });
 

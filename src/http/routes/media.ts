@@ -1,26 +1,24 @@
 /**
- * The chronological media list (design §7.2), unaffected by any reorder:
- *   GET /v1/profiles/:profile_id/media?since=&until=&before=&limit=
- *       → {data: [post...], paging: {next: "<query for the next page>" | null}}
- * Newest first; only posts the profile's grid holds (an archived post is not among them). `since` (inclusive) / `until` (exclusive) are Unix times in seconds (fractions =
+ * The chronological media list (design §7.2; api/ops-posts.ts `listMedia`), unaffected by any
+ * reorder. Newest first; only posts the profile's grid holds (an archived post is not among them). `since` (inclusive) / `until` (exclusive) are Unix times in seconds (fractions =
  * milliseconds) within the range IDs encode (400 outside); `before` is the last post ID of the
  * previous page. Display order is a separate resource (/grid).
  */
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { GridService } from '../../service/grid-service.js';
 import type { AppEnv } from '../env.js';
-import { MediaQuery, formatUnixSeconds } from '../edit-schemas.js';
-import { readQuery } from '../request.js';
-import { parseIdParam } from '../schemas.js';
+import { formatUnixSeconds } from '../edit-schemas.js';
 import { shownPostView } from '../views.js';
+import { listMedia } from '../api/ops-posts.js';
 import type { Body, MediaPageJson } from '../api/responses.js';
+import { serve } from '../api/route.js';
 
 export function mediaRoutes(features: GridService) {
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>();
 
-  app.get('/profiles/:profile_id/media', async (c) => {
-    const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
-    const q = readQuery(c, MediaQuery);
+  serve(app, listMedia, async (c) => {
+    const profileId = c.req.valid('param').profile_id;
+    const q = c.req.valid('query');
     const page = await features.listMedia({
       profileId,
       sinceMs: q.since,

@@ -1,27 +1,24 @@
 /**
- * Per-post writes on the caller's grid:
- *   POST   /v1/me/posts/:post_id/archive                      → {grid_version}
- *   POST   /v1/me/posts/:post_id/unarchive  {position}        → {grid_version}
- *   DELETE /v1/me/posts/:post_id/collaborators/:profile_id    → {grid_version}  (of that grid)
- * The last one is for the author (remove a collaborator) or the collaborator (leave). Every
- * write accepts Idempotency-Key.
+ * Per-post writes on the caller's grid (api/ops-posts.ts): archive, unarchive, and remove a
+ * collaborator, by the author or by that collaborator (leave). Every write accepts Idempotency-Key.
  */
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService } from '../../service/idempotency/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { UnarchiveBody } from '../edit-schemas.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
-import { parseIdParam } from '../schemas.js';
 import { versionOnly } from '../views.js';
+import { archivePost, removeCollaborator, unarchivePost } from '../api/ops-posts.js';
+import { serve } from '../api/route.js';
 
 export function postFeatureRoutes(features: GridService, idem?: IdempotencyService) {
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>();
 
-  app.post('/me/posts/:post_id/archive', async (c) => {
+  serve(app, archivePost, async (c) => {
     const profileId = c.get('profileId');
-    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+    const postId = c.req.valid('param').post_id;
     return idempotentWrite(
       c,
       idem,
@@ -33,9 +30,9 @@ export function postFeatureRoutes(features: GridService, idem?: IdempotencyServi
     );
   });
 
-  app.post('/me/posts/:post_id/unarchive', async (c) => {
+  serve(app, unarchivePost, async (c) => {
     const profileId = c.get('profileId');
-    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+    const postId = c.req.valid('param').post_id;
     const body = await readBody(c, UnarchiveBody, { emptyAsObject: true });
     return idempotentWrite(
       c,
@@ -48,10 +45,9 @@ export function postFeatureRoutes(features: GridService, idem?: IdempotencyServi
     );
   });
 
-  app.delete('/me/posts/:post_id/collaborators/:profile_id', async (c) => {
+  serve(app, removeCollaborator, async (c) => {
     const actor = c.get('profileId');
-    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
-    const collaborator = parseIdParam(c.req.param('profile_id'), 'profile_id');
+    const { post_id: postId, profile_id: collaborator } = c.req.valid('param');
     // The grid that changes is the collaborator's: the key is recorded there.
     return idempotentWrite(
       c,

@@ -1,28 +1,25 @@
 /**
- * Posts: create (joins the author's grid at the top), read one, delete (leaves the grid).
- *   POST   /v1/me/posts            {caption?, media_url?, collaborators?}
- *                                   → 201 {post, grid_version, not_invited: [{profile_id, reason}]}
- *   GET    /v1/posts/:post_id      → the post as the caller may see it (optional bearer token:
- *                                     service/read/post-view.ts; 404 off every grid but the
- *                                     caller's own archive, like a post that does not exist)
- *   DELETE /v1/me/posts/:post_id   → {grid_version}
+ * Posts (api/ops-posts.ts): create (joins the author's grid at the top), read one as the caller
+ * may see it (optional bearer token: service/read/post-view.ts), delete (leaves the grid).
  */
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { idToDate } from '../../domain/ids.js';
 import type { GridService, NotInvited } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
-import { CreatePostBody, parseIdParam } from '../schemas.js';
+import { CreatePostBody } from '../schemas.js';
 import { postView, shownPostView, versionOnly, versionView } from '../views.js';
 import { viewerProfile } from '../viewer.js';
+import { createPost, deletePost, getPost } from '../api/ops-posts.js';
 import type { Body, CreatedPostJson } from '../api/responses.js';
+import { serve } from '../api/route.js';
 
 export function postsRoutes(service: GridService, idempotency?: IdempotencyService) {
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>();
 
-  app.post('/me/posts', async (c) => {
+  serve(app, createPost, async (c) => {
     const profileId = c.get('profileId');
     const body = await readBody(c, CreatePostBody, { emptyAsObject: true });
     const collaborators = body.collaborators ?? [];
@@ -53,15 +50,15 @@ export function postsRoutes(service: GridService, idempotency?: IdempotencyServi
     });
   });
 
-  app.get('/posts/:post_id', async (c) => {
-    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+  serve(app, getPost, async (c) => {
+    const postId = c.req.valid('param').post_id;
     const shown = await service.readPost(postId, viewerProfile(c.get('viewer')));
     return c.json(shownPostView(shown));
   });
 
-  app.delete('/me/posts/:post_id', async (c) => {
+  serve(app, deletePost, async (c) => {
     const profileId = c.get('profileId');
-    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+    const postId = c.req.valid('param').post_id;
     const spec = { scope: profileId, gridProfileId: profileId, render: versionOnly };
     return idempotentWrite(c, idempotency, spec, async (opts) => {
       // A collaborative post also leaves every collaborator's grid (operations/delete.ts).

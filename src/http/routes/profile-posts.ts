@@ -1,29 +1,25 @@
 /**
- * Service routes: a platform's post service registers and unregisters its own posts, by its own
- * IDs, on a profile's grid (service tokens only, http/service-auth.ts; docs/integration.md).
- *   PUT    /v1/profiles/:profile_id/posts/:post_id  {created_at?, caption?, media_url?, collaborators?}
- *          → 201 {post, grid_version} the first time, 200 (nothing written) when already registered
- *          the same way, 409 when registered with another body
- *   DELETE /v1/profiles/:profile_id/posts/:post_id  → 200 {grid_version}, also when already gone
- * Both are idempotent by their meaning, so they take no Idempotency-Key: a retry after a 503 is
+ * Service routes (api/ops-service.ts): a platform's post service registers and unregisters its
+ * own posts, by its own IDs, on a profile's grid (service tokens only, http/service-auth.ts;
+ * docs/integration.md). Both are idempotent by their meaning, so they take no Idempotency-Key: a retry after a 503 is
  * the same request again.
  */
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { registeredCreatedAt } from '../../domain/ids.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { AppEnv } from '../env.js';
 import { readBody } from '../request.js';
-import { parseIdParam } from '../schemas.js';
 import { RegisterPostBody } from '../service-schemas.js';
 import { postView, versionView } from '../views.js';
 import type { Body, CreatedPostJson, VersionJson } from '../api/responses.js';
+import { serve } from '../api/route.js';
+import { registerPost, unregisterPost } from '../api/ops-service.js';
 
 export function profilePostsRoutes(service: GridService) {
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>();
 
-  app.put('/profiles/:profile_id/posts/:post_id', async (c) => {
-    const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
-    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+  serve(app, registerPost, async (c) => {
+    const { profile_id: profileId, post_id: postId } = c.req.valid('param');
     const body = await readBody(c, RegisterPostBody, { emptyAsObject: true });
     const given = body.created_at === undefined ? undefined : new Date(body.created_at);
     const collaborators = (body.collaborators ?? []).map((s) => BigInt(s));
@@ -46,9 +42,8 @@ export function profilePostsRoutes(service: GridService) {
     return c.json(json satisfies Body<typeof CreatedPostJson>, out.created ? 201 : 200);
   });
 
-  app.delete('/profiles/:profile_id/posts/:post_id', async (c) => {
-    const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
-    const postId = parseIdParam(c.req.param('post_id'), 'post_id');
+  serve(app, unregisterPost, async (c) => {
+    const { profile_id: profileId, post_id: postId } = c.req.valid('param');
     const out = await service.platform.unregister(profileId, postId);
     return c.json({ grid_version: versionView(out.version) } satisfies Body<typeof VersionJson>);
   });

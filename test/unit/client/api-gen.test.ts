@@ -1,6 +1,6 @@
 /**
  * The client package's generated API description (client/src/api.gen.ts) against the server's
- * route definitions (src/http/api, whose OpenAPI document the generator reads): at run time, the
+ * route definitions (src/http/api, whose app's OpenAPI document the generator reads): at run time, the
  * committed file equals a fresh rendering (else `npm run gen:client`) and its route table is the
  * definitions'; at compile time (`npm run typecheck`), every operation's params, query, body and
  * result types agree with the zod schemas the definitions carry, and the problem codes are the
@@ -10,7 +10,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { routes } from '../../../src/http/api/document.js';
+import * as changes from '../../../src/http/api/ops-changes.js';
+import * as grid from '../../../src/http/api/ops-grid.js';
+import * as operations from '../../../src/http/api/ops-ops.js';
+import * as posts from '../../../src/http/api/ops-posts.js';
+import * as service from '../../../src/http/api/ops-service.js';
 import type { ProblemCode as ServerProblemCode } from '../../../src/http/api/route.js';
 import { CLIENT_API_FILE, renderClientApi } from '../../../tools/client-api/generate.js';
 import {
@@ -24,7 +28,15 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** The keys whose check is not `true`: `never` when all pass. */
 type Failing<T> = { [K in keyof T]: T[K] extends true ? never : K }[keyof T];
 
-type Routes = typeof routes;
+/** Every route definition (api/ops-*.ts) by its name, which is its operationId. */
+const modules = { ...changes, ...grid, ...operations, ...posts, ...service };
+type Modules = typeof modules;
+type Routes = {
+  [K in keyof Modules as Modules[K] extends { responses: object } ? K : never]: Modules[K];
+};
+const routes = Object.fromEntries(
+  Object.entries(modules).filter(([, v]) => typeof v === 'object' && v && 'responses' in v),
+) as Routes;
 type ServerId = keyof Routes;
 type SOp<K extends ServerId> = Routes[K];
 type JsonOf<X> = X extends { content: { 'application/json': { schema: infer S } } } ? S : never;
@@ -82,6 +94,7 @@ describe('client/src/api.gen.ts', () => {
   it('has the route table of the route definitions', () => {
     expect([sameOperations, sameProblemCodes, noMismatch]).toEqual([true, true, 'ok']);
     for (const [id, r] of Object.entries(routes)) {
+      expect(r.operationId, id).toBe(id);
       const scheme = Object.keys(r.security[0] ?? {})[0] as keyof typeof AUTH | undefined;
       const parameters: unknown[] = 'parameters' in r ? r.parameters : [];
       expect(ROUTES[id as OperationId], id).toEqual({

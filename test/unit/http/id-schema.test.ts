@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_ID, parseId } from '../../../src/domain/ids.js';
-import { IdString, parseIdParam } from '../../../src/http/schemas.js';
+import { IdString, parseInput } from '../../../src/http/schemas.js';
 
 const SEED = 20260601;
 const acceptsParseId = (s: string) => {
@@ -44,7 +44,7 @@ describe('IdString', () => {
       '',
     ]) {
       expect(IdString.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
-      expect(() => parseIdParam(bad, 'profile_id'), JSON.stringify(bad)).toThrow();
+      expect(() => parseInput(IdString, bad, 'profile_id'), JSON.stringify(bad)).toThrow();
     }
   });
 

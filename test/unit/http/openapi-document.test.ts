@@ -6,20 +6,20 @@
  * HEAD with the GET route, without the body).
  */
 import { describe, expect, it } from 'vitest';
-import { docsRoutes } from '../../../src/http/routes/docs.js';
+import { serverApp } from '../../../tools/client-api/generate.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../src/service/read/read-page.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-async function documentOf(opts: Parameters<typeof docsRoutes>[0]): Promise<Json> {
-  const res = await docsRoutes(opts).request('/openapi.json');
+async function documentOf(opts: Parameters<typeof serverApp>[0]): Promise<Json> {
+  const res = await serverApp(opts).request('/openapi.json');
   expect(res.status).toBe(200);
   return (await res.json()) as Json;
 }
 
 describe('the served document', () => {
   it('lists /dev/token only where the route is mounted', async () => {
-    expect((await documentOf({})).paths['/dev/token']).toBeUndefined();
+    expect((await documentOf({ devTokens: false })).paths['/dev/token']).toBeUndefined();
     expect((await documentOf({ devTokens: true })).paths['/dev/token']?.post).toBeDefined();
   });
 
@@ -49,7 +49,7 @@ describe('the served document', () => {
   });
 
   it('lists HEAD where a GET route serves it: the same statuses and headers, no body', async () => {
-    const app = docsRoutes({});
+    const app = serverApp();
     const head = await app.request('/openapi.json', { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
