@@ -42,8 +42,11 @@ import { NEED_MORE, type Keyed, type PlaceFn, type Slice } from './keys/slice.js
 export type { Keyed, Slice } from './keys/slice.js';
 export { amortizedBound, potential } from './keys/nodes.js';
 
+/** 'placed': the rows to write; `relabelled` counts the other rows whose key changes. */
 export type Placement =
   { kind: 'placed'; writes: Keyed[]; relabelled: number } | { kind: 'need_more' };
+/** Under a row cap also one step of a relabel, without the moved posts: write it, plan again. */
+export type CappedPlacement = Placement | { kind: 'relabel_step'; writes: Keyed[] };
 
 const MAX_CEILING = (1n << 63n) - 1n;
 
@@ -93,13 +96,6 @@ function validate(slice: Slice, postIds: readonly bigint[], ceiling: bigint): vo
     throw new RangeError('postIds must be non-empty and distinct');
   }
 }
-
-export type CappedPlacement =
-  /** The move's last write: the moved posts and every entry whose key changes (`relabelled`). */
-  | { kind: 'placed'; writes: Keyed[]; relabelled: number }
-  /** Part of a relabel, without the moved posts: write it, then plan the move again. */
-  | { kind: 'relabel_step'; writes: Keyed[] }
-  | { kind: 'need_more' };
 
 export const DEFAULT_ROW_CAP = 256;
 
@@ -191,12 +187,29 @@ export function ceilingAbove(slice: Slice, fresh: bigint): bigint {
 
 /**
  * Places `postIds` (ascending: lowest first) at `slice.gap` under a ceiling derived from the
- * freshly issued ID `fresh`. `need_more` means: read a wider slice and call again. When the slice
- * already is the whole grid the engine has nothing wider to ask for, so that answer becomes
- * key_space_exhausted (a caller widening in a loop never loops forever).
+ * freshly issued ID `fresh`, under the row cap `cap` when given (a move: placeCapped). `need_more`
+ * means: read a wider slice and call again. When the slice already is the whole grid the engine
+ * has nothing wider to ask for, so that answer becomes key_space_exhausted (a caller widening in
+ * a loop never loops forever).
  */
-export function placeInSlice(slice: Slice, postIds: readonly bigint[], fresh: bigint): Placement {
-  const placement = placeMany(slice, postIds, ceilingAbove(slice, fresh));
+export function placeInSlice(slice: Slice, postIds: readonly bigint[], fresh: bigint): Placement;
+export function placeInSlice(
+  slice: Slice,
+  postIds: readonly bigint[],
+  fresh: bigint,
+  cap: number | undefined,
+): CappedPlacement;
+export function placeInSlice(
+  slice: Slice,
+  postIds: readonly bigint[],
+  fresh: bigint,
+  cap?: number,
+): CappedPlacement {
+  const ceiling = ceilingAbove(slice, fresh);
+  const placement =
+    cap === undefined
+      ? placeMany(slice, postIds, ceiling)
+      : placeCapped(slice, postIds, ceiling, cap);
   if (placement.kind === 'need_more' && slice.reachesBottom && slice.reachesTop) {
     throw new DomainError('key_space_exhausted', 'no room for a key even across the whole grid');
   }

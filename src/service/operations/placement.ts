@@ -20,7 +20,6 @@
 import { effectiveEntry, mergeGrid, type GridEntry } from '../../domain/merge.js';
 import {
   entryAboveIn,
-  placeCapped,
   placeInSlice,
   sliceAround,
   type Keyed,
@@ -113,10 +112,7 @@ export async function placeInGap(
 ): Promise<GapPlacement> {
   for (let width = INITIAL_SLICE_WIDTH; ; width *= 4) {
     const slice = await readSlice(reader, req, width);
-    const placement =
-      rowCap === undefined
-        ? placeInSlice(slice, postIds, ceiling)
-        : placeCapped(slice, postIds, ceiling, rowCap);
+    const placement = placeInSlice(slice, postIds, ceiling, rowCap);
     if (placement.kind !== 'need_more') return { ...placement, slice };
   }
 }
