@@ -3,7 +3,7 @@
  * src/domain/keys/), the 'adaptive' policy it replaced and the article's window doubling. Each is
  * a PlaceFn handed to placeOne / placeCapped.
  */
-import { placeBounded } from '../../src/domain/keys/relabel-bounded.js';
+import { placeBounded } from '../../src/domain/keys/relabel.js';
 import type { PlaceFn } from '../../src/domain/keys/slice.js';
 import { placeAdaptive } from './relabel-adaptive.js';
 import { placeDoubling } from './relabel-doubling.js';

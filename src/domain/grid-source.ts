@@ -35,7 +35,7 @@ export interface GridReads {
    * The head to page at, never below `minVersion`: the store reads it at LOCAL_QUORUM and
    * escalates to LOCAL_SERIAL when it is below the floor (read-your-writes).
    */
-  head(profileId: bigint, minVersion?: MinVersion, prefetch?: number): Promise<PageHead>;
+  head(profileId: bigint, minVersion?: MinVersion): Promise<PageHead>;
   /**
    * The grid's head from the store now. Read after a page's time-ordered rows: when it shows the
    * same membership as the page's head (`sameMembership`), the rows were exactly that state's.
@@ -43,8 +43,9 @@ export interface GridReads {
   readHead(profileId: bigint, consistency?: ReadConsistency): Promise<GridHead>;
   /**
    * Override rows (sorted key DESC, postId DESC) and the head of the state they belong to:
-   * `expected`'s when the source holds that state's list, else the current list with the head
-   * read in the same single-partition query (maybe newer).
+   * `expected`'s when the source holds that state's list (the chronological view, which has
+   * none), else the current list with the head read in the same single-partition query (maybe
+   * newer).
    */
   overrides(
     profileId: bigint,
@@ -61,11 +62,8 @@ export interface GridReads {
   ): Promise<GridEntry[]>;
   /** A reordered copy's entries of exactly `state` (see CopySlice); absent = no copies. */
   readonly copy?: CopySlice | undefined;
-  /** Bodies of `postIds` (those in `known` are not read again); deleted posts are absent. */
-  hydrate(
-    postIds: readonly bigint[],
-    known?: ReadonlyMap<bigint, Post>,
-  ): Promise<Map<bigint, Post>>;
+  /** Bodies of `postIds`; deleted posts are absent. */
+  hydrate(postIds: readonly bigint[]): Promise<Map<bigint, Post>>;
 }
 
 /**
@@ -80,28 +78,7 @@ export type CopySlice = (
   limit: number,
 ) => Promise<GridEntry[] | undefined>;
 
-/** The main order's first entries of exactly one state, as a cache holds them. */
-export interface CachedOrder {
-  readonly version: bigint;
-  readonly generation: bigint;
-  readonly entries: readonly GridEntry[];
-  /** The grid has no entries beyond these. */
-  readonly complete: boolean;
-}
-
+/** The head a page is read at. */
 export interface PageHead {
   readonly head: GridHead;
-  /** The cached first entries of `head`'s state, when a cache holds them. */
-  readonly order?: CachedOrder | undefined;
-  /** `order` came from the cache (not filled by this read): what cache sampling checks. */
-  readonly cached?: boolean | undefined;
-  /** Bodies fetched along with the head (a cache hit), by post ID. */
-  readonly bodies?: ReadonlyMap<bigint, Post> | undefined;
-  /**
-   * The source read the first entries but the grid's posts changed under that read: they are
-   * not `head`'s, and the page is read again at least at this state.
-   */
-  readonly moved?: GridVersion | undefined;
-  /** How a cache answered the head: `hit` = from Redis; absent = no cache in front. */
-  readonly cache?: 'hit' | 'miss' | undefined;
 }

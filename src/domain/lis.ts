@@ -38,7 +38,3 @@ export function keepMask(oldPositions: readonly number[]): boolean[] {
   for (let i = tails[tails.length - 1]!; i >= 0; i = prev[i]!) mask[i] = true;
   return mask;
 }
-
-/** Length of the longest strictly increasing subsequence (the number of posts that stay). */
-export const lisLength = (oldPositions: readonly number[]): number =>
-  keepMask(oldPositions).filter(Boolean).length;

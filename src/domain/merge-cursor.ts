@@ -136,22 +136,14 @@ export class MergeCursor {
   }
 }
 
-/**
- * The post IDs of an override list, checked sorted once: lists are immutable snapshots that every
- * merge of a page or a move's slice is handed again, so both are kept per list.
- */
-const idsOfList = new WeakMap<readonly GridEntry[], ReadonlySet<bigint>>();
+/** The post IDs of an override list, after checking that it is sorted. */
 function overriddenIds(overrides: readonly GridEntry[]): ReadonlySet<bigint> {
-  let ids = idsOfList.get(overrides);
-  if (ids) return ids;
   for (let i = 1; i < overrides.length; i++) {
     if (compareDisplay(overrides[i - 1]!, overrides[i]!) <= 0) {
       throw new Error('overrides must be sorted by (key DESC, postId DESC) without duplicates');
     }
   }
-  ids = new Set(overrides.map((o) => o.postId));
-  idsOfList.set(overrides, ids);
-  return ids;
+  return new Set(overrides.map((o) => o.postId));
 }
 
 /** The first index whose entry satisfies `past` (false up to some index, true from it on). */

@@ -60,36 +60,35 @@ export interface DriverState {
   };
 }
 
-let driver: DriverState | undefined;
-
-/** Exports the driver's open connections and in-flight requests (summed over hosts). */
+/**
+ * Exports the driver's open connections and in-flight requests (summed over hosts), read from
+ * `client` at scrape time. The composition root (src/server.ts) calls it with its client; a later
+ * call (a second server or test in this process) replaces the gauges, so no client is kept here.
+ */
 export function watchDriver(client: DriverState): void {
-  driver = client;
+  const gauge = (name: string, help: string, pick: 'getOpenConnections' | 'getInFlightQueries') => {
+    registry.removeSingleMetric(name);
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const state = client.getState();
+        this.set(state.getConnectedHosts().reduce<number>((n, h) => n + state[pick](h), 0));
+      },
+    });
+  };
+  gauge(
+    'regrid_cassandra_open_connections',
+    'Connections the driver holds open, over every connected host',
+    'getOpenConnections',
+  );
+  gauge(
+    'regrid_cassandra_driver_in_flight',
+    'Requests the driver has on the wire, over every connected host',
+    'getInFlightQueries',
+  );
 }
-
-const sumOverHosts = (pick: 'getOpenConnections' | 'getInFlightQueries'): number => {
-  if (!driver) return 0;
-  const state = driver.getState();
-  return state.getConnectedHosts().reduce<number>((n, h) => n + state[pick](h), 0);
-};
-
-new Gauge({
-  name: 'regrid_cassandra_open_connections',
-  help: 'Connections the driver holds open, over every connected host',
-  registers,
-  collect() {
-    this.set(sumOverHosts('getOpenConnections'));
-  },
-});
-
-new Gauge({
-  name: 'regrid_cassandra_driver_in_flight',
-  help: 'Requests the driver has on the wire, over every connected host',
-  registers,
-  collect() {
-    this.set(sumOverHosts('getInFlightQueries'));
-  },
-});
 
 export const auditFindings = new Gauge({
   name: 'regrid_audit_findings',

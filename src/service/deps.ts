@@ -29,7 +29,7 @@ export interface ServiceDeps {
   /** Post IDs deleted or taken down for good (operations/removed-posts.ts). */
   readonly removed: RemovedPostsStore;
   readonly nextId: () => bigint;
-  /** Rows one move's write may carry (MOVE_ROW_CAP; domain/keys/capped.ts). */
+  /** Rows one move's write may carry (MOVE_ROW_CAP; domain/keys.ts, placeCapped). */
   readonly rowCap?: number;
   /** The real page read (through the cache when there is one): the audit checks what users get. */
   readonly readPage: (q: PageQuery) => Promise<GridPage>;

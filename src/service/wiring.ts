@@ -96,7 +96,7 @@ export function wireService(
         overrides: (profileId) => reader.overrides(profileId),
         entries: (profileId, overrides, query) => reader.entries(profileId, overrides, query),
         copy: reader.copy,
-        hydrate: (postIds, known) => caches.posts.hydrate(postIds, known),
+        hydrate: (postIds) => caches.posts.hydrate(postIds),
       }
     : reader;
   const grid = caches?.grid;

@@ -1,6 +1,6 @@
 /**
- * The key-space hierarchy of the 'bounded' policy (relabel-bounded.ts) and its proven bound
- * (docs/key-engine.md, "The bounded policy and its proof").
+ * The key-space hierarchy of the 'bounded' policy (relabel.ts), the spread over a node, and the
+ * proven bound (docs/key-engine.md, "The bounded policy and its proof").
  *
  * For a ceiling C, the usable keys [0, C) are cut at every level t (LEAF_LEVEL <= t) into nodes:
  *  - full blocks [k·2^t, (k+1)·2^t) that end at or below C_t = 2^t·(⌊C/2^t⌋ − 1), and
@@ -14,11 +14,12 @@
  * A node of level t may hold at most CAPACITY[t] entries (the same for all nodes of a level):
  * CAPACITY[LEAF_LEVEL] = LEAF_CAPACITY, each level 3/2 of the one below (rounded down).
  */
+import { DomainError } from '../errors.js';
 
 /** The lowest level of the hierarchy: nodes of 2^24 keys (2 ms of post IDs). */
 export const LEAF_LEVEL = 24;
 /** Entries a leaf may hold: 32 in 2^24 keys leaves gaps of at least 2^18 when spread. */
-export const LEAF_CAPACITY = 32;
+const LEAF_CAPACITY = 32;
 /** Most neighbours tier A (the adaptive window) may rewrite; the bound counts them. */
 export const TIER_A_WINDOW = 32;
 /** Most potential a tier-A relabel may add by moving neighbours across nodes (crossingCharge). */
@@ -36,7 +37,7 @@ export const CAPACITY: readonly number[] = (() => {
   return out;
 })();
 
-export interface KeyNode {
+interface KeyNode {
   readonly level: number;
   readonly start: bigint; // inclusive
   readonly end: bigint; // exclusive, <= ceiling
@@ -61,7 +62,7 @@ export function rootLevel(ceiling: bigint): number {
 }
 
 /** The children of `node` (level t − 1 nodes covering it, ascending); [] for a leaf. */
-export function childrenOf(node: KeyNode, ceiling: bigint): KeyNode[] {
+function childrenOf(node: KeyNode, ceiling: bigint): KeyNode[] {
   if (node.level <= LEAF_LEVEL) return [];
   const out: KeyNode[] = [];
   for (let at = node.start; at < node.end;) {
@@ -73,11 +74,37 @@ export function childrenOf(node: KeyNode, ceiling: bigint): KeyNode[] {
 }
 
 /**
+ * `n` ascending keys inside `node`: the children get ⌊n/k⌋ or ⌈n/k⌉ each (k = 2 or 3, the extra
+ * ones to the lowest), recursively, so a descendant of level t' gets at most ⌈n / 2^(t − t')⌉;
+ * a leaf spreads its share evenly, never on its start key (so never on key 0).
+ */
+export function spreadIn(node: KeyNode, n: number, ceiling: bigint): bigint[] {
+  const out: bigint[] = [];
+  const walk = (x: KeyNode, m: number) => {
+    if (m === 0) return;
+    const kids = childrenOf(x, ceiling);
+    if (kids.length === 0) {
+      const len = x.end - x.start;
+      if (len <= BigInt(m)) {
+        throw new DomainError('key_space_exhausted', 'a key-space node is too small to spread');
+      }
+      for (let i = 1; i <= m; i++) out.push(x.start + (len * BigInt(i)) / BigInt(m + 1));
+      return;
+    }
+    const share = Math.floor(m / kids.length);
+    const extra = m % kids.length;
+    kids.forEach((kid, i) => walk(kid, share + (i < extra ? 1 : 0)));
+  };
+  walk(node, n);
+  return out;
+}
+
+/**
  * The potential's weight of level t: w_t = κ_t / (κ_(t−1) + 1 − ⌈κ_t/2⌉), κ = CAPACITY. A spread
  * of a level-t node (at most κ_t rows) releases at least κ_(t−1) + 1 − ⌈κ_t/2⌉ units of its
  * overflowing child's excess, each worth w_t.
  */
-export function weight(t: number): number {
+function weight(t: number): number {
   const k = CAPACITY[t]!;
   const below = CAPACITY[t - 1]!;
   return k / (below + 1 - Math.ceil(k / 2));

@@ -1,7 +1,7 @@
 /**
  * The bottom of the key engine: the types every other module of src/domain/keys/ shares, the
  * window bounds and the even spacing. It imports nothing, so the unit has no import circle
- * (slice.ts ← relabel-*.ts ← place.ts ← gap.ts, and src/domain/keys.ts re-exports).
+ * (slice.ts and nodes.ts ← relabel.ts ← src/domain/keys.ts).
  *
  * A *window* is the run of slice entries [from, to) that a placement rewrites; from <= gap <= to.
  * An empty window (from = to = gap) means the moved posts fit in the gap itself. The window's
@@ -13,7 +13,7 @@
  *    not the grid's edge (it answers undefined: the caller says `need_more`). Every key it reads
  *    is checked to lie in (0, ceiling) and lo <= hi; a violation is a caller bug (RangeError),
  *    never a wrong order.
- *  - `evenKeys` and `keyBetween` return keys strictly increasing and strictly inside (lo, hi),
+ *  - `evenKeys` returns keys strictly increasing and strictly inside (lo, hi),
  *    or undefined when that many distinct integers do not fit; lo + step · i cannot overflow a
  *    signed 64-bit integer when lo and hi fit one.
  */
@@ -102,9 +102,4 @@ export function evenKeys(lo: bigint, hi: bigint, n: number): bigint[] | undefine
   const keys: bigint[] = [];
   for (let i = 1n; i <= BigInt(n); i++) keys.push(lo + step * i);
   return keys;
-}
-
-/** An integer strictly between lo and hi (their midpoint), or undefined when none exists. */
-export function keyBetween(lo: bigint, hi: bigint): bigint | undefined {
-  return hi - lo < 2n ? undefined : lo + (hi - lo) / 2n;
 }

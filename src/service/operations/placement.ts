@@ -3,7 +3,7 @@
  * post a key shares (the move, move.ts; a new post above an override, create.ts; a restored key
  * that is taken, restore-key.ts). `placeAfter` is the entry; below it, the reads of the `Slice`
  * it needs, the I/O half (the pure half, slice assembly, ceiling and placement, is
- * src/domain/keys/gap.ts). The slice is a contiguous run around the gap, ascending by
+ * src/domain/keys.ts). The slice is a contiguous run around the gap, ascending by
  * (key, postId), with pins and the placed post(s) left out, widened until the key engine stops
  * answering `need_more`.
  *
@@ -20,7 +20,6 @@
 import { effectiveEntry, mergeGrid, type GridEntry } from '../../domain/merge.js';
 import {
   entryAboveIn,
-  placeCapped,
   placeInSlice,
   sliceAround,
   type Keyed,
@@ -37,7 +36,7 @@ type OrderRead = Pick<GridRowsRead, 'entries' | 'chronologicalUp'>;
 export interface PlacePorts {
   readonly reader: CassandraGridReader;
   readonly nextId: () => bigint;
-  /** Rows one move's write may carry (MOVE_ROW_CAP; domain/keys/capped.ts); unset = no cap. */
+  /** Rows one move's write may carry (MOVE_ROW_CAP; domain/keys.ts, placeCapped); unset = no cap. */
   readonly rowCap?: number | undefined;
 }
 
@@ -101,7 +100,7 @@ export type GapPlacement =
  * engine can answer. Returns the rows to write (placed posts and relabelled neighbours) and the
  * slice they were placed in (callers may read more out of it without another query). With a
  * `rowCap` (moves, MOVE_ROW_CAP), a placement whose relabel would write more rows than the cap
- * comes back as one `relabel_step` of at most that many rows instead (domain/keys/capped.ts):
+ * comes back as one `relabel_step` of at most that many rows instead (domain/keys.ts, placeCapped):
  * the caller commits it in a write of its own, then places again. Without one, always `placed`.
  */
 export async function placeInGap(
@@ -113,10 +112,7 @@ export async function placeInGap(
 ): Promise<GapPlacement> {
   for (let width = INITIAL_SLICE_WIDTH; ; width *= 4) {
     const slice = await readSlice(reader, req, width);
-    const placement =
-      rowCap === undefined
-        ? placeInSlice(slice, postIds, ceiling)
-        : placeCapped(slice, postIds, ceiling, rowCap);
+    const placement = placeInSlice(slice, postIds, ceiling, rowCap);
     if (placement.kind !== 'need_more') return { ...placement, slice };
   }
 }

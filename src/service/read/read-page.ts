@@ -31,8 +31,13 @@
 import { compareGridVersions, decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { resumePosition } from '../../domain/cursor-resume.js';
 import { DomainError } from '../../domain/errors.js';
-import { rowsVerdict, sameMembership, type OverrideRow } from '../../domain/grid-head.js';
-import type { PageHead, GridReads } from '../../domain/grid-source.js';
+import {
+  rowsVerdict,
+  sameMembership,
+  type GridHead,
+  type OverrideRow,
+} from '../../domain/grid-head.js';
+import type { GridReads } from '../../domain/grid-source.js';
 import { meetsMin, type GridVersion, type MinVersion } from '../../domain/grid-version.js';
 import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
 import { pageRereads } from '../../obs/metrics.js';
@@ -92,7 +97,7 @@ type Cursor = ReturnType<typeof decodeCursor>;
 
 /** One read of the page: the page, or the state to read again at (the grid changed under it). */
 type Attempt =
-  | { readonly page: GridPage; readonly read: PageHead; copied: boolean }
+  | { readonly page: GridPage; copied: boolean }
   | { readonly again: GridVersion; readonly reason: 'rows' | 'bodies' };
 
 /**
@@ -116,17 +121,15 @@ async function readOnce(
   const { chronological, fresh } = opts;
   const foreign = cursor !== undefined && (cursor.chronological ?? false) !== chronological;
   let listed: Awaited<ReturnType<GridReads['overrides']>> | undefined;
-  let read: PageHead;
+  let head: GridHead;
   if (fresh) {
     listed = await source.overrides(q.profileId);
     if (compareGridVersions(listed.head, fresh) < 0) return { again: fresh, reason: 'rows' };
-    read = { head: listed.head };
+    head = listed.head;
   } else {
     // Never below min_version (the source escalates to LOCAL_SERIAL).
-    read = await source.head(q.profileId, opts.floor, cursor ? 0 : q.limit);
-    if (read.moved) return { again: read.moved, reason: 'rows' };
+    ({ head } = await source.head(q.profileId, opts.floor));
   }
-  let { head } = read;
   const after = cursor ? { key: cursor.key, postId: cursor.postId } : undefined;
   // A reordered copy of exactly this state (profiles with many overrides): seek to the cursor,
   // no override read. Only for a cursor of this very state: another state's cursor position is
@@ -176,10 +179,7 @@ async function readOnce(
   const pins: GridEntry[] = cursor ? [] : head.pins.map((p) => effectiveEntry(rows, p));
   const entries = [...pins, ...page];
 
-  const bodies = await source.hydrate(
-    entries.map((e) => e.postId),
-    read.bodies,
-  );
+  const bodies = await source.hydrate(entries.map((e) => e.postId));
   const items = entries.flatMap((e) => {
     const b = bodies.get(e.postId);
     return b ? [b] : [];
@@ -208,7 +208,6 @@ async function readOnce(
       : null;
   const changed = cursor ? foreign || compareGridVersions(cursor, head) !== 0 : false;
   return {
-    read,
     copied: Boolean(copied),
     page: {
       items,

@@ -71,7 +71,7 @@ function chronologicalView(reader: CassandraGridReader, bodies: GridReads): Grid
       rows: [],
     }),
     entries: (profileId, _overrides, query) => reader.entries(profileId, [], query),
-    hydrate: (postIds, known) => bodies.hydrate(postIds, known),
+    hydrate: (postIds) => bodies.hydrate(postIds),
   };
 }
 

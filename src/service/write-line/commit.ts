@@ -128,7 +128,6 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
         generation: plan.after.head.generation,
         mutation: plan.mutation,
         before: snapshot,
-        after: plan.after.overrides,
       };
       out.recordBatch(plan.writes);
       await deps.committed(event, plan.effects);

@@ -6,7 +6,6 @@
 import type { Config } from '../../config/config.js';
 import { regionPolicyOf, type RegionPolicy } from '../../config/regions.js';
 import type { ChangeDecl } from '../../domain/change-log.js';
-import type { CommittedState } from '../../domain/committed-state.js';
 import type { GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
 import type { Span } from '@opentelemetry/api';
@@ -102,10 +101,13 @@ export interface WriteOutcome<R> {
 }
 
 /**
- * One conditional batch that applied (one write or several): the committed state
- * (domain/committed-state.ts), with the store's own types.
+ * One conditional batch that applied (one write or several): the snapshot its compare-and-set was
+ * conditioned on and what it wrote are together the new state, with no read.
  */
-export interface CommitEvent extends CommittedState {
+export interface CommitEvent {
+  readonly profileId: bigint;
+  readonly version: bigint;
+  readonly generation: bigint;
   /** What the batch wrote (its writes' mutations merged, batch.ts). */
   readonly mutation: GridMutation;
   /** The snapshot the compare-and-set was conditioned on: with `mutation`, the new state. */

@@ -1,5 +1,5 @@
 /**
- * The per-write row cap (MOVE_ROW_CAP, domain/keys/capped.ts) in the running service, on real
+ * The per-write row cap (MOVE_ROW_CAP, domain/keys.ts, placeCapped) in the running service, on real
  * Cassandra: moves hammered into one gap force relabels, and with a cap of 4 rows
  *   - no committed batch writes more than 4 override rows,
  *   - larger relabels are paid off in steps, each its own compare-and-set (versions in between),

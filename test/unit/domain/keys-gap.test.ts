@@ -3,6 +3,7 @@ import { MAX_ID } from '../../../src/domain/ids.js';
 import {
   ceilingAbove,
   entryAboveIn,
+  placeCapped,
   placeMany,
   placeInSlice,
   SKEW_HEADROOM,
@@ -60,6 +61,13 @@ describe('placeInSlice', () => {
     const skewed = slice([1n << 40n, 1n << 50n], 2);
     const placed = placeInSlice(skewed, [7n], 1n << 45n);
     expect(placed).toEqual(placeMany(skewed, [7n], (1n << 50n) + SKEW_HEADROOM));
+  });
+
+  it('raises the ceiling under a row cap too (a move on a lagging clock)', () => {
+    const skewed = slice([1n << 40n, 1n << 50n], 2);
+    const placed = placeInSlice(skewed, [7n], 1n << 45n, 8);
+    expect(placed).toEqual(placeCapped(skewed, [7n], (1n << 50n) + SKEW_HEADROOM, 8));
+    expect(placed.kind).toBe('placed');
   });
 
   it('passes need_more through for a partial slice', () => {

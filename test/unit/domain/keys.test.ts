@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_ID } from '../../../src/domain/ids.js';
-import { keyBetween, placeOne, type Keyed } from '../../../src/domain/keys.js';
+import { placeOne, type Keyed } from '../../../src/domain/keys.js';
+import { evenKeys } from '../../../src/domain/keys/slice.js';
 import { apply, whole } from './keys-model.js';
 
-describe('keyBetween', () => {
+describe('the midpoint (evenKeys for one key)', () => {
+  const keyBetween = (lo: bigint, hi: bigint) => evenKeys(lo, hi, 1)?.[0];
   it.each([
     [0n, 2n, 1n],
     [10n, 20n, 15n],

@@ -1,39 +1,37 @@
 /**
- * The local window, tier A of the relabel policy (relabel-bounded.ts): the article's scheme
- * (its window doubling, bench/keys/relabel-doubling.ts) with three changes aimed at what window
- * doubling does badly when one gap takes insert after insert. Alone, with windows up to 128
- * entries, it was regrid's policy before 'bounded' (bench/keys/relabel-adaptive.ts, a comparator).
+ * The relabel policy regrid runs, 'bounded' (docs/key-engine.md has the rules and the proof of
+ * its amortized bound): where `count` posts go at `slice.gap`, as the window [from, to) of slice
+ * entries to rewrite and the new keys, in the first of
+ *  1. the gap has room: keys in the gap itself (`inGap`);
+ *  2. tier A, the local window (`placeLocal`): the smallest window of at most TIER_A_WINDOW
+ *     neighbours with room at MIN_GAP spacing, the widest key range of that size, among windows
+ *     whose moves add at most TIER_A_BUDGET to the potential (nodes.ts `moveCharge`). Repeated
+ *     inserts into one gap leave a dense run on one side, so this usually rewrites one or two
+ *     neighbours on the sparse side, where a window centred on the gap would rewrite the run;
+ *  3. tier B: of the nodes holding the gap (nodes.ts), leaf level upward, the first whose entries
+ *     plus the moved posts fit its capacity, spread over it (`spreadIn`);
+ *  4. no node fits (more entries than the root holds, ~10^8): the whole grid (`wholeGrid`).
+ * The gaps next to the moved posts get range/2^HOT_SHIFT (`spread`), so a relabel takes a small
+ * bite of the room it draws on and the next one can draw on the same room again.
  *
- * 1. Smallest window, most room. When the gap is used up, try windows of w = 1, 2, 3, … entries
- *    around it, every split between the two sides, and stop at the first size at which some
- *    window can hold its entries and the moved posts at least MIN_GAP apart; of those, take the
- *    one with the widest key range. Repeated inserts into one gap leave a dense run on one side
- *    and untouched spacing on the other, so this rewrites one or two neighbours on the sparse
- *    side, where doubling (centred on the gap) rewrites the dense run again and again.
- * 2. A bounded hot gap. The gaps touching the moved posts get range/2^HOT_SHIFT (but at least
- *    MIN_GAP); the other gaps of the window share the rest evenly. A relabel thus takes only a
- *    small bite of the room it draws on, and the next relabel can draw on the same room again;
- *    a hot gap of range/1024 still holds log2(range) − 10 midpoints (23 between posts one second
- *    apart). Spreading the window evenly instead would hand the moved post a third of the room
- *    and leave the next relabel a third as much.
- * 3. Strides at the bottom. The bound below the lowest post is 0 and never grows, so a move to the
- *    bottom takes room/2^HOT_SHIFT below the lowest post rather than half the room (see inGap).
- *
- * Invariants of an answer { from, to, keys }: from <= gap <= to, all inside the slice, so only
- * slice entries are relabelled; `keys` (window entries and moved posts, ascending) strictly
- * increase strictly between the window's bounds (slice.ts). A window that reaches past a slice
- * edge which is not the grid's edge, or whose choice could change with entries beyond it, gives
- * NEED_MORE instead, so any slice holding the window gives the whole grid's answer. Outside the
- * whole-grid fallback, every gap the relabel leaves is at least MIN_GAP.
- *
- * Bounds. Guaranteed: keys stay ordered and in (0, ceiling) (place.ts), and a relabel rewrites at
- * most `maxWindow` neighbours unless no window of that size has room at MIN_GAP; then the whole
- * grid is spread over (0, ceiling), and key_space_exhausted is thrown only when even that cannot
- * keep the keys distinct. Measured, not proven: rows per move (docs/key-engine.md). Like the
- * article's scheme this has no amortized bound; the O(log n) algorithms of Bender et al. (2002)
- * relabel ranges aligned in key space, which can rewrite a large part of the grid at once.
+ * Invariants of an answer: from <= gap <= to inside the slice, so only slice entries are
+ * relabelled; the keys (window entries and moved posts, ascending) lie strictly between the
+ * window's bounds (slice.ts). A window reaching past a slice edge that is not the grid's edge, or
+ * whose choice could change with entries beyond it, gives NEED_MORE instead, so any slice holding
+ * the window gives the whole grid's answer. The benchmarks' 'adaptive' comparator is tier A with
+ * windows up to 128 entries and no veto, then the whole grid (bench/keys/relabel-adaptive.ts).
  */
 import { DomainError } from '../errors.js';
+import {
+  CAPACITY,
+  LEAF_LEVEL,
+  moveCharge,
+  nodeAt,
+  rootLevel,
+  spreadIn,
+  TIER_A_BUDGET,
+  TIER_A_WINDOW,
+} from './nodes.js';
 import {
   boundsOf,
   evenKeys,
@@ -48,10 +46,39 @@ import {
 const MIN_GAP = 1n << 16n;
 /** Gaps next to the moved posts get 1/2^HOT_SHIFT of the window's range (1/1024). */
 const HOT_SHIFT = 10n;
+
+export function placeBounded(slice: Slice, count: number, ceiling: bigint): RelabelResult {
+  const local = placeLocal(slice, count, ceiling, TIER_A_WINDOW, ({ from, to, keys }) => {
+    const window = slice.entries.slice(from, to);
+    const moved = window.map((_, j) => keys[from + j < slice.gap ? j : j + count]!);
+    const lo = from > 0 ? slice.entries[from - 1]!.key : 0n;
+    const hi = to < slice.entries.length ? slice.entries[to]!.key : ceiling;
+    const before = window.map((e) => e.key);
+    return moveCharge(before, moved, lo, hi, ceiling) <= TIER_A_BUDGET;
+  });
+  if (local !== undefined) return local;
+  const { entries, gap } = slice;
+  const anchor = gap > 0 ? entries[gap - 1]!.key : 1n;
+  const top = rootLevel(ceiling);
+  for (let t = LEAF_LEVEL; t <= top; t++) {
+    const node = nodeAt(anchor, t, ceiling);
+    const from = lowerBound(entries, node.start);
+    const to = lowerBound(entries, node.end);
+    if ((from === 0 && !slice.reachesBottom) || (to === entries.length && !slice.reachesTop)) {
+      return NEED_MORE; // the node may hold entries the slice does not
+    }
+    const held = to - from + count;
+    if (held > CAPACITY[t]! || BigInt(held) >= node.end - node.start) continue;
+    // The gap lies inside [from, to]: the anchor's node holds the entry below it.
+    return { from, to, keys: spreadIn(node, held, ceiling) };
+  }
+  return wholeGrid(slice, count, ceiling);
+}
+
 /**
- * Rules 1-3 above with windows of at most `maxWindow` entries: the placement, NEED_MORE, or
- * undefined when no such window has room at MIN_GAP. `accept` may veto a window (its answer is
- * then the next widest of that size, or a larger size); relabel-bounded.ts uses this as tier A.
+ * Steps 1 and 2 with windows of at most `maxWindow` entries: the placement, NEED_MORE, or
+ * undefined when no such window has room at MIN_GAP. `accept` may veto a window (the answer is
+ * then the next widest of that size, or a larger size).
  */
 export function placeLocal(
   slice: Slice,
@@ -102,7 +129,6 @@ export function wholeGrid(slice: Slice, count: number, ceiling: bigint): Relabel
   const g = slice.gap;
   const len = slice.entries.length;
   if (!slice.reachesBottom || !slice.reachesTop) return NEED_MORE;
-  const whole = { lo: 0n, hi: ceiling };
   const even = ceiling / BigInt(len + count + 1);
   if (even < 1n) {
     throw new DomainError('key_space_exhausted', 'no room for the grid between 0 and the ceiling', {
@@ -111,7 +137,19 @@ export function wholeGrid(slice: Slice, count: number, ceiling: bigint): Relabel
     });
   }
   const need = even < MIN_GAP ? even : MIN_GAP;
-  return { from: 0, to: len, keys: spread(whole, g, count, len - g, need) };
+  return { from: 0, to: len, keys: spread({ lo: 0n, hi: ceiling }, g, count, len - g, need) };
+}
+
+/** First index whose key is >= key (entries ascend). */
+function lowerBound(entries: Slice['entries'], key: bigint): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (entries[mid]!.key < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
