@@ -7,7 +7,7 @@
 import { SpanKind, SpanStatusCode, type Context as TraceContext } from '@opentelemetry/api';
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import type { TracingRuntime } from '../obs/tracing.js';
+import { tracedContext, type TracingRuntime } from '../obs/tracing.js';
 import type { AppEnv } from './env.js';
 
 /** The request's own variable (not in AppEnv: only this module and `traceOf` know it). */
@@ -19,10 +19,11 @@ export const traceOf = (c: Context): TraceContext | undefined =>
 
 export function traceRequests(t: TracingRuntime): MiddlewareHandler<AppEnv> {
   return async function traceRequest(c, next) {
-    const parent = t.extract({
+    const incoming = t.extract({
       traceparent: c.req.header('traceparent'),
       tracestate: c.req.header('tracestate'),
     });
+    const parent = tracedContext(t, incoming); // its spans below are made by `t`
     const method = c.req.method;
     const span = t.tracer.startSpan(
       method,

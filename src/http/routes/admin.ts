@@ -42,7 +42,7 @@ export function adminRoutes(
     const postId = parseIdParam(c.req.param('post_id'), 'post_id');
     // No grid anchors the key: a takedown is idempotent by itself (re-running it skips done grids).
     return idempotentWrite(c, idem, { scope: 0n }, async () => {
-      const out = await features.takedown(postId);
+      const out = await features.takedown(postId, c.get('scope'));
       return {
         status: 200,
         body: {

@@ -20,7 +20,7 @@ export function homeRegionRoutes(service: Pick<GridService, 'writer'>) {
   app.put('/profiles/:profile_id/home-region', async (c) => {
     const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
     const { region } = await readBody(c, HomeRegionBody);
-    const out = await setHomeRegion(service.writer, profileId, region);
+    const out = await setHomeRegion(service.writer, profileId, region, c.get('scope'));
     const json = {
       profile_id: profileId.toString(),
       home_region: out.result.to,

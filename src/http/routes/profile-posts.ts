@@ -27,14 +27,17 @@ export function profilePostsRoutes(service: GridService) {
     const body = await readBody(c, RegisterPostBody, { emptyAsObject: true });
     const given = body.created_at === undefined ? undefined : new Date(body.created_at);
     const collaborators = (body.collaborators ?? []).map((s) => BigInt(s));
-    const out = await service.platform.register({
-      postId,
-      authorId: profileId,
-      caption: body.caption,
-      mediaUrl: body.media_url,
-      createdAt: registeredCreatedAt(postId, given),
-      collaborators,
-    });
+    const out = await service.platform.register(
+      {
+        postId,
+        authorId: profileId,
+        caption: body.caption,
+        mediaUrl: body.media_url,
+        createdAt: registeredCreatedAt(postId, given),
+        collaborators,
+      },
+      { scope: c.get('scope') },
+    );
     const json = {
       post: postView(out.post),
       grid_version: versionView(out.version),
@@ -49,7 +52,7 @@ export function profilePostsRoutes(service: GridService) {
   app.delete('/profiles/:profile_id/posts/:post_id', async (c) => {
     const profileId = parseIdParam(c.req.param('profile_id'), 'profile_id');
     const postId = parseIdParam(c.req.param('post_id'), 'post_id');
-    const out = await service.platform.unregister(profileId, postId);
+    const out = await service.platform.unregister(profileId, postId, { scope: c.get('scope') });
     return c.json({ grid_version: versionView(out.version) } satisfies Body<typeof VersionJson>);
   });
 

@@ -52,15 +52,17 @@ async function accept(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  const invite = await ports.invites.get(profileId, postId);
+  const { scope } = options;
+  const invite = await ports.invites.get(profileId, postId, scope);
   const claimed =
-    invite !== undefined && (invite.claimed || (await ports.invites.claim(profileId, postId)));
+    invite !== undefined &&
+    (invite.claimed || (await ports.invites.claim(profileId, postId, scope)));
   const out = await ports.writer.writeGrid<InviteAnswer>(
     profileId,
     acceptPlanner(ports, postId),
     options,
   );
-  if (claimed) await ports.invites.drop(profileId, postId);
+  if (claimed) await ports.invites.drop(profileId, postId, scope);
   return out;
 }
 
@@ -175,7 +177,7 @@ async function remove(
   collaboratorId: bigint,
   options: WriteOptions = {},
 ) {
-  const post = await ports.posts.getPost(postId);
+  const post = await ports.posts.getPost(postId, options.scope);
   if (!post || post.removedAt)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
   if (actorId !== post.authorId && actorId !== collaboratorId) {
