@@ -5,8 +5,8 @@
  * see this ESM service load it (tried with ioredis 5: no span without an import loader hook).
  * Parent: the trace context the caller hands the guard's call (redis.ts `run`), e.g. the write
  * line's turn for the cache invalidation after a commit; a command outside traced work (the
- * sweeper, probes) is not spanned. Auto-pipelined commands leave with the pipeline's first
- * caller, whose context then parents them all.
+ * sweeper, probes) is not spanned. A traced call's commands are not auto-pipelined: a shared
+ * pipeline leaves with commands of other callers, which its parent is not.
  * Only the command name is recorded, never its arguments (cache keys hold profile IDs, values
  * hold posts).
  */
@@ -25,8 +25,11 @@ type Sender = { sendCommand(command: Command, ...rest: unknown[]): unknown };
  * commands are spanned as children of `parent`.
  */
 export function commandsUnder<C extends object>(client: C, parent: Context): C {
-  const real = client as unknown as Sender;
-  const view = Object.create(client) as C & Sender;
+  const real = client as unknown as Sender & { options: object };
+  const view = Object.create(client) as C & Sender & { options: object };
+  // Each command through the view's own `sendCommand` (an auto-pipelined one would go through
+  // the shared pipeline's), written by the client itself.
+  view.options = { ...real.options, enableAutoPipelining: false };
   view.sendCommand = (command: Command, ...rest: unknown[]) => {
     const name = command.name.toUpperCase();
     const s = startSpan(`redis ${name}`, parent, {
