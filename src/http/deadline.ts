@@ -21,7 +21,6 @@ import type { Config } from '../config/config.js';
 import { DomainError } from '../domain/errors.js';
 import { StatementScope } from '../store/statement-scope.js';
 import type { AppEnv } from './env.js';
-import { traceOf } from './trace.js';
 import { causeLine, problemOf, problemResponse } from './problem.js';
 
 export interface Deadlines {
@@ -45,7 +44,7 @@ export function deadline(limits: Deadlines, log: Log): MiddlewareHandler<AppEnv>
     const read = c.req.method === 'GET' || c.req.method === 'HEAD';
     const ms = read ? limits.readMs : limits.writeMs;
     const scope = new StatementScope();
-    const trace = traceOf(c); // the request's span, when traced (http/trace.ts)
+    const trace = c.get('trace'); // the request's span, when traced (http/trace.ts)
     if (trace) scope.trace = trace;
     c.set('scope', scope);
     const work = next();

@@ -1,3 +1,4 @@
+import type { Context as TraceContext } from '@opentelemetry/api';
 import type { Context } from 'hono';
 import type { StatementScope } from '../store/statement-scope.js';
 
@@ -31,6 +32,8 @@ export interface AppEnv {
      * calls, which pass it to every statement they send for the request.
      */
     scope: StatementScope;
+    /** The request span's context, set only when tracing is on (http/trace.ts). */
+    trace: TraceContext;
   };
 }
 

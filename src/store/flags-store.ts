@@ -31,7 +31,7 @@ export class FlagsStore {
     return out;
   }
 
-  async set(name: string, enabled: boolean, statements?: StatementScope): Promise<void> {
+  async set(name: string, enabled: boolean, statements: StatementScope | undefined): Promise<void> {
     await this.db.execute(UPSERT, [enabled, new Date(), this.scope, name], {
       prepare: true,
       consistency: this.consistency.commit,

@@ -194,7 +194,7 @@ export class GridStore {
     expected: bigint,
     next: bigint,
     mutation: GridMutation,
-    scope?: StatementScope,
+    scope: StatementScope | undefined,
   ): Promise<CasResult> {
     const statements = buildCasStatements(profileId, expected, next, mutation);
     let rs: types.ResultSet;

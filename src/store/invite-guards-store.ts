@@ -33,11 +33,15 @@ export class InviteGuardsStore {
     return rs.rowLength > 0;
   }
 
-  async block(profileId: bigint, authorId: bigint, at: Date, scope?: StatementScope) {
+  async block(profileId: bigint, authorId: bigint, at: Date, scope: StatementScope | undefined) {
     await this.db.execute(Q.block, [profileId, authorId, at], this.opts(scope));
   }
 
-  async unblock(profileId: bigint, authorId: bigint, scope?: StatementScope): Promise<void> {
+  async unblock(
+    profileId: bigint,
+    authorId: bigint,
+    scope: StatementScope | undefined,
+  ): Promise<void> {
     await this.db.execute(Q.unblock, [profileId, authorId], this.opts(scope));
   }
 
@@ -51,7 +55,7 @@ export class InviteGuardsStore {
     day: number,
     postId: bigint,
     inviteeId: bigint,
-    scope?: StatementScope,
+    scope: StatementScope | undefined,
   ) {
     await this.db.execute(Q.record, [authorId, day, postId, inviteeId], this.opts(scope));
   }

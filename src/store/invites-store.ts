@@ -71,12 +71,21 @@ export class InvitesStore {
   }
 
   /** Writes a new invitation (its post ID is fresh: the row never existed). */
-  async put(profileId: bigint, postId: bigint, authorId: bigint, scope?: StatementScope) {
+  async put(
+    profileId: bigint,
+    postId: bigint,
+    authorId: bigint,
+    scope: StatementScope | undefined,
+  ) {
     await this.db.execute(Q.put, [profileId, postId, authorId], this.opts(scope));
   }
 
   /** Marks the invitation as being accepted; false when there is none (any more). */
-  async claim(profileId: bigint, postId: bigint, scope?: StatementScope): Promise<boolean> {
+  async claim(
+    profileId: bigint,
+    postId: bigint,
+    scope: StatementScope | undefined,
+  ): Promise<boolean> {
     const rs = await this.db.execute(Q.claim, [profileId, postId], this.lwt(true, scope));
     return rs.wasApplied();
   }
@@ -86,7 +95,7 @@ export class InvitesStore {
     profileId: bigint,
     postId: bigint,
     authorId: bigint,
-    scope?: StatementScope,
+    scope: StatementScope | undefined,
   ): Promise<Withdrawal> {
     const params = [profileId, postId, authorId];
     const rs = await this.db.execute(Q.withdraw, params, this.lwt(false, scope));
@@ -95,7 +104,7 @@ export class InvitesStore {
   }
 
   /** Deletes the invitation whatever its state (after an accept, or to cancel a claimed one). */
-  async drop(profileId: bigint, postId: bigint, scope?: StatementScope): Promise<void> {
+  async drop(profileId: bigint, postId: bigint, scope: StatementScope | undefined): Promise<void> {
     await this.db.execute(Q.drop, [profileId, postId], this.lwt(true, scope));
   }
 }

@@ -35,7 +35,7 @@ export class MovesStore {
     readonly ttlS: number,
   ) {}
 
-  async put(r: MoveRecord, scope?: StatementScope): Promise<void> {
+  async put(r: MoveRecord, scope: StatementScope | undefined): Promise<void> {
     await this.db.execute(
       INSERT,
       [

@@ -47,8 +47,8 @@ export class PostsStore {
    */
   async insertPost(
     post: PostRecord,
-    profileIds: readonly bigint[] = [],
-    scope?: StatementScope,
+    profileIds: readonly bigint[],
+    scope: StatementScope | undefined,
   ): Promise<void> {
     const queries = [
       {
@@ -76,7 +76,7 @@ export class PostsStore {
    * partition): two registrations of one platform ID with different bodies cannot both win.
    * Returns whether this call wrote it.
    */
-  async insertPostIfAbsent(post: PostRecord, scope?: StatementScope): Promise<boolean> {
+  async insertPostIfAbsent(post: PostRecord, scope: StatementScope | undefined): Promise<boolean> {
     const rs = await this.db.execute(`${INSERT_POST} IF NOT EXISTS`, bodyParams(post), {
       prepare: true,
       consistency: this.consistency.commit,
@@ -87,7 +87,11 @@ export class PostsStore {
   }
 
   /** Fences the post off every grid before its deletion proceeds (a value, never removed). */
-  async markRemoved(postId: bigint, scope?: StatementScope, at = new Date()): Promise<void> {
+  async markRemoved(
+    postId: bigint,
+    scope: StatementScope | undefined,
+    at = new Date(),
+  ): Promise<void> {
     await this.db.execute(MARK_REMOVED, [at, postId], {
       prepare: true,
       consistency: this.consistency.commit,
@@ -100,8 +104,8 @@ export class PostsStore {
   async deletePost(
     postId: bigint,
     profileIds: readonly bigint[],
-    withBody = true,
-    scope?: StatementScope,
+    withBody: boolean,
+    scope: StatementScope | undefined,
   ): Promise<void> {
     const queries = [
       ...(withBody ? [{ query: DELETE_POST, params: [postId] }] : []),

@@ -68,7 +68,7 @@ export class ProfilesStore {
   async setCollaborators(
     postId: bigint,
     collaborators: readonly bigint[],
-    scope?: StatementScope,
+    scope: StatementScope | undefined,
   ): Promise<void> {
     await this.db.execute(SET_COLLABORATORS, [[...collaborators], postId], {
       prepare: true,

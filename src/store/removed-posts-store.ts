@@ -38,7 +38,7 @@ export class RemovedPostsStore {
   }
 
   /** Records the removal (idempotent: the same record again rewrites the same cells). */
-  async record(r: RemovalRecord, scope?: StatementScope): Promise<void> {
+  async record(r: RemovalRecord, scope: StatementScope | undefined): Promise<void> {
     const params = [r.postId, r.profileId, r.reason, r.removedAt];
     await this.db.execute(INSERT, params, this.opts(scope));
   }

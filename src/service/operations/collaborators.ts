@@ -107,7 +107,7 @@ async function decline(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  const invite = await ports.invites.get(profileId, postId);
+  const invite = await ports.invites.get(profileId, postId, options.scope);
   if (!invite) throw noInvite(postId);
   const { withdrawal, out } = await removeFromCollaborator(
     ports,
@@ -118,7 +118,7 @@ async function decline(
     'collaborator_declined',
   );
   if (withdrawal === 'none' && !out.result.removed) throw noInvite(postId);
-  await dropFromCollaborators(ports, postId, profileId);
+  await dropFromCollaborators(ports, postId, profileId, options.scope);
   return { result: { changed: true }, version: out.version, generation: out.generation };
 }
 
@@ -201,6 +201,6 @@ async function remove(
     options,
     actorId === collaboratorId ? 'collaborator_left' : 'collaborator_removed',
   );
-  await dropFromCollaborators(ports, postId, collaboratorId);
+  await dropFromCollaborators(ports, postId, collaboratorId, options.scope);
   return out;
 }

@@ -76,7 +76,7 @@ export async function admitCollaborators(
   ports: Pick<InvitePorts, 'inviteGuards' | 'invites'>,
   authorId: bigint,
   collaborators: readonly bigint[],
-  scope?: StatementScope,
+  scope: StatementScope | undefined,
 ): Promise<Admission> {
   if (collaborators.length === 0) return { invited: [], notInvited: [] };
   const day = inviteDay(Date.now());
@@ -122,7 +122,7 @@ export async function deliverInvites(
   postId: bigint,
   authorId: bigint,
   invited: readonly bigint[],
-  scope?: StatementScope,
+  scope: StatementScope | undefined,
 ): Promise<void> {
   const day = inviteDay(Date.now());
   for (const invitee of invited) {
@@ -150,7 +150,7 @@ export async function inviteCollaborators(
   postId: bigint,
   authorId: bigint,
   collaborators: readonly bigint[],
-  scope?: StatementScope,
+  scope: StatementScope | undefined,
 ): Promise<readonly NotInvited[]> {
   const fresh: bigint[] = [];
   for (const c of collaborators) {
@@ -201,7 +201,7 @@ export async function dropFromCollaborators(
   ports: Pick<InvitePorts, 'posts' | 'profiles'>,
   postId: bigint,
   collaboratorId: bigint,
-  scope?: StatementScope,
+  scope: StatementScope | undefined,
 ): Promise<void> {
   const post = await ports.posts.getPost(postId, scope);
   if (!post || !post.collaborators.includes(collaboratorId)) return;

@@ -37,7 +37,7 @@ export async function recordRemoval(
   ports: RemovedPorts,
   post: PostRecord,
   reason: RemovalReason,
-  scope?: StatementScope,
+  scope: StatementScope | undefined,
 ): Promise<void> {
   if (post.removedAt && (await ports.removed.get(post.postId, scope))) return;
   const at = post.removedAt ?? new Date();

@@ -46,11 +46,12 @@ export function traceTurn(
       if (linked) links.push({ context: linked });
     }
   }
+  if (!parent) return undefined; // no write of the turn is traced
   const s = startSpan('regrid.write_line', parent, {
     links,
     attributes: { 'regrid.profile_id': profileId.toString(), 'regrid.writes': writes.length },
   });
-  if (!s) return undefined; // no write of the turn is traced
+  if (!s) return undefined;
   return {
     context: s.context,
     end: (back) => {
