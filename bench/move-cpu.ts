@@ -7,7 +7,7 @@
  * milliseconds per move bound the throughput; docs/cache.md quotes the figures.
  *
  * `--count` also counts, over the moving phase, the promises created (an async_hooks PROMISE
- * init hook: each one costs an allocation and the AsyncLocalStorage hooks) and the socket writes
+ * init hook: each one costs an allocation, and once cost the AsyncLocalStorage hooks) and the socket writes
  * (`net.Socket#write` calls: the driver's, and Redis's when on) per move. The hook costs CPU
  * itself: read that run's CPU figures as inflated.
  */

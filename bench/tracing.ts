@@ -99,16 +99,18 @@ async function main(): Promise<void> {
 
   for (let round = 0; round < rounds; round++) {
     for (const mode of ['off', 'on'] as const) {
-      const stop = mode === 'on' ? await startTracing('bench', env) : undefined;
-      // The app is built after: its request middleware exists only when tracing is on.
-      const served = await listen(productionApp(service(), { secret, config, logger }));
+      const tracing = mode === 'on' ? await startTracing('bench', env) : undefined;
+      // The app is handed it: its request middleware exists only when tracing is on.
+      const served = await listen(
+        productionApp(service(), { secret, config, logger, ...(tracing ? { tracing } : {}) }),
+      );
       const moves = await moveLoad(served.base, grids, seconds);
       const page = `${served.base}/v1/profiles/${FIRST_PROFILE}/grid?limit=24`;
       await fetch(page); // fill the cache
       const reads = await cannon(page, seconds, connections);
       if (reads.errors > 0) log(`[reads] ${reads.errors} errors`);
       await served.close();
-      await stop?.();
+      await tracing?.shutdown();
       figures[mode].moves.push(moves);
       figures[mode].reads.push(reads.rps);
       log(`round ${round + 1} ${mode}: ${moves.toFixed(0)} moves/s, ${reads.rps} reads/s`);

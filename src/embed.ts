@@ -21,7 +21,6 @@ import { deadlinesOf } from './http/deadline.js';
 import type { AppEnv } from './http/env.js';
 import { releaseVersion, version } from './obs/build-info.js';
 import { recordBuildInfo } from './obs/metrics-platform.js';
-import { useRuntime } from './obs/tracing.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
 import { GridService } from './service/grid-service.js';
 import { makeReadiness } from './service/readiness.js';
@@ -125,9 +124,9 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
   if (config.MIGRATE_ON_START) await applyMigrations(client, config, keyspace);
   else await assertMigrated(client, keyspace);
 
-  // Before the Redis guard and the app: each decides once, when made, whether to trace.
-  const stopTracing = options.tracer
-    ? useRuntime((await import('./obs/tracing-host.js')).hostRuntime(options.tracer))
+  // The host's tracer, handed to the app (its request spans are where traced work starts).
+  const tracing = options.tracer
+    ? (await import('./obs/tracing-host.js')).hostRuntime(options.tracer)
     : undefined;
   const cql = cqlOf(client);
   let draining = false;
@@ -158,6 +157,7 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
     service,
     idempotency,
     ...appSettingsOf(config, log),
+    ...(tracing ? { tracing } : {}),
     jwtSecret,
     readiness: makeReadiness({
       cql,
@@ -201,7 +201,6 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
         await audits?.stop();
         await sweeper?.stop();
         await lease.release();
-        stopTracing?.();
         await redis?.close(); // the guard's own listeners only: the host's connection stays open
       })()),
   };

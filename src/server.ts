@@ -63,8 +63,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const logger = opts.logger ?? serverLogger(config);
   const log = (line: string) => logger.info(line);
   // Before the stores and the app: their spans need it (docs/operating.md "Tracing").
-  const stopTracing = await startTracing(version);
-  if (stopTracing) log(`[tracing] OTLP traces on (${otlpProtocolOf()})`);
+  const tracing = await startTracing(version);
+  if (tracing) log(`[tracing] OTLP traces on (${otlpProtocolOf()})`);
   const secrets = settleSecrets(config);
 
   const cassandra = await openCassandra(config, log, serverSchemaStep(config), opts.cassandra);
@@ -116,6 +116,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     deadlines: deadlinesOf(config),
     log: logCallback(logger.child({ component: 'http' })),
     logger,
+    ...(tracing ? { tracing } : {}),
     editorRoot: fileURLToPath(new URL('../web/dist', import.meta.url)),
     ...(secrets.generated
       ? { devTokens: { profileId: DEMO_PROFILE_ID, ttlS: config.AUTH_MAX_TOKEN_LIFETIME_S } }
@@ -183,7 +184,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await sweeper?.stop();
     await lease.release();
     await Promise.allSettled([cassandra.client.shutdown(), redis?.close()]);
-    await stopTracing?.().catch(() => undefined); // flushes the last spans
+    await tracing?.shutdown().catch(() => undefined); // flushes the last spans
     process.exit(code);
   }
   process.once('SIGINT', () => void shutdown(0));

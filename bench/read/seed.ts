@@ -60,6 +60,7 @@ async function seedProfile(
         collaborators: [],
       },
       [profileId],
+      undefined,
     ),
   );
   await service.writer.writeGrid(profileId, async () => ({

@@ -4,6 +4,7 @@
  * device (only the target differs from production), so a benchmark never leaves out what a
  * production request pays for.
  */
+import type { TracingRuntime } from '../../src/obs/tracing.js';
 import { devNull } from 'node:os';
 import { destination } from 'pino';
 import type { Config } from '../../src/config/config.js';
@@ -21,10 +22,11 @@ export const nullDeviceLogger = (config: Config): Logger =>
 
 export function productionApp(
   service: GridService,
-  opts: { secret: string; config: Config; logger: Logger },
+  opts: { secret: string; config: Config; logger: Logger; tracing?: TracingRuntime },
 ) {
   const { secret, config, logger } = opts;
   return createApp({
+    ...(opts.tracing ? { tracing: opts.tracing } : {}),
     service,
     jwtSecret: secret,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,

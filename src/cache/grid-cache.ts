@@ -16,6 +16,7 @@
  * (served: 'direct'), and an invalidation Redis did not confirm is applied before this process
  * reads Redis again (pending-invalidations.ts). The rules: docs/cache.md.
  */
+import type { Context } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
 import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import {
@@ -90,7 +91,8 @@ export interface GridCache {
    * After a grid write (summary + lease); idempotent, safe in any order. When Redis does not
    * confirm it, the profile is remembered and repaired before this process reads Redis again.
    */
-  invalidate(profileId: bigint): Promise<void>;
+  /** With `trace`, its Redis commands are spanned under it (redis-spans.ts). */
+  invalidate(profileId: bigint, trace?: Context): Promise<void>;
   readonly stats: GridCacheStats;
   /** Failed invalidations remembered, repaired, and sweeps after an overflow. */
   readonly repairs: PendingInvalidationStats;
@@ -188,10 +190,11 @@ export function createGridCache(guard: RedisGuard, settings: GridCacheSettings):
     return { ...page, served: 'fill' };
   }
 
-  async function invalidate(profileId: bigint): Promise<void> {
+  async function invalidate(profileId: bigint, trace?: Context): Promise<void> {
     // Deletes commute: writers on different servers may finish in any order.
-    const done = await guard.run((c) =>
-      c.del(cacheKeys.summary(profileId), cacheKeys.lease(profileId)),
+    const done = await guard.run(
+      (c) => c.del(cacheKeys.summary(profileId), cacheKeys.lease(profileId)),
+      trace,
     );
     // Not confirmed: it may or may not run later. Remember it before the write is acknowledged.
     if (done === undefined) {

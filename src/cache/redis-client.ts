@@ -18,7 +18,6 @@ import type { RedisOptions } from 'ioredis';
 import type { Config } from '../config/config.js';
 import type { RedisTarget } from '../redis-target.js';
 import { tlsOptionsOf } from '../tls-options.js';
-import { traceCommands } from './redis-spans.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -66,62 +65,56 @@ export function createRedisClient(
   // Keep reconnecting forever, backing off to 2 s, so the cache comes back by itself.
   const backoff = (attempt: number) => Math.min(attempt * 100, 2000);
   if (target.kind === 'single') {
-    return traceCommands(
-      new Redis(target.url, {
-        ...connection,
-        ...secure,
-        enableOfflineQueue: false,
-        // Commands issued in the same tick by concurrent requests leave in one socket write: a
-        // write syscall per command was the largest single cost of a move in Node's profile.
-        enableAutoPipelining: true,
-        retryStrategy: backoff,
-      }),
-    );
+    return new Redis(target.url, {
+      ...connection,
+      ...secure,
+      enableOfflineQueue: false,
+      // Commands issued in the same tick by concurrent requests leave in one socket write: a
+      // write syscall per command was the largest single cost of a move in Node's profile.
+      enableAutoPipelining: true,
+      retryStrategy: backoff,
+    });
   }
   if (target.kind === 'sentinel') {
     // ioredis asks the sentinels for the primary at every (re)connection and listens for their
     // +switch-master, so a failover is followed: the old primary's socket closes, the guard
     // fails fast meanwhile (no queue), and the next connection goes to the promoted replica.
-    return traceCommands(
-      new Redis({
+    return new Redis({
+      ...connection,
+      sentinels: target.sentinels.map((n) => ({ host: n.host, port: n.port })),
+      name: target.name,
+      db: target.db,
+      ...(target.username ? { username: target.username } : {}),
+      ...(target.password ? { password: target.password } : {}),
+      ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
+      // TLS to the primary and to the sentinels alike (ioredis keeps them apart).
+      ...(target.tls ? { tls, enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
+      sentinelCommandTimeout: connection.connectTimeout!,
+      sentinelRetryStrategy: backoff,
+      failoverDetector: true,
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      retryStrategy: backoff,
+    });
+  }
+  return new Cluster(
+    target.nodes.map((n) => ({ host: n.host, port: n.port })),
+    {
+      redisOptions: {
         ...connection,
-        sentinels: target.sentinels.map((n) => ({ host: n.host, port: n.port })),
-        name: target.name,
-        db: target.db,
         ...(target.username ? { username: target.username } : {}),
         ...(target.password ? { password: target.password } : {}),
-        ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
-        // TLS to the primary and to the sentinels alike (ioredis keeps them apart).
-        ...(target.tls ? { tls, enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
-        sentinelCommandTimeout: connection.connectTimeout!,
-        sentinelRetryStrategy: backoff,
-        failoverDetector: true,
-        enableOfflineQueue: false,
-        enableAutoPipelining: true,
-        retryStrategy: backoff,
-      }),
-    );
-  }
-  return traceCommands(
-    new Cluster(
-      target.nodes.map((n) => ({ host: n.host, port: n.port })),
-      {
-        redisOptions: {
-          ...connection,
-          ...(target.username ? { username: target.username } : {}),
-          ...(target.password ? { password: target.password } : {}),
-          ...secure,
-        },
-        enableOfflineQueue: false,
-        enableAutoPipelining: true,
-        clusterRetryStrategy: backoff,
-        maxRedirections: 4,
-        retryDelayOnFailover: 0,
-        retryDelayOnClusterDown: 0,
-        retryDelayOnTryAgain: 0,
-        slotsRefreshTimeout: Math.max(timeoutMs * 4, 500),
+        ...secure,
       },
-    ),
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      clusterRetryStrategy: backoff,
+      maxRedirections: 4,
+      retryDelayOnFailover: 0,
+      retryDelayOnClusterDown: 0,
+      retryDelayOnTryAgain: 0,
+      slotsRefreshTimeout: Math.max(timeoutMs * 4, 500),
+    },
   );
 }
 

@@ -1,36 +1,42 @@
 /**
- * One span per Redis command when tracing is on (src/obs/tracing.ts), made by wrapping the
- * client's `sendCommand` (every command, pipelined or not, goes through it). The maintained
+ * One span per Redis command of traced work (src/obs/tracing.ts), made by wrapping the client's
+ * `sendCommand` (every command, pipelined or not, goes through it). The maintained
  * `@opentelemetry/instrumentation-ioredis` patches ioredis through `require` hooks, which never
  * see this ESM service load it (tried with ioredis 5: no span without an import loader hook).
- * Parent: the running statement scope's trace context (the request, or the write line's turn);
- * a command outside traced work (the sweeper, probes) is not spanned.
+ * Parent: the trace context the caller hands the guard's call (redis.ts `run`), e.g. the write
+ * line's turn for the cache invalidation after a commit; a command outside traced work (the
+ * sweeper, probes) is not spanned. A traced call's commands are not auto-pipelined: a shared
+ * pipeline leaves with commands of other callers, which its parent is not.
  * Only the command name is recorded, never its arguments (cache keys hold profile IDs, values
  * hold posts).
  */
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { currentTrace, startSpan, tracing } from '../obs/tracing.js';
+import { SpanKind, SpanStatusCode, type Context } from '@opentelemetry/api';
+import { startSpan } from '../obs/tracing.js';
 
 interface Command {
   readonly name: string;
   readonly promise: Promise<unknown>;
 }
 
-export function traceCommands<C extends object>(client: C): C {
-  if (!tracing()) return client;
-  const target = client as unknown as {
-    sendCommand(command: Command, ...rest: unknown[]): unknown;
-  };
-  const send = target.sendCommand.bind(client);
-  target.sendCommand = (command: Command, ...rest: unknown[]) => {
-    const parent = currentTrace();
-    if (!parent) return send(command, ...rest); // outside traced work: no trace of one command
+type Sender = { sendCommand(command: Command, ...rest: unknown[]): unknown };
+
+/**
+ * `client` as seen by one call of traced work: a view (same connection, same state) whose
+ * commands are spanned as children of `parent`.
+ */
+export function commandsUnder<C extends object>(client: C, parent: Context): C {
+  const real = client as unknown as Sender & { options: object };
+  const view = Object.create(client) as C & Sender & { options: object };
+  // Each command through the view's own `sendCommand` (an auto-pipelined one would go through
+  // the shared pipeline's), written by the client itself.
+  view.options = { ...real.options, enableAutoPipelining: false };
+  view.sendCommand = (command: Command, ...rest: unknown[]) => {
     const name = command.name.toUpperCase();
     const s = startSpan(`redis ${name}`, parent, {
       kind: SpanKind.CLIENT,
       attributes: { 'db.system.name': 'redis', 'db.operation.name': name },
     });
-    const result = send(command, ...rest);
+    const result = real.sendCommand(command, ...rest);
     if (s) {
       command.promise.then(
         () => s.span.end(),
@@ -42,5 +48,5 @@ export function traceCommands<C extends object>(client: C): C {
     }
     return result;
   };
-  return client;
+  return view;
 }

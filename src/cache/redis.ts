@@ -26,8 +26,10 @@
  * `health()` feeds /readyz: "degraded" while disconnected, the breaker is open or a repair is
  * pending.
  */
+import type { Context } from '@opentelemetry/api';
+import { commandsUnder } from './redis-spans.js';
 import type { Config } from '../config/config.js';
-import { redisErrors, watchBreaker } from '../obs/metrics.js';
+import { redisBreakerOpen, redisErrors } from '../obs/metrics.js';
 import { redisTargetOf } from '../redis-target.js';
 import {
   createRedisClient,
@@ -51,8 +53,10 @@ export interface RedisGuard {
    * Runs `op` against Redis. Resolves to `undefined` when Redis is unavailable, slow or the
    * breaker is open; callers then take their Cassandra path. `op` must not itself resolve to
    * `undefined` (ioredis answers `null` for missing keys, so that holds for plain commands).
+   * With `trace` (traced work's context), each command `op` sends is spanned under it
+   * (redis-spans.ts).
    */
-  run<T>(op: (client: RedisClient) => Promise<T>): Promise<T | undefined>;
+  run<T>(op: (client: RedisClient) => Promise<T>, trace?: Context): Promise<T | undefined>;
   health(): RedisHealth;
   /**
    * Registers work Redis owes (see above). Returns `owe`: call it whenever the repair has become
@@ -138,8 +142,15 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   const quiet = () => {};
   client.on('error', quiet);
   let closing = false;
+  // The gauge says whether callers are being sent to Cassandra right now, not a past event.
+  let shownOpen = false;
+  const showBreaker = (open: boolean) => {
+    if (open !== shownOpen) redisBreakerOpen.inc(open ? 1 : -1);
+    shownOpen = open;
+  };
   const report = () => {
     if (closing) return;
+    showBreaker(owed() || Date.now() < openUntil);
     const now = health();
     if (now !== reported) log(`redis: ${now}`);
     reported = now;
@@ -170,7 +181,10 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   function onFailure(): void {
     redisErrors.inc();
     consecutiveFailures += 1;
-    if (consecutiveFailures >= failureThreshold) openUntil = Date.now() + coolDownMs;
+    if (consecutiveFailures >= failureThreshold) {
+      openUntil = Date.now() + coolDownMs;
+      setTimeout(report, coolDownMs + 1).unref(); // the cool-down's end is no event of its own
+    }
     report();
   }
 
@@ -196,13 +210,16 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     }
   };
 
-  async function run<T>(op: (c: RedisClient) => Promise<T>): Promise<T | undefined> {
+  async function run<T>(
+    op: (c: RedisClient) => Promise<T>,
+    trace?: Context,
+  ): Promise<T | undefined> {
     if (owed()) {
       scheduleRepair();
       return undefined;
     }
     if (Date.now() < openUntil) return undefined;
-    return call(op);
+    return call(trace ? (c) => op(commandsUnder(c, trace)) : op);
   }
 
   function scheduleRepair(): void {
@@ -255,12 +272,9 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     });
   }
 
-  // The gauge says whether callers are being sent to Cassandra right now, not a past event.
-  const unwatch = watchBreaker(() => owed() || Date.now() < openUntil);
-
   async function close(): Promise<void> {
     closing = true;
-    unwatch();
+    showBreaker(false);
     clearTimeout(probe);
     if (!owned) {
       client.off('error', quiet).off('ready', report).off('close', report);

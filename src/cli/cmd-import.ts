@@ -60,12 +60,12 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
   }
 
   const { config, target } = await find(loadConfig(), (l) => io.err(l));
-  const stopTracing = await startTracing(version); // OTEL_* (docs/operating.md "Traces")
+  const tracing = await startTracing(version); // OTEL_* (docs/operating.md "Traces")
   const session = await openCassandra(config, () => undefined, 'apply', target);
   // The same Redis as the server: without it the grids' cached pages would outlive the import
   // and its versions would reach the change stream only with each profile's next write.
   const redis = await openRedis(config, (l) => io.err(l));
-  let traced: ReturnType<typeof tracedImport>;
+  let traced: ReturnType<typeof tracedImport> | undefined;
   let totals: ImportTotals | undefined;
   try {
     if (redis && !(await redis.waitReady(0))) {
@@ -90,8 +90,8 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
         );
     const started = Date.now();
     const progress = progressLine(io, started);
-    const chunk: ChunkRunner = (p, posts) => service.platform.importChunk(p, posts);
-    traced = tracedImport(chunk);
+    const chunk: ChunkRunner = (p, posts, s) => service.platform.importChunk(p, posts, s);
+    traced = tracing ? tracedImport(chunk, tracing) : undefined;
     totals = await runImport(traced?.run ?? chunk, source, { ...options, onProgress: progress });
     await service.changes.settled(); // every imported version on the stream before we exit
     report(io, totals, (Date.now() - started) / 1000, v['json'] === true);
@@ -100,7 +100,7 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
   } finally {
     traced?.end(totals);
     await Promise.allSettled([session.client.shutdown(), redis?.close()]);
-    await stopTracing?.().catch(() => undefined); // flushes the last spans
+    await tracing?.shutdown().catch(() => undefined); // flushes the last spans
   }
 }
 

@@ -27,7 +27,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { registry } from '../obs/registry.js';
 import { requestLogger, silentLogger, type Logger } from '../obs/logger.js';
 import { observe } from './observe.js';
-import { tracing } from '../obs/tracing.js';
+import type { TracingRuntime } from '../obs/tracing.js';
 import { traceRequests } from './trace.js';
 import { postsRoutes } from './routes/posts.js';
 import { adminRoutes } from './routes/admin.js';
@@ -53,6 +53,8 @@ export interface AppDeps {
   readonly bodyTimeoutMs?: number;
   readonly readiness: () => Promise<Readiness>;
   readonly log?: (msg: string, err: unknown) => void;
+  /** OpenTelemetry tracing, when on (src/obs/tracing.ts): a span per request. */
+  readonly tracing?: TracingRuntime;
   /** Idempotency-Key support on every write route (docs/idempotency.md). */
   readonly idempotency?: IdempotencyService;
   /** Bearer token of the moderation API (/v1/admin/*); unset = admin API disabled. */
@@ -106,8 +108,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.onError(onError(deps.log, answeredByDeadline));
   const logger = requestLogger(deps.logger ?? silentLogger);
   app.use('*', observe(logger)); // first: it sees every final answer
-  const traced = tracing(); // only when on (docs/operating.md "Tracing"): no cost when off
-  if (traced) app.use('*', traceRequests(traced));
+  // Only when on (docs/operating.md "Tracing"): no cost when off.
+  if (deps.tracing) app.use('*', traceRequests(deps.tracing));
   app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
 
   // The body first: the request deadline is the store's, so its clock starts once the body is in.

@@ -6,8 +6,9 @@
  * the body is in (body-limit.ts runs first, under its own BODY_TIMEOUT_MS and 408): a client that
  * is slow to send is not the store being unavailable.
  *
- * What the 503 says depends on what the request had sent by then (`StatementScope`, kept by the
- * Cql wrapper in src/store/cassandra.ts):
+ * What the 503 says depends on what the request had sent by then (`StatementScope`, set here as
+ * the request's `scope`, handed by the routes to the service calls and by those to every statement,
+ * and kept by the Cql wrapper in src/store/cassandra.ts):
  *   - nothing that writes: `unavailable`. The scope is sealed, so the handler, still running in
  *     the background, cannot send anything any more and "not applied" stays true;
  *   - a write that may have reached Cassandra: `write_outcome_unknown`. The handler keeps going,
@@ -18,10 +19,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Config } from '../config/config.js';
 import { DomainError } from '../domain/errors.js';
-import { StatementScope, statementScope } from '../store/statement-scope.js';
+import { StatementScope } from '../store/statement-scope.js';
 import type { AppEnv } from './env.js';
-import { tracing } from '../obs/tracing.js';
-import { traceOf } from './trace.js';
 import { causeLine, problemOf, problemResponse } from './problem.js';
 
 export interface Deadlines {
@@ -45,8 +44,10 @@ export function deadline(limits: Deadlines, log: Log): MiddlewareHandler<AppEnv>
     const read = c.req.method === 'GET' || c.req.method === 'HEAD';
     const ms = read ? limits.readMs : limits.writeMs;
     const scope = new StatementScope();
-    if (tracing()) scope.trace = traceOf(c); // the request's span (http/trace.ts)
-    const work = statementScope.run(scope, next);
+    const trace = c.get('trace'); // the request's span, when traced (http/trace.ts)
+    if (trace) scope.trace = trace;
+    c.set('scope', scope);
+    const work = next();
     // One promise and one timer per request, settled by whichever comes first (no race helper
     // and no promise of its own for the timer: every promise costs a hook call here).
     return new Promise<Response | void>((resolve, reject) => {

@@ -1,4 +1,6 @@
+import type { Context as TraceContext } from '@opentelemetry/api';
 import type { Context } from 'hono';
+import type { StatementScope } from '../store/statement-scope.js';
 
 /** Who reads a route that answers an owner more than anyone else (http/viewer.ts). */
 export type Viewer =
@@ -25,6 +27,13 @@ export interface AppEnv {
     expectedFailure: boolean;
     /** The deadline already answered this request (http/deadline.ts). */
     answeredByDeadline: boolean;
+    /**
+     * What the request has sent to Cassandra (http/deadline.ts sets it): handed to the service
+     * calls, which pass it to every statement they send for the request.
+     */
+    scope: StatementScope;
+    /** The request span's context, set only when tracing is on (http/trace.ts). */
+    trace: TraceContext;
   };
 }
 

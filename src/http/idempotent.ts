@@ -2,7 +2,8 @@
  * Idempotency-Key for a write route (docs/idempotency.md). A route hands its write to
  * `idempotentWrite` as a function that returns the response it wants to send; that function
  * receives `opts()` to pass to the service write so the request key rides in the grid's
- * compare-and-set. `spec.render` must build the same response from (planner result, version,
+ * compare-and-set, and the request's statement scope (its deadline, deadline.ts) in every
+ * statement the write sends. `spec.render` must build the same response from (planner result, version,
  * generation) that the route returns, because that is what a replay after a crash will send.
  *
  * Without the header (or without an IdempotencyService) the write simply runs.
@@ -43,7 +44,8 @@ export async function idempotentWrite(
   exec: (opts: WriteOptionsFor) => Promise<StoredResponse>,
 ): Promise<Response> {
   const key = headerOf(c, 'idempotency-key');
-  if (key === undefined || !idem) return send(c, await exec(() => ({})), false);
+  const scope = c.get('scope');
+  if (key === undefined || !idem) return send(c, await exec(() => ({ scope })), false);
   const fingerprint = fingerprintRequest({
     method: c.req.method,
     route: c.req.path,
@@ -58,9 +60,12 @@ export async function idempotentWrite(
       fingerprint,
       ...(grid !== undefined ? { gridProfileId: grid } : {}),
       ...(spec.render ? { render: spec.render } : {}),
+      statements: scope,
     },
     (ticket) =>
-      exec(() => (grid === undefined ? {} : { interceptor: idem.interceptor(ticket, grid) })),
+      exec(() =>
+        grid === undefined ? { scope } : { scope, interceptor: idem.interceptor(ticket, grid) },
+      ),
   );
   return send(c, response, replayed);
 }

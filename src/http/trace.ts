@@ -4,25 +4,19 @@
  * context goes on the request's statement scope (http/deadline.ts), whence the write line and
  * every CQL statement of the request take it as their parent.
  */
-import { SpanKind, SpanStatusCode, type Context as TraceContext } from '@opentelemetry/api';
-import type { Context, MiddlewareHandler } from 'hono';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import type { TracingRuntime } from '../obs/tracing.js';
+import { tracedContext, type TracingRuntime } from '../obs/tracing.js';
 import type { AppEnv } from './env.js';
-
-/** The request's own variable (not in AppEnv: only this module and `traceOf` know it). */
-const TRACE = 'regridTrace';
-
-/** The request span's context (undefined when tracing is off or the route is not traced). */
-export const traceOf = (c: Context): TraceContext | undefined =>
-  c.get(TRACE) as TraceContext | undefined;
 
 export function traceRequests(t: TracingRuntime): MiddlewareHandler<AppEnv> {
   return async function traceRequest(c, next) {
-    const parent = t.extract({
+    const incoming = t.extract({
       traceparent: c.req.header('traceparent'),
       tracestate: c.req.header('tracestate'),
     });
+    const parent = tracedContext(t, incoming); // its spans below are made by `t`
     const method = c.req.method;
     const span = t.tracer.startSpan(
       method,
@@ -32,7 +26,7 @@ export function traceRequests(t: TracingRuntime): MiddlewareHandler<AppEnv> {
       },
       parent,
     );
-    (c as Context).set(TRACE, t.withSpan(parent, span));
+    c.set('trace', t.withSpan(parent, span));
     try {
       await next();
     } finally {

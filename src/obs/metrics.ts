@@ -155,19 +155,9 @@ export const redisErrors = new Counter({
   registers,
 });
 
-const breakerProbes = new Set<() => boolean>();
-
-/** Registers a guard's "breaker open" probe for the gauge; returns the unregister. */
-export function watchBreaker(open: () => boolean): () => void {
-  breakerProbes.add(open);
-  return () => void breakerProbes.delete(open);
-}
-
-new Gauge({
+/** Each guard adds 1 while it is open and takes it back when it closes (cache/redis.ts). */
+export const redisBreakerOpen = new Gauge({
   name: 'regrid_redis_breaker_open',
-  help: '1 while a Redis guard skips Redis (breaker cool-down or repair pending), else 0',
+  help: 'Redis guards skipping Redis now (breaker cool-down or repair pending): 1 or 0 per process',
   registers,
-  collect() {
-    this.set([...breakerProbes].some((open) => open()) ? 1 : 0);
-  },
 });

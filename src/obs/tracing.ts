@@ -1,23 +1,22 @@
 /**
  * OpenTelemetry traces, off unless the standard variables ask for them
- * (`OTEL_TRACES_EXPORTER=otlp`, docs/operating.md "Tracing"). Off, nothing of the SDK is loaded:
- * `tracer()` answers undefined and every span site is one `if` on it. On, `startTracing` loads
- * tracing-sdk.ts (the provider, the OTLP/HTTP exporter, the W3C propagator) once at startup.
+ * (`OTEL_TRACES_EXPORTER=otlp`, docs/operating.md "Tracing"). Off, nothing of the SDK is loaded
+ * and no trace context exists: every span site is one `if` on its parent. On, `startTracing`
+ * loads tracing-sdk.ts (the provider, the OTLP/HTTP exporter, the W3C propagator) once at
+ * startup and hands the runtime to the composition root (src/server.ts, src/embed.ts,
+ * src/cli/cmd-import.ts), which gives it to the roots of traced work: the HTTP middleware
+ * (src/http/trace.ts) and the import (service/import-trace.ts).
  *
- * Context travels explicitly: the HTTP middleware (src/http/trace.ts) puts the request span's
- * context on the request's StatementScope (store/statement-scope.ts), which the write line already
- * carries with each write (QueuedWrite.scope) and the Cql wrapper already reads at its single
- * execute point; each span of ours names its parent (`tracer.startSpan(name, opts, parent)`).
+ * Context travels explicitly: the request span's context goes on the request's StatementScope
+ * (store/statement-scope.ts), which the service hands to every statement and write of the
+ * request; each span of ours names its parent (`tracer.startSpan(name, opts, parent)`). A trace
+ * context made here carries the runtime that made it (`tracedContext`), so a child span needs
+ * its parent and nothing else: no module holds the runtime.
  */
-import type { Context, Span, SpanOptions } from '@opentelemetry/api';
+import { createContextKey, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
 import type { OtlpProtocol, TracingRuntime } from './tracing-types.js';
 
 export type { TracingRuntime } from './tracing-types.js';
-
-let runtime: TracingRuntime | undefined;
-
-/** The running tracing, or undefined when it is off (the fast path everywhere). */
-export const tracing = (): TracingRuntime | undefined => runtime;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -42,59 +41,43 @@ export function otlpProtocolOf(env: Env = process.env): OtlpProtocol {
 }
 
 /**
- * Starts tracing if the environment asks for it (see `tracingWanted`); otherwise loads nothing.
- * Call once, before the stores open. Answers the shutdown (flush) or undefined when off.
+ * Starts tracing if the environment asks for it (see `tracingWanted`); otherwise loads nothing
+ * and answers undefined. The caller owns the runtime: it hands it on, and calls its `shutdown`
+ * (flush) at exit.
  */
 export async function startTracing(
   serviceVersion: string,
   env: Env = process.env,
-): Promise<(() => Promise<void>) | undefined> {
-  if (runtime) return () => runtime!.shutdown();
+): Promise<TracingRuntime | undefined> {
   if (!tracingWanted(env)) return undefined;
   const protocol = otlpProtocolOf(env);
   const { startSdk } = await import('./tracing-sdk.js');
-  const started = startSdk({ protocol, serviceVersion });
-  runtime = started;
-  return async () => {
-    if (runtime === started) runtime = undefined;
-    await started.shutdown();
-  };
+  return startSdk({ protocol, serviceVersion });
 }
+
+const RUNTIME = createContextKey('regrid.tracing-runtime');
+
+/** `parent` (default: the root) as a context whose spans `t` makes: where traced work starts. */
+export const tracedContext = (t: TracingRuntime, parent: Context = t.root): Context =>
+  parent.setValue(RUNTIME, t);
+
+const runtimeOf = (ctx: Context): TracingRuntime | undefined =>
+  ctx.getValue(RUNTIME) as TracingRuntime | undefined;
 
 /**
- * Traces through `own` (an embedding host's tracer, tracing-host.ts) until the returned stop is
- * called. Set before the app and the Redis guard are made: both decide once whether to trace.
+ * A child span of `parent`, made by the runtime `parent` carries (`tracedContext`); undefined
+ * when there is no parent (work outside any trace, or tracing off).
  */
-export function useRuntime(own: TracingRuntime): () => void {
-  if (runtime && runtime !== own) throw new Error('tracing is already on in this process');
-  runtime = own;
-  return () => {
-    if (runtime === own) runtime = undefined;
-  };
-}
-
-/** A child span of `parent` (a root span when there is none); undefined when tracing is off. */
 export function startSpan(
   name: string,
   parent: Context | undefined,
   options?: SpanOptions,
 ): { span: Span; context: Context } | undefined {
-  const t = runtime;
+  const t = parent && runtimeOf(parent);
   if (!t) return undefined;
-  const p = parent ?? t.root;
-  const span = t.tracer.startSpan(name, options, p);
-  return { span, context: t.withSpan(p, span) };
+  const span = t.tracer.startSpan(name, options, parent);
+  return { span, context: t.withSpan(parent, span) };
 }
 
-let ambient: () => Context | undefined = () => undefined;
-
-/**
- * Where code that is handed no context finds the statement scope's (the Redis command spans,
- * src/cache/redis-spans.ts): set by the store layer, which owns the scope (store/cassandra.ts).
- */
-export function traceSource(source: () => Context | undefined): void {
-  ambient = source;
-}
-
-/** The trace context of the statement scope running now, if any. */
-export const currentTrace = (): Context | undefined => ambient();
+/** The span context of `ctx`'s span, for a link (undefined outside a trace). */
+export const spanContextOf = (ctx: Context) => runtimeOf(ctx)?.spanContextOf(ctx);

@@ -41,6 +41,7 @@ export async function seedDemoGrid(
         collaborators: [],
       },
       [profileId],
+      undefined,
     );
   }
   // Many rows written directly (seeding only), one bump that counts them.

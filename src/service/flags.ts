@@ -18,6 +18,7 @@ import { DomainError } from '../domain/errors.js';
 import type { Config } from '../config/config.js';
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { FlagsStore } from '../store/flags-store.js';
+import type { StatementScope } from '../store/statement-scope.js';
 
 /**
  * `reads.overrides`: the kill switch of user-defined order; off = every grid read is
@@ -94,9 +95,9 @@ export class Flags {
     });
   }
 
-  async set(name: string, enabled: boolean): Promise<FlagState> {
+  async set(name: string, enabled: boolean, scope?: StatementScope): Promise<FlagState> {
     const flag = flagName(name);
-    await this.store.set(flag, enabled);
+    await this.store.set(flag, enabled, scope);
     // This process follows at once; the others within the bound above.
     this.values.set(flag, enabled);
     return { name: flag, enabled, stored: true };

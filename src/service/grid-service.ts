@@ -16,6 +16,7 @@ import type { CassandraGridReader } from '../store/grid-reader.js';
 import type { GridHead, GridStore } from '../store/grid-store.js';
 import type { MembershipStore } from '../store/membership-store.js';
 import type { PostRecord, PostsStore } from '../store/posts-store.js';
+import type { StatementScope } from '../store/statement-scope.js';
 import type { ServiceDeps } from './deps.js';
 import type { Flags } from './flags.js';
 import * as archive from './operations/archive.js';
@@ -163,16 +164,16 @@ export class GridService {
   }
 
   /** `profileId` takes no more invitations from `authorId`; pending ones are dropped. */
-  blockAuthor(profileId: bigint, authorId: bigint) {
-    return invitations.blockAuthor(this.ports, profileId, authorId);
+  blockAuthor(profileId: bigint, authorId: bigint, scope?: StatementScope) {
+    return invitations.blockAuthor(this.ports, profileId, authorId, scope);
   }
 
-  unblockAuthor(profileId: bigint, authorId: bigint) {
-    return invitations.unblockAuthor(this.ports, profileId, authorId);
+  unblockAuthor(profileId: bigint, authorId: bigint, scope?: StatementScope) {
+    return invitations.unblockAuthor(this.ports, profileId, authorId, scope);
   }
 
-  takedown(postId: bigint) {
-    return takedownPost(this.ports, postId);
+  takedown(postId: bigint, scope?: StatementScope) {
+    return takedownPost(this.ports, postId, scope);
   }
 
   // --- reads (one-line delegations as properties: the operations live in read/ and ops/) ------

@@ -8,6 +8,7 @@ import type { Post } from '../domain/post.js';
 import { importChunk } from './import/import-chunk.js';
 import { registerPost, unregisterPost, type RegisterPorts } from './operations/register.js';
 import type { WriteOptions } from './write-line/write-line.js';
+import type { StatementScope } from '../store/statement-scope.js';
 import { trackOp } from './write-line/write-op.js';
 
 type PlatformPorts = RegisterPorts & Parameters<typeof importChunk>[0];
@@ -25,7 +26,7 @@ export class PlatformPosts {
   }
 
   /** One chunk of `regrid import`: existing posts of one profile onto its grid. */
-  importChunk(profileId: bigint, posts: readonly Post[]) {
-    return trackOp('import', () => importChunk(this.ports, profileId, posts));
+  importChunk(profileId: bigint, posts: readonly Post[], scope?: StatementScope) {
+    return trackOp('import', () => importChunk(this.ports, profileId, posts, scope));
   }
 }

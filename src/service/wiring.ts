@@ -107,7 +107,7 @@ export function wireService(
   writer.afterEachCommit((e) =>
     hints.has(e.profileId) ? copies.schedule(e.profileId) : undefined,
   );
-  if (grid) writer.afterEachCommit((e) => grid.invalidate(e.profileId));
+  if (grid) writer.afterEachCommit((e) => grid.invalidate(e.profileId, e.trace));
   const changes = new ChangeStream(
     new ChangeLogStore(cql, consistency),
     config,

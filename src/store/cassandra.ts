@@ -15,7 +15,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { Client, auth, policies, types } from 'cassandra-driver';
 import type { QueryOptions } from 'cassandra-driver';
 import type { Config } from '../config/config.js';
-import { statementScope } from './statement-scope.js';
+import type { StatementScope } from './statement-scope.js';
 import {
   isCasTimeout,
   mapUnavailable,
@@ -28,15 +28,22 @@ import { DomainError } from '../domain/errors.js';
 import { tlsOptionsOf } from '../tls-options.js';
 import { kindOfBatch, kindOfStatement, timeStatement, type StatementKind } from './cql-metrics.js';
 import { BATCH, cqlSpan, endCqlSpan } from './cql-spans.js';
-import { traceSource, tracing } from '../obs/tracing.js';
 import { cqlInFlight } from '../obs/metrics-platform.js';
+
+/**
+ * The driver's options, and the statement scope of the caller the statement is sent for (its
+ * request's deadline: statement-scope.ts); absent = nobody's (work outside any request).
+ */
+export interface CqlOptions extends QueryOptions {
+  readonly scope?: StatementScope | undefined;
+}
 
 /** The subset of `Client` the stores use. */
 export interface Cql {
-  execute(query: string, params?: unknown[], options?: QueryOptions): Promise<types.ResultSet>;
+  execute(query: string, params?: unknown[], options?: CqlOptions): Promise<types.ResultSet>;
   batch(
     queries: Array<{ query: string; params?: unknown[] }>,
-    options?: QueryOptions,
+    options?: CqlOptions,
   ): Promise<types.ResultSet>;
 }
 
@@ -164,20 +171,21 @@ export const consistencyOf = (config: Config): Consistency => ({
   rehome: types.consistencies[config.REGRID_REHOME_SERIAL],
 });
 
-// The Redis command spans find their parent here (src/cache/redis-spans.ts).
-traceSource(() => statementScope.getStore()?.trace);
-
 /**
  * Wraps a Client: per-request write accounting, timing and spans, and availability
  * failures as DomainError('unavailable'), or 'write_outcome_unknown' once a write of the same
  * request may have landed. A Paxos timeout stays raw: the grid writer re-reads and decides.
  */
 export function cqlOf(client: Pick<Cql, 'execute' | 'batch'>): Cql {
-  async function run(kind: StatementKind, cql: string, send: () => Promise<types.ResultSet>) {
+  async function run(
+    kind: StatementKind,
+    cql: string,
+    scope: StatementScope | undefined,
+    send: () => Promise<types.ResultSet>,
+  ) {
     const done = timeStatement(kind);
     const write = kind !== 'read';
-    const scope = statementScope.getStore();
-    const span = tracing() && cqlSpan(cql, scope?.trace);
+    const span = scope?.trace && cqlSpan(cql, scope.trace);
     let sent = false;
     try {
       if (scope?.sealed) throw new NotSent(REFUSED_AFTER_DEADLINE);
@@ -216,8 +224,19 @@ export function cqlOf(client: Pick<Cql, 'execute' | 'batch'>): Cql {
 
   return {
     execute: (query, params, options) =>
-      run(kindOfStatement(query), query, () => client.execute(query, params, options)),
+      run(kindOfStatement(query), query, options?.scope, () =>
+        client.execute(query, params, driverOptions(options)),
+      ),
     batch: (queries, options) =>
-      run(kindOfBatch(queries), BATCH, () => client.batch(queries, options)),
+      run(kindOfBatch(queries), BATCH, options?.scope, () =>
+        client.batch(queries, driverOptions(options)),
+      ),
   };
+}
+
+/** The options without the scope, which is ours, not the driver's. */
+function driverOptions(options: CqlOptions | undefined): QueryOptions | undefined {
+  if (options?.scope === undefined) return options;
+  const { scope: _ours, ...driver } = options;
+  return driver;
 }

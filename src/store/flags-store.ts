@@ -4,6 +4,7 @@
  * a flag flip is idempotent and last-writer-wins is exactly what an operator means.
  */
 import type { Consistency, Cql } from './cassandra.js';
+import type { StatementScope } from './statement-scope.js';
 
 const READ_SCOPE = 'SELECT name, enabled FROM flags WHERE scope = ?';
 const UPSERT = 'UPDATE flags SET enabled = ?, updated_at = ? WHERE scope = ? AND name = ?';
@@ -30,11 +31,12 @@ export class FlagsStore {
     return out;
   }
 
-  async set(name: string, enabled: boolean): Promise<void> {
+  async set(name: string, enabled: boolean, statements: StatementScope | undefined): Promise<void> {
     await this.db.execute(UPSERT, [enabled, new Date(), this.scope, name], {
       prepare: true,
       consistency: this.consistency.commit,
       isIdempotent: true,
+      scope: statements,
     });
   }
 }

@@ -5,10 +5,11 @@
  * pageState) and the consumer stops pulling once it has what it needs. The override partition is
  * read whole (it holds only moved/relabelled posts) and sorted into display order in memory.
  */
-import type { QueryOptions, types } from 'cassandra-driver';
+import type { types } from 'cassandra-driver';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import { compareDisplay, pagedIds, type PagedIds } from '../domain/merge.js';
-import type { Consistency, Cql } from './cassandra.js';
+import type { Consistency, Cql, CqlOptions } from './cassandra.js';
+import type { StatementScope } from './statement-scope.js';
 import { isCasTimeout } from './cql-errors.js';
 import { buildCasStatements, type GridMutation } from './grid-mutation.js';
 import {
@@ -62,16 +63,12 @@ export class GridStore {
     private readonly consistency: Consistency,
   ) {}
 
-  private readOpts(extra: QueryOptions = {}): QueryOptions {
+  private readOpts(extra: CqlOptions = {}): CqlOptions {
     return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, ...extra };
   }
 
   /** The static head (one row); with the request ring only when `withRing`. */
-  async readHead(
-    profileId: bigint,
-    options: QueryOptions = {},
-    withRing = false,
-  ): Promise<GridHead> {
+  async readHead(profileId: bigint, options: CqlOptions = {}, withRing = false): Promise<GridHead> {
     const query = withRing ? SELECT_HEAD_AND_RING : SELECT_HEAD;
     const rs = await this.db.execute(query, [profileId], this.readOpts(options));
     return headOf(rs.first());
@@ -86,7 +83,7 @@ export class GridStore {
    */
   async readOverrides(
     profileId: bigint,
-    options: QueryOptions = {},
+    options: CqlOptions = {},
     pageSize = 1000,
   ): Promise<OverridesSnapshot> {
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -113,7 +110,7 @@ export class GridStore {
    */
   private async readOverrideRows(
     profileId: bigint,
-    options: QueryOptions,
+    options: CqlOptions,
     pageSize: number,
     query = SELECT_OVERRIDE_ROWS,
   ) {
@@ -157,8 +154,12 @@ export class GridStore {
   }
 
   /** Whether the post has a row in the profile's time-ordered grid. */
-  async hasGridRow(profileId: bigint, postId: bigint): Promise<boolean> {
-    const rs = await this.db.execute(SELECT_GRID_ROW, [profileId, postId], this.readOpts());
+  async hasGridRow(profileId: bigint, postId: bigint, scope?: StatementScope): Promise<boolean> {
+    const rs = await this.db.execute(
+      SELECT_GRID_ROW,
+      [profileId, postId],
+      this.readOpts({ scope }),
+    );
     return rs.rowLength > 0;
   }
 
@@ -193,6 +194,7 @@ export class GridStore {
     expected: bigint,
     next: bigint,
     mutation: GridMutation,
+    scope: StatementScope | undefined,
   ): Promise<CasResult> {
     const statements = buildCasStatements(profileId, expected, next, mutation);
     let rs: types.ResultSet;
@@ -204,6 +206,7 @@ export class GridStore {
           mutation.statics?.homeRegion !== undefined
             ? (this.consistency.rehome ?? this.consistency.serial)
             : this.consistency.serial,
+        scope,
       });
     } catch (err) {
       if (isCasTimeout(err)) return { applied: false, reason: 'timeout' };
@@ -238,7 +241,7 @@ export class GridStore {
     query: string,
     params: unknown[],
     pageSize: number,
-    options: QueryOptions = {},
+    options: CqlOptions = {},
   ): AsyncGenerator<types.Row, void, undefined> {
     let pageState: string | undefined;
     do {

@@ -20,7 +20,7 @@
 import { types } from 'cassandra-driver';
 import { DomainError } from '../domain/errors.js';
 import type { Cql } from './cassandra.js';
-import { statementScope } from './statement-scope.js';
+import type { StatementScope } from './statement-scope.js';
 import { isCasTimeout } from './cql-errors.js';
 
 export type RecordState = 'in_flight' | 'done';
@@ -85,7 +85,8 @@ export class IdempotencyStore {
    */
   private async lwt(query: string, params: unknown[]) {
     try {
-      return await statementScope.exit(() => this.cql.execute(query, params, { prepare: true }));
+      // No statement scope: a claim is not the request's write (its deadline answers alone).
+      return await this.cql.execute(query, params, { prepare: true });
     } catch (err) {
       if (!isCasTimeout(err)) throw err;
       throw new DomainError(
@@ -102,18 +103,23 @@ export class IdempotencyStore {
    * claim after a failure). A plain write: the outcome itself is anchored in the grid's ring, so
    * two attempts racing here can only write the same response.
    */
-  async put(scope: bigint, key: string, rec: IdempotencyRecord): Promise<void> {
+  async put(
+    scope: bigint,
+    key: string,
+    rec: IdempotencyRecord,
+    statements?: StatementScope,
+  ): Promise<void> {
     await this.cql.execute(
       `INSERT INTO idempotency_keys (scope, key, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        USING TTL ?`,
       [scope, key, ...bindRecord(rec), this.ttlS],
-      { prepare: true },
+      { prepare: true, scope: statements },
     );
   }
 
   /** Hands an unfinished claim back (`rec` with its lease in the past), outside the request. */
   release(scope: bigint, key: string, rec: IdempotencyRecord): Promise<void> {
-    return statementScope.exit(() => this.put(scope, key, rec));
+    return this.put(scope, key, rec); // in no request's statement scope
   }
 
   async get(scope: bigint, key: string): Promise<IdempotencyRecord | undefined> {

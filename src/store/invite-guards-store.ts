@@ -3,8 +3,9 @@
  * authors a profile blocks (`invite_blocks`) and the invitations each author delivered per UTC
  * day (`invites_sent`, cql/020_invitations.cql). Neither is part of any grid.
  */
-import type { QueryOptions } from 'cassandra-driver';
-import type { Consistency, Cql } from './cassandra.js';
+
+import type { Consistency, Cql, CqlOptions } from './cassandra.js';
+import type { StatementScope } from './statement-scope.js';
 
 /** Two days: a day's rows outlive the day they count in, then expire unread. */
 const SENT_TTL_S = 2 * 86_400;
@@ -23,29 +24,39 @@ export class InviteGuardsStore {
     private readonly consistency: Consistency,
   ) {}
 
-  private opts(): QueryOptions {
-    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true };
+  private opts(scope: StatementScope | undefined): CqlOptions {
+    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, scope };
   }
 
-  async isBlocked(profileId: bigint, authorId: bigint): Promise<boolean> {
-    const rs = await this.db.execute(Q.blocked, [profileId, authorId], this.opts());
+  async isBlocked(profileId: bigint, authorId: bigint, scope?: StatementScope): Promise<boolean> {
+    const rs = await this.db.execute(Q.blocked, [profileId, authorId], this.opts(scope));
     return rs.rowLength > 0;
   }
 
-  async block(profileId: bigint, authorId: bigint, at: Date): Promise<void> {
-    await this.db.execute(Q.block, [profileId, authorId, at], this.opts());
+  async block(profileId: bigint, authorId: bigint, at: Date, scope: StatementScope | undefined) {
+    await this.db.execute(Q.block, [profileId, authorId, at], this.opts(scope));
   }
 
-  async unblock(profileId: bigint, authorId: bigint): Promise<void> {
-    await this.db.execute(Q.unblock, [profileId, authorId], this.opts());
+  async unblock(
+    profileId: bigint,
+    authorId: bigint,
+    scope: StatementScope | undefined,
+  ): Promise<void> {
+    await this.db.execute(Q.unblock, [profileId, authorId], this.opts(scope));
   }
 
   /** The author's deliveries on `day`, counted up to `cap` (all the caller needs to know). */
-  async sentOn(authorId: bigint, day: number, cap: number): Promise<number> {
-    return (await this.db.execute(Q.sent, [authorId, day, cap], this.opts())).rowLength;
+  async sentOn(authorId: bigint, day: number, cap: number, scope?: StatementScope) {
+    return (await this.db.execute(Q.sent, [authorId, day, cap], this.opts(scope))).rowLength;
   }
 
-  async recordSent(authorId: bigint, day: number, postId: bigint, inviteeId: bigint) {
-    await this.db.execute(Q.record, [authorId, day, postId, inviteeId], this.opts());
+  async recordSent(
+    authorId: bigint,
+    day: number,
+    postId: bigint,
+    inviteeId: bigint,
+    scope: StatementScope | undefined,
+  ) {
+    await this.db.execute(Q.record, [authorId, day, postId, inviteeId], this.opts(scope));
   }
 }

@@ -8,8 +8,9 @@
  *   - `drop` (an accept that committed, or a withdrawal of a claimed one): deletes it IF EXISTS.
  * Rows written by grids' membership effects before 020 have `claimed` null: not claimed.
  */
-import type { QueryOptions } from 'cassandra-driver';
-import type { Consistency, Cql } from './cassandra.js';
+
+import type { Consistency, Cql, CqlOptions } from './cassandra.js';
+import type { StatementScope } from './statement-scope.js';
 
 export interface Invite {
   readonly profileId: bigint;
@@ -39,51 +40,72 @@ export class InvitesStore {
     private readonly consistency: Consistency,
   ) {}
 
-  private opts(): QueryOptions {
-    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true };
+  private opts(scope: StatementScope | undefined): CqlOptions {
+    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, scope };
   }
 
   /** A lightweight transaction; only `withdrawPending` may not be retried (its answer). */
-  private lwt(isIdempotent: boolean): QueryOptions {
+  private lwt(isIdempotent: boolean, scope: StatementScope | undefined): CqlOptions {
     return {
       prepare: true,
       consistency: this.consistency.commit,
       serialConsistency: this.consistency.serial,
       isIdempotent,
+      scope,
     };
   }
 
-  async get(profileId: bigint, postId: bigint): Promise<Invite | undefined> {
-    const row = (await this.db.execute(Q.one, [profileId, postId], this.opts())).first();
+  async get(
+    profileId: bigint,
+    postId: bigint,
+    scope?: StatementScope,
+  ): Promise<Invite | undefined> {
+    const row = (await this.db.execute(Q.one, [profileId, postId], this.opts(scope))).first();
     return row ? inviteOf(profileId, row) : undefined;
   }
 
   /** Newest post first, at most `limit` (the pending count is bounded, so one page is all). */
-  async list(profileId: bigint, limit: number): Promise<Invite[]> {
-    const rs = await this.db.execute(Q.page, [profileId, limit], this.opts());
+  async list(profileId: bigint, limit: number, scope?: StatementScope): Promise<Invite[]> {
+    const rs = await this.db.execute(Q.page, [profileId, limit], this.opts(scope));
     return rs.rows.map((r) => inviteOf(profileId, r));
   }
 
   /** Writes a new invitation (its post ID is fresh: the row never existed). */
-  async put(profileId: bigint, postId: bigint, authorId: bigint): Promise<void> {
-    await this.db.execute(Q.put, [profileId, postId, authorId], this.opts());
+  async put(
+    profileId: bigint,
+    postId: bigint,
+    authorId: bigint,
+    scope: StatementScope | undefined,
+  ) {
+    await this.db.execute(Q.put, [profileId, postId, authorId], this.opts(scope));
   }
 
   /** Marks the invitation as being accepted; false when there is none (any more). */
-  async claim(profileId: bigint, postId: bigint): Promise<boolean> {
-    return (await this.db.execute(Q.claim, [profileId, postId], this.lwt(true))).wasApplied();
+  async claim(
+    profileId: bigint,
+    postId: bigint,
+    scope: StatementScope | undefined,
+  ): Promise<boolean> {
+    const rs = await this.db.execute(Q.claim, [profileId, postId], this.lwt(true, scope));
+    return rs.wasApplied();
   }
 
   /** Deletes the invitation from `authorId` unless an accept has claimed it. */
-  async withdrawPending(profileId: bigint, postId: bigint, authorId: bigint): Promise<Withdrawal> {
-    const rs = await this.db.execute(Q.withdraw, [profileId, postId, authorId], this.lwt(false));
+  async withdrawPending(
+    profileId: bigint,
+    postId: bigint,
+    authorId: bigint,
+    scope: StatementScope | undefined,
+  ): Promise<Withdrawal> {
+    const params = [profileId, postId, authorId];
+    const rs = await this.db.execute(Q.withdraw, params, this.lwt(false, scope));
     if (rs.wasApplied()) return 'withdrawn';
     return rs.first()?.get('claimed') === true ? 'claimed' : 'none';
   }
 
   /** Deletes the invitation whatever its state (after an accept, or to cancel a claimed one). */
-  async drop(profileId: bigint, postId: bigint): Promise<void> {
-    await this.db.execute(Q.drop, [profileId, postId], this.lwt(true));
+  async drop(profileId: bigint, postId: bigint, scope: StatementScope | undefined): Promise<void> {
+    await this.db.execute(Q.drop, [profileId, postId], this.lwt(true, scope));
   }
 }
 

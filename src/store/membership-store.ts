@@ -16,7 +16,6 @@ import type { GridHead } from '../domain/grid-head.js';
 import { needsRollForward, type Effects, type MembershipOp } from '../domain/membership.js';
 import { idToDate } from '../domain/ids.js';
 import type { Consistency, Cql } from './cassandra.js';
-import { statementScope } from './statement-scope.js';
 
 const Q = {
   gridPut:
@@ -81,14 +80,14 @@ export class MembershipStore {
   }
 
   /**
-   * Applies the head's recorded effects if they are not marked applied yet (idempotent). Runs
-   * outside the caller's statement scope: finishing another write's effects is not a write of
-   * this request (a read that rolls forward and then fails is still just a failed read).
+   * Applies the head's recorded effects if they are not marked applied yet (idempotent). Takes
+   * no statement scope: finishing another write's effects is not a write of the caller's request
+   * (a read that rolls forward and then fails is still just a failed read).
    */
   async rollForward(profileId: bigint, head: GridHead): Promise<boolean> {
     const effects = head.effects;
     if (!needsRollForward(effects, head.appliedVersion ?? 0n)) return false;
-    await statementScope.exit(() => this.apply(profileId, effects));
+    await this.apply(profileId, effects);
     return true;
   }
 

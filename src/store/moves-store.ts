@@ -6,6 +6,7 @@
  */
 import { types } from 'cassandra-driver';
 import type { Consistency, Cql } from './cassandra.js';
+import type { StatementScope } from './statement-scope.js';
 
 export interface MoveRecord {
   readonly profileId: bigint;
@@ -34,7 +35,7 @@ export class MovesStore {
     readonly ttlS: number,
   ) {}
 
-  async put(r: MoveRecord): Promise<void> {
+  async put(r: MoveRecord, scope: StatementScope | undefined): Promise<void> {
     await this.db.execute(
       INSERT,
       [
@@ -47,15 +48,16 @@ export class MovesStore {
         r.relabelled,
         this.ttlS,
       ],
-      { prepare: true, consistency: this.consistency.commit },
+      { prepare: true, consistency: this.consistency.commit, scope },
     );
   }
 
-  async get(profileId: bigint, moveId: string): Promise<MoveRecord | undefined> {
+  async get(profileId: bigint, moveId: string, scope?: StatementScope) {
     const rs = await this.db.execute(SELECT, [profileId, types.Uuid.fromString(moveId)], {
       prepare: true,
       consistency: this.consistency.commit,
       isIdempotent: true,
+      scope,
     });
     const row = rs.first();
     if (!row) return undefined;

@@ -12,8 +12,9 @@
  * writes a cell tombstone.
  */
 import type { Post } from '../domain/post.js';
-import type { QueryOptions, types } from 'cassandra-driver';
-import type { Consistency, Cql } from './cassandra.js';
+import type { types } from 'cassandra-driver';
+import type { Consistency, Cql, CqlOptions } from './cassandra.js';
+import type { StatementScope } from './statement-scope.js';
 
 export type PostRecord = Post;
 
@@ -36,15 +37,19 @@ export class PostsStore {
     private readonly consistency: Consistency,
   ) {}
 
-  private writeOpts(): QueryOptions {
-    return { prepare: true, consistency: this.consistency.commit, logged: true };
+  private writeOpts(scope: StatementScope | undefined): CqlOptions {
+    return { prepare: true, consistency: this.consistency.commit, logged: true, scope };
   }
 
   /**
    * Writes the body and, for seeding and tests only, rows in the grids of `profileIds` directly
    * (the service adds posts to grids through membership effects).
    */
-  async insertPost(post: PostRecord, profileIds: readonly bigint[] = []): Promise<void> {
+  async insertPost(
+    post: PostRecord,
+    profileIds: readonly bigint[],
+    scope: StatementScope | undefined,
+  ): Promise<void> {
     const queries = [
       {
         query: INSERT_POST,
@@ -59,9 +64,10 @@ export class PostsStore {
       await this.db.execute(queries[0]!.query, queries[0]!.params, {
         prepare: true,
         consistency: this.consistency.commit,
+        scope,
       });
     } else {
-      await this.db.batch(queries, this.writeOpts());
+      await this.db.batch(queries, this.writeOpts(scope));
     }
   }
 
@@ -70,39 +76,50 @@ export class PostsStore {
    * partition): two registrations of one platform ID with different bodies cannot both win.
    * Returns whether this call wrote it.
    */
-  async insertPostIfAbsent(post: PostRecord): Promise<boolean> {
+  async insertPostIfAbsent(post: PostRecord, scope: StatementScope | undefined): Promise<boolean> {
     const rs = await this.db.execute(`${INSERT_POST} IF NOT EXISTS`, bodyParams(post), {
       prepare: true,
       consistency: this.consistency.commit,
       serialConsistency: this.consistency.serial,
+      scope,
     });
     return rs.first()?.get('[applied]') === true;
   }
 
   /** Fences the post off every grid before its deletion proceeds (a value, never removed). */
-  async markRemoved(postId: bigint, at: Date = new Date()): Promise<void> {
+  async markRemoved(
+    postId: bigint,
+    scope: StatementScope | undefined,
+    at = new Date(),
+  ): Promise<void> {
     await this.db.execute(MARK_REMOVED, [at, postId], {
       prepare: true,
       consistency: this.consistency.commit,
       isIdempotent: true,
+      scope,
     });
   }
 
   /** Removes the body (when `withBody`) and the post's rows in the grids of `profileIds`. */
-  async deletePost(postId: bigint, profileIds: readonly bigint[], withBody = true): Promise<void> {
+  async deletePost(
+    postId: bigint,
+    profileIds: readonly bigint[],
+    withBody: boolean,
+    scope: StatementScope | undefined,
+  ): Promise<void> {
     const queries = [
       ...(withBody ? [{ query: DELETE_POST, params: [postId] }] : []),
       ...profileIds.map((p) => ({ query: DELETE_GRID_ROW, params: [p, postId] })),
     ];
-    if (queries.length > 0) await this.db.batch(queries, this.writeOpts());
+    if (queries.length > 0) await this.db.batch(queries, this.writeOpts(scope));
   }
 
-  private readOpts(): QueryOptions {
-    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true };
+  private readOpts(scope?: StatementScope): CqlOptions {
+    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, scope };
   }
 
-  async getPost(postId: bigint): Promise<PostRecord | undefined> {
-    const row = (await this.db.execute(SELECT_POST, [postId], this.readOpts())).first();
+  async getPost(postId: bigint, scope?: StatementScope): Promise<PostRecord | undefined> {
+    const row = (await this.db.execute(SELECT_POST, [postId], this.readOpts(scope))).first();
     return row ? postOf(row) : undefined;
   }
 
@@ -114,7 +131,7 @@ export class PostsStore {
    * reads past the driver's 2,048 requests per connection (BusyConnectionError), and measured
    * at 200 concurrent pages the IN read was also the faster one (docs/operating.md, "Driver limits").
    */
-  async getPosts(postIds: readonly bigint[]): Promise<PostRecord[]> {
+  async getPosts(postIds: readonly bigint[], scope?: StatementScope): Promise<PostRecord[]> {
     const unique = [...new Set(postIds)];
     if (unique.length === 0) return [];
     const queries = Math.ceil(unique.length / POSTS_PER_QUERY);
@@ -123,7 +140,7 @@ export class PostsStore {
       unique.slice(i * size, (i + 1) * size),
     );
     const results = await Promise.all(
-      chunks.map((ids) => this.db.execute(SELECT_POSTS, [ids], this.readOpts())),
+      chunks.map((ids) => this.db.execute(SELECT_POSTS, [ids], this.readOpts(scope))),
     );
     const byId = new Map<bigint, PostRecord>();
     for (const rs of results) for (const row of rs.rows) byId.set(row.get('post_id'), postOf(row));

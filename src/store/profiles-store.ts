@@ -5,6 +5,7 @@
  */
 import type { types } from 'cassandra-driver';
 import type { Consistency, Cql } from './cassandra.js';
+import type { StatementScope } from './statement-scope.js';
 
 const DISTINCT = {
   grid_posts: 'SELECT DISTINCT profile_id FROM grid_posts',
@@ -64,10 +65,15 @@ export class ProfilesStore {
    * Cassandra stores an EMPTY frozen collection as a cell tombstone (see grid-mutation.ts on pins);
    * that is harmless here: `posts` is read by key only, never scanned, and it reads back as none.
    */
-  async setCollaborators(postId: bigint, collaborators: readonly bigint[]): Promise<void> {
+  async setCollaborators(
+    postId: bigint,
+    collaborators: readonly bigint[],
+    scope: StatementScope | undefined,
+  ): Promise<void> {
     await this.db.execute(SET_COLLABORATORS, [[...collaborators], postId], {
       prepare: true,
       consistency: this.consistency.commit,
+      scope,
     });
   }
 }

@@ -6,8 +6,9 @@
  * A record is written before the body's `removed_at` fence and never deleted or nulled; writing
  * it again (a retried removal) rewrites the same cells. Every value bound is set: no tombstones.
  */
-import type { QueryOptions, types } from 'cassandra-driver';
-import type { Consistency, Cql } from './cassandra.js';
+import type { types } from 'cassandra-driver';
+import type { Consistency, Cql, CqlOptions } from './cassandra.js';
+import type { StatementScope } from './statement-scope.js';
 import { POSTS_PER_QUERY } from './posts-store.js';
 
 /** Why a post is gone: its author's (or platform's) delete, or a moderation takedown. */
@@ -32,17 +33,18 @@ export class RemovedPostsStore {
     private readonly consistency: Consistency,
   ) {}
 
-  private opts(): QueryOptions {
-    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true };
+  private opts(scope?: StatementScope): CqlOptions {
+    return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, scope };
   }
 
   /** Records the removal (idempotent: the same record again rewrites the same cells). */
-  async record(r: RemovalRecord): Promise<void> {
-    await this.db.execute(INSERT, [r.postId, r.profileId, r.reason, r.removedAt], this.opts());
+  async record(r: RemovalRecord, scope: StatementScope | undefined): Promise<void> {
+    const params = [r.postId, r.profileId, r.reason, r.removedAt];
+    await this.db.execute(INSERT, params, this.opts(scope));
   }
 
-  async get(postId: bigint): Promise<RemovalRecord | undefined> {
-    const row = (await this.db.execute(SELECT, [postId], this.opts())).first();
+  async get(postId: bigint, scope?: StatementScope): Promise<RemovalRecord | undefined> {
+    const row = (await this.db.execute(SELECT, [postId], this.opts(scope))).first();
     return row ? recordOf(row) : undefined;
   }
 

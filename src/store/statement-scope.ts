@@ -3,10 +3,11 @@
  * so a 503 can say "not applied" or "outcome unknown" truthfully.
  */
 import type { Context } from '@opentelemetry/api';
-import { AsyncSlot } from './async-slot.js';
 
 /**
- * What one caller (an HTTP request, see src/http/deadline.ts) has sent through the wrapper.
+ * What one caller (an HTTP request, see src/http/deadline.ts) has sent through the wrapper. It is
+ * passed explicitly: each statement names it in its options (`CqlOptions.scope`, cassandra.ts),
+ * and a statement that names none (work outside any request) is nobody's.
  * Once its deadline passes the caller either seals it (no write may have landed, so the answer
  * "not applied" must stay true: every later statement of that request is refused) or reports
  * the outcome as unknown.
@@ -35,6 +36,3 @@ export class StatementScope {
     this.maybeWritten--;
   }
 }
-
-/** The scope of the request being served, if any (set with `statementScope.run`). */
-export const statementScope = new AsyncSlot<StatementScope>('statement-scope');

@@ -43,7 +43,7 @@ export function adminRoutes(
     const postId = c.req.valid('param').post_id;
     // No grid anchors the key: a takedown is idempotent by itself (re-running it skips done grids).
     return idempotentWrite(c, idem, { scope: 0n }, async () => {
-      const out = await features.takedown(postId);
+      const out = await features.takedown(postId, c.get('scope'));
       return {
         status: 200,
         body: {

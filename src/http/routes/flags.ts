@@ -29,7 +29,7 @@ export function flagRoutes(service: GridService) {
     async (c) => {
       const name = flagName(c.req.param('name')!);
       const body = await readBody(c, FlagBody);
-      return c.json(await service.flags.set(name, body.enabled));
+      return c.json(await service.flags.set(name, body.enabled, c.get('scope')));
     },
     { validate: false },
   );

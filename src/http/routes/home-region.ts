@@ -19,7 +19,7 @@ export function homeRegionRoutes(service: Pick<GridService, 'writer'>) {
   serve(app, ops.setHomeRegion, async (c) => {
     const profileId = c.req.valid('param').profile_id;
     const { region } = await readBody(c, HomeRegionBody);
-    const out = await setHomeRegion(service.writer, profileId, region);
+    const out = await setHomeRegion(service.writer, profileId, region, c.get('scope'));
     const json = {
       profile_id: profileId.toString(),
       home_region: out.result.to,

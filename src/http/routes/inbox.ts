@@ -66,7 +66,7 @@ export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
     const profileId = c.get('profileId');
     const author = c.req.valid('param').profile_id;
     return idempotentWrite(c, idem, { scope: profileId }, async () => {
-      const { dropped } = await features.blockAuthor(profileId, author);
+      const { dropped } = await features.blockAuthor(profileId, author, c.get('scope'));
       const body = { profile_id: author.toString(), blocked: true, invites_dropped: dropped };
       return { status: 200, body: body satisfies Body<typeof BlockJson> };
     });
@@ -76,7 +76,7 @@ export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
     const profileId = c.get('profileId');
     const author = c.req.valid('param').profile_id;
     return idempotentWrite(c, idem, { scope: profileId }, async () => {
-      await features.unblockAuthor(profileId, author);
+      await features.unblockAuthor(profileId, author, c.get('scope'));
       const body = { profile_id: author.toString(), blocked: false };
       return { status: 200, body: body satisfies Body<typeof BlockJson> };
     });

@@ -23,14 +23,17 @@ export function profilePostsRoutes(service: GridService) {
     const body = await readBody(c, RegisterPostBody, { emptyAsObject: true });
     const given = body.created_at === undefined ? undefined : new Date(body.created_at);
     const collaborators = (body.collaborators ?? []).map((s) => BigInt(s));
-    const out = await service.platform.register({
-      postId,
-      authorId: profileId,
-      caption: body.caption,
-      mediaUrl: body.media_url,
-      createdAt: registeredCreatedAt(postId, given),
-      collaborators,
-    });
+    const out = await service.platform.register(
+      {
+        postId,
+        authorId: profileId,
+        caption: body.caption,
+        mediaUrl: body.media_url,
+        createdAt: registeredCreatedAt(postId, given),
+        collaborators,
+      },
+      { scope: c.get('scope') },
+    );
     const json = {
       post: postView(out.post),
       grid_version: versionView(out.version),
@@ -44,7 +47,7 @@ export function profilePostsRoutes(service: GridService) {
 
   serve(app, unregisterPost, async (c) => {
     const { profile_id: profileId, post_id: postId } = c.req.valid('param');
-    const out = await service.platform.unregister(profileId, postId);
+    const out = await service.platform.unregister(profileId, postId, { scope: c.get('scope') });
     return c.json({ grid_version: versionView(out.version) } satisfies Body<typeof VersionJson>);
   });
 

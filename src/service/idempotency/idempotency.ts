@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../domain/errors.js';
 import { checkRing, type RingEntry } from '../../domain/request-ring.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../../store/idempotency-store.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 import type { WriteInterceptor } from '../write-line/write-line.js';
 import {
   IdempotentReplay,
@@ -61,6 +62,8 @@ export interface IdempotentCall {
   readonly gridProfileId?: bigint;
   /** Renders the response of a committed outcome; required with `gridProfileId`. */
   readonly render?: ResponseRenderer;
+  /** The request's statement scope (its deadline), which the recorded outcome is written in. */
+  readonly statements?: StatementScope;
 }
 
 /** Reads a grid's head with its request ring (GridService.readHead). */
@@ -167,7 +170,7 @@ export class IdempotencyService {
       throw err;
     }
     // 4. Record the outcome for the rest of the retention period.
-    await this.store.put(call.scope, key, record(fp, owner, claimedAt, response));
+    await this.store.put(call.scope, key, record(fp, owner, claimedAt, response), call.statements);
     return { response, replayed: false };
   }
 
@@ -209,7 +212,7 @@ export class IdempotencyService {
     response: StoredResponse,
     owner: string = randomUUID(),
   ): Promise<{ response: StoredResponse; replayed: boolean }> {
-    await this.store.put(call.scope, key, record(fp, owner, claimedAt, response));
+    await this.store.put(call.scope, key, record(fp, owner, claimedAt, response), call.statements);
     return { response, replayed: true };
   }
 }

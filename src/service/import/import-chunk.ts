@@ -23,6 +23,7 @@
  *   is written, so no caller reaches a grid with a post the API would refuse.
  */
 import type { ServiceDeps } from '../deps.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 import { DomainError } from '../../domain/errors.js';
 import { checkPost } from '../../domain/import-plan.js';
 import type { MembershipOp } from '../../domain/membership.js';
@@ -49,6 +50,7 @@ export async function importChunk(
   deps: ImportDeps,
   profileId: bigint,
   posts: readonly Post[],
+  scope?: StatementScope,
 ): Promise<ChunkOutcome> {
   refuseUnfit(profileId, posts);
   // Spent IDs (a deletion or takedown, removed-posts.ts) get no body; the planner checks again.
@@ -62,7 +64,7 @@ export async function importChunk(
     const b = existing.get(p.postId);
     return b !== undefined && sameBody(b, p);
   });
-  await Promise.all(fresh.map((p) => deps.posts.insertPost(p)));
+  await Promise.all(fresh.map((p) => deps.posts.insertPost(p, [], scope)));
   const candidates = [...fresh, ...same];
   const conflictIds = live.filter((p) => !candidates.includes(p)).map((p) => p.postId);
   const conflicts = conflictIds.length;
@@ -93,13 +95,13 @@ export async function importChunk(
       const change = { kind: 'imported', postIds: effects.map((e) => e.postId) } as const;
       return { kind: 'write', mutation: { effects }, result, change };
     },
-    { op: 'import' },
+    { op: 'import', scope },
   );
   const { imported, gone } = out.result;
   // Removed since the check above: a body this chunk wrote after the removal deleted the old
   // one is on no grid, and goes too (GET /v1/posts/:id must stay 404).
   const orphans = fresh.filter((p) => gone.includes(p.postId));
-  await Promise.all(orphans.map((p) => deps.posts.deletePost(p.postId, [], true)));
+  await Promise.all(orphans.map((p) => deps.posts.deletePost(p.postId, [], true, scope)));
   const present = candidates.length - imported - gone.length;
   const removed = removedBefore + gone.length;
   return { imported, present, removed, conflicts, conflictIds, bumped: imported > 0 };

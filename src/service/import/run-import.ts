@@ -34,6 +34,7 @@ import {
 import type { Post } from '../../domain/post.js';
 import { importedPosts, importErrors } from '../../obs/import-metrics.js';
 import type { ChunkOutcome } from './import-chunk.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 
 export interface ImportSource {
   /** What the checkpoint names (`keyspace.table`, or the NDJSON path). */
@@ -71,7 +72,12 @@ export interface ImportTotals {
 }
 
 /** One chunk onto one grid: `GridService.importChunk` (import-chunk.ts). */
-export type ChunkRunner = (profileId: bigint, posts: readonly Post[]) => Promise<ChunkOutcome>;
+/** Imports one chunk; `scope` carries the chunk's trace context when traced (import-trace.ts). */
+export type ChunkRunner = (
+  profileId: bigint,
+  posts: readonly Post[],
+  scope?: StatementScope,
+) => Promise<ChunkOutcome>;
 
 export async function runImport(
   run: ChunkRunner,

@@ -52,15 +52,17 @@ async function accept(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  const invite = await ports.invites.get(profileId, postId);
+  const { scope } = options;
+  const invite = await ports.invites.get(profileId, postId, scope);
   const claimed =
-    invite !== undefined && (invite.claimed || (await ports.invites.claim(profileId, postId)));
+    invite !== undefined &&
+    (invite.claimed || (await ports.invites.claim(profileId, postId, scope)));
   const out = await ports.writer.writeGrid<InviteAnswer>(
     profileId,
     acceptPlanner(ports, postId),
     options,
   );
-  if (claimed) await ports.invites.drop(profileId, postId);
+  if (claimed) await ports.invites.drop(profileId, postId, scope);
   return out;
 }
 
@@ -105,7 +107,7 @@ async function decline(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  const invite = await ports.invites.get(profileId, postId);
+  const invite = await ports.invites.get(profileId, postId, options.scope);
   if (!invite) throw noInvite(postId);
   const { withdrawal, out } = await removeFromCollaborator(
     ports,
@@ -116,7 +118,7 @@ async function decline(
     'collaborator_declined',
   );
   if (withdrawal === 'none' && !out.result.removed) throw noInvite(postId);
-  await dropFromCollaborators(ports, postId, profileId);
+  await dropFromCollaborators(ports, postId, profileId, options.scope);
   return { result: { changed: true }, version: out.version, generation: out.generation };
 }
 
@@ -175,7 +177,7 @@ async function remove(
   collaboratorId: bigint,
   options: WriteOptions = {},
 ) {
-  const post = await ports.posts.getPost(postId);
+  const post = await ports.posts.getPost(postId, options.scope);
   if (!post || post.removedAt)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
   if (actorId !== post.authorId && actorId !== collaboratorId) {
@@ -199,6 +201,6 @@ async function remove(
     options,
     actorId === collaboratorId ? 'collaborator_left' : 'collaborator_removed',
   );
-  await dropFromCollaborators(ports, postId, collaboratorId);
+  await dropFromCollaborators(ports, postId, collaboratorId, options.scope);
   return out;
 }

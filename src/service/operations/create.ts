@@ -26,6 +26,7 @@ import {
   type NotInvited,
 } from './invitations.js';
 import { placeAfter, type PlacePorts } from './placement.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 
 export interface NewPost {
   readonly caption?: string | undefined;
@@ -70,7 +71,7 @@ async function createAlone(
 ): Promise<Created> {
   const post = newBody(ports.nextId(), profileId, input, []);
   const postId = post.postId;
-  await ports.posts.insertPost(post);
+  await ports.posts.insertPost(post, [], options.scope);
   try {
     // The planner result names the post, so an idempotent replay can answer with it.
     const out = await ports.writer.writeGrid(
@@ -80,7 +81,7 @@ async function createAlone(
     );
     return { value: post, version: out.version, generation: out.generation, notInvited: [] };
   } catch (err) {
-    await dropUncommittedBody(ports, profileId, postId, err);
+    await dropUncommittedBody(ports, profileId, postId, err, options.scope);
     throw err;
   }
 }
@@ -94,10 +95,11 @@ async function createCollabPost(
   options: WriteOptions,
 ): Promise<Created> {
   assertCollaborators(authorId, collaborators);
-  const { invited, notInvited } = await admitCollaborators(ports, authorId, collaborators);
+  const { scope } = options;
+  const { invited, notInvited } = await admitCollaborators(ports, authorId, collaborators, scope);
   const post = newBody(ports.nextId(), authorId, input, invited);
   const postId = post.postId;
-  await ports.posts.insertPost(post);
+  await ports.posts.insertPost(post, [], scope);
   // The author's grid carries the request's idempotency ticket (options); the planner result
   // names the post and the refusals, so a replay can answer with them.
   const planner = newPostPlanner(ports, postId, authorId);
@@ -112,10 +114,10 @@ async function createCollabPost(
       options,
     );
   } catch (err) {
-    await dropUncommittedBody(ports, authorId, postId, err);
+    await dropUncommittedBody(ports, authorId, postId, err, scope);
     throw err;
   }
-  await deliverInvites(ports, postId, authorId, invited);
+  await deliverInvites(ports, postId, authorId, invited, scope);
   return { value: post, notInvited, version: out.version, generation: out.generation };
 }
 
@@ -144,12 +146,13 @@ async function dropUncommittedBody(
   profileId: bigint,
   postId: bigint,
   err: unknown,
+  scope: StatementScope | undefined,
 ): Promise<void> {
   if (err instanceof Error && err.name === 'SimulatedCrash') return; // a dead process cleans nothing
   try {
     const head = await ports.reader.readHead(profileId, 'serial');
     if (head.version > 0n && (await ports.store.hasGridRow(profileId, postId))) return;
-    await ports.posts.deletePost(postId, [], true);
+    await ports.posts.deletePost(postId, [], true, scope);
   } catch {
     // Left for the audit (an orphaned body is invisible to readers).
   }

@@ -43,17 +43,19 @@ export async function removePost(
   postId: bigint,
   options: WriteOptions = {},
 ): Promise<PostWriteResult<null>> {
-  const post = await ports.posts.getPost(postId);
+  const { scope } = options;
+  const post = await ports.posts.getPost(postId, scope);
   if (post && post.authorId !== profileId) {
     throw new DomainError('forbidden', 'only the author can delete this post', {
       post_id: postId.toString(),
     });
   }
-  if (post) await recordRemoval(ports, post, 'deleted'); // first: it outlives the body
-  if (post && !post.removedAt) await ports.posts.markRemoved(postId);
+  if (post) await recordRemoval(ports, post, 'deleted', scope); // first: it outlives the body
+  if (post && !post.removedAt) await ports.posts.markRemoved(postId, scope);
   for (const collaborator of post?.collaborators ?? []) {
     // the author's post, on the collaborator's grid: the operation, not the request's ticket
-    await removeFromCollaborator(ports, collaborator, postId, profileId, { op: options.op });
+    const on = { op: options.op, scope };
+    await removeFromCollaborator(ports, collaborator, postId, profileId, on);
   }
   // With a body, the author's grid commits a version even with nothing to take off, so a
   // registration or import planned before the record loses its compare-and-set (removed-posts.ts).
@@ -70,6 +72,6 @@ export async function removePost(
     },
     options,
   );
-  if (post) await ports.posts.deletePost(postId, [], true);
+  if (post) await ports.posts.deletePost(postId, [], true, scope);
   return { value: null, version: out.version, generation: out.generation };
 }

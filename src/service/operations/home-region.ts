@@ -8,6 +8,7 @@ import { DomainError } from '../../domain/errors.js';
 import type { HomeRegionStore } from '../../store/home-region-store.js';
 import { countRehome, rehomePlanner, type RehomeResult } from '../write-line/home-region.js';
 import type { GridWriter, WriteOutcome } from '../write-line/write-line.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 
 const REGION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -30,10 +31,12 @@ export async function setHomeRegion(
   writer: Pick<GridWriter, 'writeGrid'>,
   profileId: bigint,
   region: string,
+  scope?: StatementScope,
 ): Promise<WriteOutcome<RehomeResult>> {
   const to = checkRegionName(region);
   const out = await writer.writeGrid(profileId, rehomePlanner(profileId, to, 'set'), {
     anyRegion: true,
+    scope,
   });
   if (out.committed) countRehome('set');
   return out;

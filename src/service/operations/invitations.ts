@@ -29,6 +29,7 @@ import type { PostsStore } from '../../store/posts-store.js';
 import type { ProfilesStore } from '../../store/profiles-store.js';
 import type { GridWriter, WriteOptions } from '../write-line/write-line.js';
 import { removalPlanner, type RemovalPorts } from './post-removal.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 
 /** The inboxes, the limits' records, the post bodies and whether a grid holds a post. */
 export interface InvitePorts {
@@ -75,12 +76,13 @@ export async function admitCollaborators(
   ports: Pick<InvitePorts, 'inviteGuards' | 'invites'>,
   authorId: bigint,
   collaborators: readonly bigint[],
+  scope: StatementScope | undefined,
 ): Promise<Admission> {
   if (collaborators.length === 0) return { invited: [], notInvited: [] };
   const day = inviteDay(Date.now());
   const [sentBefore, facts] = await Promise.all([
-    ports.inviteGuards.sentOn(authorId, day, MAX_INVITES_PER_AUTHOR_DAY),
-    Promise.all(collaborators.map((c) => inboxFacts(ports, c, authorId))),
+    ports.inviteGuards.sentOn(authorId, day, MAX_INVITES_PER_AUTHOR_DAY, scope),
+    Promise.all(collaborators.map((c) => inboxFacts(ports, c, authorId, scope))),
   ]);
   let sent = sentBefore;
   const out: Admission = { invited: [], notInvited: [] };
@@ -99,10 +101,11 @@ async function inboxFacts(
   ports: Pick<InvitePorts, 'inviteGuards' | 'invites'>,
   invitee: bigint,
   authorId: bigint,
+  scope: StatementScope | undefined,
 ) {
   const [blocked, pending] = await Promise.all([
-    ports.inviteGuards.isBlocked(invitee, authorId),
-    ports.invites.list(invitee, INBOX_READ_LIMIT),
+    ports.inviteGuards.isBlocked(invitee, authorId, scope),
+    ports.invites.list(invitee, INBOX_READ_LIMIT, scope),
   ]);
   const fromAuthor = pending.filter((i) => i.authorId === authorId).length;
   return { blocked, pending: pending.length, pendingFromAuthor: fromAuthor } satisfies InboxFacts;
@@ -119,19 +122,21 @@ export async function deliverInvites(
   postId: bigint,
   authorId: bigint,
   invited: readonly bigint[],
+  scope: StatementScope | undefined,
 ): Promise<void> {
   const day = inviteDay(Date.now());
   for (const invitee of invited) {
-    await ports.inviteGuards.recordSent(authorId, day, postId, invitee);
-    await ports.invites.put(invitee, postId, authorId);
-    if (await ports.inviteGuards.isBlocked(invitee, authorId)) {
-      if ((await ports.invites.withdrawPending(invitee, postId, authorId)) === 'withdrawn')
-        await dropFromCollaborators(ports, postId, invitee);
+    await ports.inviteGuards.recordSent(authorId, day, postId, invitee, scope);
+    await ports.invites.put(invitee, postId, authorId, scope);
+    if (await ports.inviteGuards.isBlocked(invitee, authorId, scope)) {
+      if ((await ports.invites.withdrawPending(invitee, postId, authorId, scope)) === 'withdrawn')
+        await dropFromCollaborators(ports, postId, invitee, scope);
     }
   }
-  const body = invited.length > 0 ? await ports.posts.getPost(postId) : undefined;
+  const body = invited.length > 0 ? await ports.posts.getPost(postId, scope) : undefined;
   if (invited.length > 0 && (!body || body.removedAt)) {
-    for (const invitee of invited) await ports.invites.withdrawPending(invitee, postId, authorId);
+    for (const invitee of invited)
+      await ports.invites.withdrawPending(invitee, postId, authorId, scope);
   }
 }
 
@@ -145,17 +150,18 @@ export async function inviteCollaborators(
   postId: bigint,
   authorId: bigint,
   collaborators: readonly bigint[],
+  scope: StatementScope | undefined,
 ): Promise<readonly NotInvited[]> {
   const fresh: bigint[] = [];
   for (const c of collaborators) {
     const [invite, onGrid] = await Promise.all([
-      ports.invites.get(c, postId),
-      ports.store.hasGridRow(c, postId),
+      ports.invites.get(c, postId, scope),
+      ports.store.hasGridRow(c, postId, scope),
     ]);
     if (!invite && !onGrid) fresh.push(c);
   }
-  const { invited, notInvited } = await admitCollaborators(ports, authorId, fresh);
-  await deliverInvites(ports, postId, authorId, invited);
+  const { invited, notInvited } = await admitCollaborators(ports, authorId, fresh, scope);
+  await deliverInvites(ports, postId, authorId, invited, scope);
   return notInvited;
 }
 
@@ -173,8 +179,14 @@ export async function removeFromCollaborator(
   options: WriteOptions = {},
   change: ChangeKind = 'deleted',
 ) {
-  const withdrawal: Withdrawal = await ports.invites.withdrawPending(profileId, postId, authorId);
-  if (withdrawal === 'claimed') await ports.invites.drop(profileId, postId);
+  const { scope } = options;
+  const withdrawal: Withdrawal = await ports.invites.withdrawPending(
+    profileId,
+    postId,
+    authorId,
+    scope,
+  );
+  if (withdrawal === 'claimed') await ports.invites.drop(profileId, postId, scope);
   const bump = withdrawal === 'claimed';
   const out = await ports.writer.writeGrid(
     profileId,
@@ -189,12 +201,14 @@ export async function dropFromCollaborators(
   ports: Pick<InvitePorts, 'posts' | 'profiles'>,
   postId: bigint,
   collaboratorId: bigint,
+  scope: StatementScope | undefined,
 ): Promise<void> {
-  const post = await ports.posts.getPost(postId);
+  const post = await ports.posts.getPost(postId, scope);
   if (!post || !post.collaborators.includes(collaboratorId)) return;
   await ports.profiles.setCollaborators(
     postId,
     post.collaborators.filter((p) => p !== collaboratorId),
+    scope,
   );
 }
 
@@ -207,22 +221,23 @@ export async function blockAuthor(
   ports: InvitePorts,
   profileId: bigint,
   authorId: bigint,
+  scope?: StatementScope,
 ): Promise<{ readonly dropped: number }> {
   if (authorId === profileId) {
     throw new DomainError('invalid_request', 'a profile cannot block itself', {
       field: 'profile_id',
     });
   }
-  await ports.inviteGuards.block(profileId, authorId, new Date());
+  await ports.inviteGuards.block(profileId, authorId, new Date(), scope);
   // Listed after the block is written: an invitation written later reads the block itself.
-  const theirs = (await ports.invites.list(profileId, INBOX_READ_LIMIT)).filter(
+  const theirs = (await ports.invites.list(profileId, INBOX_READ_LIMIT, scope)).filter(
     (i) => i.authorId === authorId,
   );
   let dropped = 0;
   for (const i of theirs) {
-    if ((await ports.invites.withdrawPending(profileId, i.postId, authorId)) !== 'withdrawn')
-      continue;
-    await dropFromCollaborators(ports, i.postId, profileId);
+    const w = await ports.invites.withdrawPending(profileId, i.postId, authorId, scope);
+    if (w !== 'withdrawn') continue;
+    await dropFromCollaborators(ports, i.postId, profileId, scope);
     dropped += 1;
   }
   return { dropped };
@@ -232,6 +247,7 @@ export async function unblockAuthor(
   ports: Pick<InvitePorts, 'inviteGuards'>,
   profileId: bigint,
   authorId: bigint,
+  scope?: StatementScope,
 ): Promise<void> {
-  await ports.inviteGuards.unblock(profileId, authorId);
+  await ports.inviteGuards.unblock(profileId, authorId, scope);
 }

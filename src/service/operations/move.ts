@@ -93,7 +93,7 @@ export function movePost(
         });
       }
       const step = relabelStepPlanner(ports, postId, after);
-      await ports.writer.writeGrid(profileId, step, { op: 'move' });
+      await ports.writer.writeGrid(profileId, step, { op: 'move', scope: options.scope });
       out = await ports.writer.writeGrid(profileId, planner, opts);
     }
     const { version, generation } = out;

@@ -64,16 +64,17 @@ async function register(
   options: WriteOptions,
 ): Promise<RegisterResult> {
   assertCollaborators(post.authorId, post.collaborators);
+  const { scope } = options;
   // A spent ID gets no body written (the planner decides again, after its snapshot).
   const [existing, gone] = await Promise.all([
-    ports.posts.getPost(post.postId),
-    ports.removed.get(post.postId),
+    ports.posts.getPost(post.postId, scope),
+    ports.removed.get(post.postId, scope),
   ]);
   if (gone) throw postRemoved(gone);
   let inserted = false;
   if (existing) await assertSameBody(ports, existing, post);
-  else if (!(inserted = await ports.posts.insertPostIfAbsent(post))) {
-    const winner = await ports.posts.getPost(post.postId);
+  else if (!(inserted = await ports.posts.insertPostIfAbsent(post, scope))) {
+    const winner = await ports.posts.getPost(post.postId, scope);
     if (winner) await assertSameBody(ports, winner, post);
   }
   let out;
@@ -83,7 +84,7 @@ async function register(
     // Removed between the check above and the planner: the body this call wrote after the
     // removal deleted the old one is on no grid; it goes too (GET /v1/posts/:id must stay 404).
     if (inserted && err instanceof DomainError && err.code === 'post_removed') {
-      await ports.posts.deletePost(post.postId, [], true);
+      await ports.posts.deletePost(post.postId, [], true, scope);
     }
     throw err;
   }
@@ -95,7 +96,7 @@ async function register(
   const first = inserted || out.result.joined;
   const notInvited =
     first && post.collaborators.length > 0
-      ? await inviteCollaborators(ports, post.postId, post.authorId, post.collaborators)
+      ? await inviteCollaborators(ports, post.postId, post.authorId, post.collaborators, scope)
       : [];
   return {
     post,
@@ -181,7 +182,7 @@ async function unregister(
   postId: bigint,
   options: WriteOptions,
 ): Promise<{ version: bigint; generation: bigint }> {
-  const body = await ports.posts.getPost(postId);
+  const body = await ports.posts.getPost(postId, options.scope);
   if (body && body.authorId !== profileId) {
     throw new DomainError('conflict', 'the post belongs to another profile', {
       post_id: postId.toString(),

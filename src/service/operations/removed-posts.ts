@@ -22,6 +22,7 @@ import type {
   RemovalRecord,
   RemovedPostsStore,
 } from '../../store/removed-posts-store.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 
 export interface RemovedPorts {
   readonly removed: Pick<RemovedPostsStore, 'record' | 'get'>;
@@ -36,15 +37,12 @@ export async function recordRemoval(
   ports: RemovedPorts,
   post: PostRecord,
   reason: RemovalReason,
+  scope: StatementScope | undefined,
 ): Promise<void> {
-  if (post.removedAt && (await ports.removed.get(post.postId))) return;
+  if (post.removedAt && (await ports.removed.get(post.postId, scope))) return;
   const at = post.removedAt ?? new Date();
-  await ports.removed.record({
-    postId: post.postId,
-    profileId: post.authorId,
-    reason,
-    removedAt: at,
-  });
+  const record = { postId: post.postId, profileId: post.authorId, reason, removedAt: at };
+  await ports.removed.record(record, scope);
 }
 
 /** The 410 a removed post's ID answers (`reason`: `deleted` or `taken_down`). */

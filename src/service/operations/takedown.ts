@@ -18,6 +18,7 @@ import { trackOp } from '../write-line/write-op.js';
 import { removeFromCollaborator, type WithdrawPorts } from './invitations.js';
 import { removalPlanner } from './post-removal.js';
 import { recordRemoval, type RemovedPorts } from './removed-posts.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 
 export interface TakedownPorts extends WithdrawPorts, RemovedPorts {
   readonly posts: Pick<PostsStore, 'getPost' | 'markRemoved' | 'deletePost'>;
@@ -31,20 +32,27 @@ export interface TakedownResult {
   readonly grids: ReadonlyArray<{ readonly profileId: bigint; readonly version: bigint }>;
 }
 
-export async function takedownPost(ports: TakedownPorts, postId: bigint): Promise<TakedownResult> {
-  const out = await trackOp('takedown', () => takedown(ports, postId));
+export async function takedownPost(
+  ports: TakedownPorts,
+  postId: bigint,
+  scope?: StatementScope,
+): Promise<TakedownResult> {
+  const out = await trackOp('takedown', () => takedown(ports, postId, scope));
   await ports.postCache?.forget([postId]);
   return out;
 }
 
-const TAKEDOWN = { op: 'takedown' } as const;
-
-async function takedown(ports: TakedownPorts, postId: bigint): Promise<TakedownResult> {
-  const post = await ports.posts.getPost(postId);
+async function takedown(
+  ports: TakedownPorts,
+  postId: bigint,
+  scope: StatementScope | undefined,
+): Promise<TakedownResult> {
+  const TAKEDOWN = { op: 'takedown', scope } as const;
+  const post = await ports.posts.getPost(postId, scope);
   if (!post)
     throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
-  await recordRemoval(ports, post, 'taken_down'); // first: it outlives the body
-  if (!post.removedAt) await ports.posts.markRemoved(postId);
+  await recordRemoval(ports, post, 'taken_down', scope); // first: it outlives the body
+  if (!post.removedAt) await ports.posts.markRemoved(postId, scope);
   const grids: Array<{ profileId: bigint; version: bigint }> = [];
   // A version even with nothing to take off: a registration or import planned before the
   // record must lose its compare-and-set (removed-posts.ts).
@@ -65,6 +73,6 @@ async function takedown(ports: TakedownPorts, postId: bigint): Promise<TakedownR
     );
     if (out.committed) grids.push({ profileId, version: out.version });
   }
-  await ports.posts.deletePost(postId, [], true);
+  await ports.posts.deletePost(postId, [], true, scope);
   return { postId, grids };
 }

@@ -15,7 +15,6 @@
  * profile is dropped after the new one is complete (one partition tombstone, never read again).
  */
 import { sameGridState, type GridVersion } from '../../domain/grid-version.js';
-import { statementScope } from '../../store/statement-scope.js';
 import type { DisplayCopyStore } from '../../store/display-copy-store.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
 
@@ -92,9 +91,8 @@ export function createCopyBuilder(
       const firstAt = pending?.firstAt ?? now;
       if (pending) clearTimeout(pending.timer);
       const wait = Math.max(0, Math.min(settings.debounceMs, firstAt + settings.maxDelayMs - now));
-      // Outside the scheduling request's statement scope (its deadline and budget): a build is
-      // nobody's request.
-      const timer = statementScope.exit(() => setTimeout(() => run(profileId), wait));
+      // A build is nobody's request: its statements name no statement scope (no deadline).
+      const timer = setTimeout(() => run(profileId), wait);
       timer.unref();
       timers.set(profileId, { timer, firstAt });
     },

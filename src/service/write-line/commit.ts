@@ -10,10 +10,11 @@
  * it, is answered now; a write, and whatever was planned behind one, with the batch; a write that
  * must commit alone (batch.ts `commitsAlone`) or over the bounds is put back (write-line.ts).
  *
- * Statements: the line's own reads run outside any request's statement scope (one request's
- * deadline must not fail the others' snapshot); planners run in their own request's context; the
- * batch runs in a GroupScope (store/group-scope.ts): a write of every request it carries, and
- * refused if a request's deadline already answered "not applied".
+ * Statements: the line's own reads are in no request's statement scope (one request's deadline
+ * must not fail the others' snapshot; when traced, a scope carrying only the turn's context);
+ * a planner whose request (WriteOptions.scope) its deadline already answered "not applied" is not
+ * run; the batch is sent in a GroupScope (store/group-scope.ts): a write of every request it
+ * carries, and refused if a request's deadline already answered "not applied".
  *
  * One name, one state: a snapshot whose head is behind a state this service already acknowledged
  * or published (the newest state this process committed, LastCommitted `newest`; the change
@@ -26,8 +27,12 @@
 import { DomainError } from '../../domain/errors.js';
 import { compareGridVersions, type GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
-import { statementScope } from '../../store/statement-scope.js';
-import { storeDidNotAnswer } from '../../store/cql-errors.js';
+import {
+  NotSent,
+  REFUSED_AFTER_DEADLINE,
+  storeDidNotAnswer,
+  unavailable,
+} from '../../store/cql-errors.js';
 import type { GridMutation } from '../../store/grid-mutation.js';
 import type { CasResult, GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 import { GroupScope } from '../../store/group-scope.js';
@@ -68,8 +73,7 @@ export async function commitQueued(
 ): Promise<QueuedWrite[]> {
   const turn = { waiting: [...writes], back: [] as QueuedWrite[] };
   try {
-    const own = () => attempts(deps, profileId, turn);
-    await (deps.trace ? statementScope.run(turnScope(deps.trace), own) : statementScope.exit(own));
+    await attempts(deps, profileId, turn);
   } catch (err) {
     // A failed read or batch, or the crash seam: whatever still waits fails with it.
     for (const w of turn.waiting) w.reject(out.asSeenBy(w, err));
@@ -83,8 +87,9 @@ const sealed = (w: QueuedWrite) => (w.scope?.sealed ? out.notSent() : undefined)
 async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promise<void> {
   const { store, records, settings } = deps;
   let published: GridVersion | undefined; // the stream's watermark, once a mark read it
+  const own = deps.trace ? { scope: turnScope(deps.trace) } : {}; // the turn's own reads
   for (let attempt = 1; turn.waiting.length > 0 && attempt <= settings.maxAttempts;) {
-    const snapshot = await store.readOverrides(profileId);
+    const snapshot = await store.readOverrides(profileId, own);
     await deps.membership.rollForward(profileId, snapshot.head);
     const rows = rowsReadThrough(new GridPostsMemo(), profileId, store);
     const floor = versionFloor(snapshot.head, [records.newest(profileId), published]);
@@ -128,6 +133,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
         generation: plan.after.head.generation,
         mutation: plan.mutation,
         before: snapshot,
+        ...(deps.trace ? { trace: deps.trace } : {}),
       };
       out.recordBatch(plan.writes);
       await deps.committed(event, plan.effects);
@@ -192,19 +198,7 @@ export async function planBatch(
     const snapshot = s;
     let planned;
     try {
-      planned = await write.run(async () => {
-        const { interceptor } = write.options;
-        await interceptor?.onSnapshot?.(snapshot);
-        const beforeCommit = (w: Promise<unknown>) =>
-          void work.push(w.then(noFailure, (e: unknown) => [write, e]));
-        const { outcomeUnknown } = write;
-        const ctx = { ...base, snapshot, nextVersion, beforeCommit, outcomeUnknown };
-        const decision = await write.planner(ctx);
-        if (decision.kind === 'skip') return { decision, mutation: undefined };
-        const extra = interceptor?.extraStatics?.(snapshot, nextVersion, decision.result);
-        const statics = { ...decision.mutation.statics, ...extra };
-        return { decision, mutation: { ...decision.mutation, statics } as GridMutation };
-      });
+      planned = await planOne(write, snapshot, nextVersion, base, work);
     } catch (error) {
       // The store did not answer a planner's read: every later write would wait for its own
       // reads and then the batch, one timeout after another. The turn fails at once instead,
@@ -262,6 +256,29 @@ export async function planBatch(
   };
 }
 
+/** One write's planner (with its interceptor) on `snapshot`. */
+async function planOne(
+  write: QueuedWrite,
+  snapshot: OverridesSnapshot,
+  nextVersion: bigint,
+  base: { profileId: bigint; attempt: number; rows: GridRowsRead },
+  work: Array<Promise<[QueuedWrite, unknown] | undefined>>,
+) {
+  // Its request's deadline answered "not applied": refused as its first statement would be.
+  if (write.scope?.sealed) throw unavailable(new NotSent(REFUSED_AFTER_DEADLINE));
+  const { interceptor } = write.options;
+  await interceptor?.onSnapshot?.(snapshot);
+  const beforeCommit = (w: Promise<unknown>) =>
+    void work.push(w.then(noFailure, (e: unknown) => [write, e]));
+  const { outcomeUnknown } = write;
+  const ctx = { ...base, snapshot, nextVersion, beforeCommit, outcomeUnknown };
+  const decision = await write.planner(ctx);
+  if (decision.kind === 'skip') return { decision, mutation: undefined };
+  const extra = interceptor?.extraStatics?.(snapshot, nextVersion, decision.result);
+  const statics = { ...decision.mutation.statics, ...extra };
+  return { decision, mutation: { ...decision.mutation, statics } as GridMutation };
+}
+
 const noFailure = (): undefined => undefined;
 const NONE: ReadonlyMap<QueuedWrite, unknown> = new Map();
 
@@ -279,8 +296,12 @@ async function send(
   const group = new GroupScope(scopes);
   if (trace) group.trace = trace; // its statements' spans are the CAS attempt's children
   try {
-    return await statementScope.run(group, () =>
-      store.casGrid(profileId, version, version + BigInt(plan.writes), plan.mutation),
+    return await store.casGrid(
+      profileId,
+      version,
+      version + BigInt(plan.writes),
+      plan.mutation,
+      group,
     );
   } catch (err) {
     // Refused before it was sent because a request's deadline sealed it while it waited.

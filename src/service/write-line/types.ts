@@ -8,7 +8,7 @@ import { regionPolicyOf, type RegionPolicy } from '../../config/regions.js';
 import type { ChangeDecl } from '../../domain/change-log.js';
 import type { GridVersion } from '../../domain/grid-version.js';
 import type { Effects } from '../../domain/membership.js';
-import type { Span } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import type { WriteOp } from './write-op.js';
 import type { StatementScope } from '../../store/statement-scope.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
@@ -89,6 +89,12 @@ export interface WriteOptions {
   readonly op?: WriteOp | undefined;
   /** A re-home (home-region.ts): planned without the home region check. */
   readonly anyRegion?: boolean;
+  /**
+   * The statement scope of the request the write is for (its deadline, src/http/deadline.ts):
+   * the batch carrying the write counts as that request's write, and is refused once its
+   * deadline answered "not applied" (commit.ts). Absent: the write is no request's.
+   */
+  readonly scope?: StatementScope | undefined;
 }
 
 export interface WriteOutcome<R> {
@@ -112,6 +118,8 @@ export interface CommitEvent {
   readonly mutation: GridMutation;
   /** The snapshot the compare-and-set was conditioned on: with `mutation`, the new state. */
   readonly before: OverridesSnapshot;
+  /** The write line turn's trace context, when traced: the parent of the hooks' own work. */
+  readonly trace?: Context;
 }
 
 export interface WriterHooks {
@@ -184,10 +192,8 @@ const policyOf = (config: Config) => {
 export interface QueuedWrite {
   readonly planner: GridPlanner<unknown>;
   readonly options: WriteOptions;
-  /** The statement scope (request deadline) the write was submitted under, if any. */
+  /** The statement scope (request deadline) of the write (`options.scope`), if any. */
   readonly scope: StatementScope | undefined;
-  /** Runs `f` in the async context the write was submitted from (its statement scope). */
-  run<T>(f: () => Promise<T>): Promise<T>;
   /** A batch that carried this write timed out: it may have committed. */
   outcomeUnknown: boolean;
   /** Its queue-wait span while it waits, when traced (write-trace.ts). */

@@ -38,10 +38,8 @@
  * `afterEachCommit` run after each applied batch; `publishWith` hands each turn to the change
  * stream (a mark before the batch, the publish after it: service/changes/publication.ts).
  */
-import { AsyncResource } from 'node:async_hooks';
 import { DomainError } from '../../domain/errors.js';
 import type { Effects } from '../../domain/membership.js';
-import { statementScope } from '../../store/statement-scope.js';
 import type { GridStore } from '../../store/grid-store.js';
 import type { MembershipStore } from '../../store/membership-store.js';
 import { commitQueued } from './commit.js';
@@ -49,7 +47,6 @@ import { countRehome, homeGate } from './home-region.js';
 import { LastCommitted } from './last-committed.js';
 import type { CommitEvent, GridPlanner, Publication, QueuedWrite, WriteOptions } from './types.js';
 import { spanned, traceQueued, traceTurn } from './write-trace.js';
-import { tracing } from '../../obs/tracing.js';
 import type { WriteOutcome, WriterHooks, WriterSettings } from './types.js';
 
 export type * from './types.js';
@@ -88,20 +85,17 @@ export class GridWriter {
     options: WriteOptions = {},
   ): Promise<WriteOutcome<R>> {
     return new Promise<WriteOutcome<R>>((resolve, reject) => {
-      // Planners run in the caller's async context: its request deadline (statement scope).
-      const context = new AsyncResource('regrid.grid-write');
       const { region } = this.settings;
       const gated = region && !options.anyRegion ? homeGate(planner, region) : planner;
       const write: QueuedWrite = {
         planner: gated as GridPlanner<unknown>,
         options,
-        scope: statementScope.getStore(),
-        run: (f) => context.runInAsyncScope(f),
+        scope: options.scope,
         outcomeUnknown: false,
         resolve: (o) => resolve(o as WriteOutcome<R>),
         reject,
       };
-      if (tracing()) traceQueued(write);
+      if (write.scope?.trace) traceQueued(write);
       if (this.queue) this.queue.push(profileId, write);
       else void this.turn(profileId, [write]); // no queue: every write races alone
     });
@@ -181,8 +175,6 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
   private readonly lines = new Map<bigint, Array<{ item: W; timer?: NodeJS.Timeout }>>();
   /** Set while a turn of the event loop is awaited (nextTurn). */
   private shared: Promise<void> | undefined;
-  /** The turns start from the queue's own context, never from the request that woke them. */
-  private readonly home = new AsyncResource('regrid.write-queue');
 
   constructor(
     private readonly settings: { maxWaitMs: number; retryAfterS: number; maxTake: number },
@@ -204,7 +196,7 @@ export class WriteQueue<W extends { reject(err: unknown): void }> {
     if (!line) {
       const fresh = [{ item }];
       this.lines.set(profileId, fresh);
-      void this.home.runInAsyncScope(() => this.drain(profileId, fresh));
+      void this.drain(profileId, fresh);
       return;
     }
     const entry: { item: W; timer?: NodeJS.Timeout } = { item };

@@ -11,7 +11,7 @@
  * else (`turnScope`), so their CQL spans are the turn's children.
  */
 import { SpanStatusCode, type Context, type Link, type Span } from '@opentelemetry/api';
-import { startSpan, tracing } from '../../obs/tracing.js';
+import { spanContextOf, startSpan } from '../../obs/tracing.js';
 import { StatementScope } from '../../store/statement-scope.js';
 import type { CasResult } from '../../store/grid-store.js';
 import type { QueuedWrite } from './types.js';
@@ -28,12 +28,11 @@ export interface TurnTrace {
   end(back: readonly QueuedWrite[]): void;
 }
 
-/** The turn's span; ends the queue waits of the writes it took. Undefined when tracing is off. */
+/** The turn's span; ends the queue waits of the writes it took. Undefined when none is traced. */
 export function traceTurn(
   profileId: bigint,
   writes: readonly QueuedWrite[],
 ): TurnTrace | undefined {
-  if (!tracing()) return undefined;
   let parent: Context | undefined;
   const links: Link[] = [];
   for (const w of writes) {
@@ -43,14 +42,16 @@ export function traceTurn(
     if (!ctx) continue;
     if (!parent) parent = ctx;
     else {
-      const linked = tracing()!.spanContextOf(ctx);
+      const linked = spanContextOf(ctx);
       if (linked) links.push({ context: linked });
     }
   }
+  if (!parent) return undefined; // no write of the turn is traced
   const s = startSpan('regrid.write_line', parent, {
     links,
     attributes: { 'regrid.profile_id': profileId.toString(), 'regrid.writes': writes.length },
-  })!;
+  });
+  if (!s) return undefined;
   return {
     context: s.context,
     end: (back) => {

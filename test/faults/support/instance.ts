@@ -176,6 +176,7 @@ export async function seedGrid(inst: Instance, profileId: bigint, n: number): Pr
           collaborators: [],
         },
         [profileId],
+        undefined,
       ),
     ),
   );

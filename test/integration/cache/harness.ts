@@ -76,6 +76,7 @@ export async function seedPosts(s: Stores, profileId: bigint, n: number): Promis
           collaborators: [],
         },
         [profileId],
+        undefined,
       ),
     ),
   );

@@ -152,6 +152,7 @@ export async function seedGrid(
           collaborators: [],
         },
         [profileId],
+        undefined,
       ),
     ),
   );

@@ -113,6 +113,7 @@ export async function seedGrid(
           collaborators: [],
         },
         [profileId],
+        undefined,
       ),
     ),
   );

@@ -14,7 +14,7 @@ import {
   type StoredResponse,
 } from '../../../src/service/idempotency/idempotency.js';
 import { IdempotencyService as Idempotency } from '../../../src/service/idempotency/idempotency.js';
-import { StatementScope, statementScope } from '../../../src/store/statement-scope.js';
+import { StatementScope } from '../../../src/store/statement-scope.js';
 import { findUndo } from '../../../src/domain/undo-ring.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
 import { groupService, groupSizes, occupy } from './group-harness.js';
@@ -246,26 +246,30 @@ describe('group commit: deadlines and bounds', () => {
     const lateScope = new StatementScope();
     const okScope = new StatementScope();
     const marker = 7n; // a key nobody else writes
-    const late = statementScope
-      .run(lateScope, () =>
-        g.service.writer.writeGrid(p, async (ctx) => ({
+    const late = g.service.writer
+      .writeGrid(
+        p,
+        async (ctx) => ({
           kind: 'write',
           mutation: {
             upserts: [{ postId: posts[0]!, sortKey: marker, movedVersion: ctx.nextVersion }],
           },
           result: null,
-        })),
+        }),
+        { scope: lateScope },
       )
       .catch((e: unknown) => e);
     // A write that sends nothing itself: only the group's batch can count as its write.
-    const ok = statementScope.run(okScope, () =>
-      g.service.writer.writeGrid(p, async (ctx) => ({
+    const ok = g.service.writer.writeGrid(
+      p,
+      async (ctx) => ({
         kind: 'write',
         mutation: {
           upserts: [{ postId: posts[1]!, sortKey: posts[1]!, movedVersion: ctx.nextVersion }],
         },
         result: null,
-      })),
+      }),
+      { scope: okScope },
     );
     const other = g.service.move(p, posts[2]!, null);
     lateScope.seal(); // its deadline answered "not applied"

@@ -51,7 +51,9 @@ const move = (p: bigint, post: string, after: string | null) =>
 const injectKey = async (p: bigint, postId: string, key: string) => {
   const { version } = await features.store.readHead(p);
   const upserts = [{ postId: BigInt(postId), sortKey: BigInt(key) }];
-  expect((await features.store.casGrid(p, version, version + 1n, { upserts })).applied).toBe(true);
+  expect(
+    (await features.store.casGrid(p, version, version + 1n, { upserts }, undefined)).applied,
+  ).toBe(true);
 };
 
 const duplicates = async (p: bigint) =>

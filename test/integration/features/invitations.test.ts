@@ -162,7 +162,7 @@ describe('an accept that claimed the invitation and stopped (a crash between cla
   it('is still listed; accepting again finishes it', async () => {
     const q = freshProfile(f);
     const post = await invite(freshProfile(f), [q]);
-    expect(await invites().claim(q, BigInt(post.post.id))).toBe(true);
+    expect(await invites().claim(q, BigInt(post.post.id), undefined)).toBe(true);
     expect((await inbox(q)).map((i) => i.post.id)).toEqual([post.post.id]);
     expect((await call('POST', `/v1/me/invites/${post.post.id}/accept`, { as: q })).status).toBe(
       200,
@@ -176,7 +176,7 @@ describe('an accept that claimed the invitation and stopped (a crash between cla
     const author = freshProfile(f);
     const post = await invite(author, [q]);
     const id = BigInt(post.post.id);
-    expect(await invites().claim(q, id)).toBe(true);
+    expect(await invites().claim(q, id, undefined)).toBe(true);
     const v0 = await versionOf(q);
     // The bump is what makes an accept planned on v0 lose its compare-and-set.
     expect((await call('POST', `/v1/me/invites/${id}/decline`, { as: q })).status).toBe(200);
@@ -187,7 +187,7 @@ describe('an accept that claimed the invitation and stopped (a crash between cla
     expect((await call('GET', `/v1/posts/${id}`)).json.collaborators).toBeUndefined();
     // A block leaves a claimed invitation to its accept: it is the invitee's own act.
     const other = await invite(author, [q]);
-    expect(await invites().claim(q, BigInt(other.post.id))).toBe(true);
+    expect(await invites().claim(q, BigInt(other.post.id), undefined)).toBe(true);
     expect((await call('PUT', `/v1/me/blocks/${author}`, { as: q })).json.invites_dropped).toBe(0);
     expect((await call('POST', `/v1/me/invites/${other.post.id}/accept`, { as: q })).status).toBe(
       200,

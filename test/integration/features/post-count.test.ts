@@ -45,6 +45,7 @@ async function legacyGrid(p: bigint, n: number): Promise<bigint[]> {
         collaborators: [],
       },
       [p],
+      undefined,
     );
   }
   await f.service.writer.writeGrid(p, async () => ({ kind: 'write', mutation: {}, result: null }));

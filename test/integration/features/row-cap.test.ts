@@ -27,9 +27,11 @@ async function run(cap: string) {
     );
     for (const postId of posts) {
       const body = { postId, authorId: p, caption: undefined, mediaUrl: undefined };
-      await f.service.posts.insertPost({ ...body, createdAt: new Date(ms), collaborators: [] }, [
-        p,
-      ]);
+      await f.service.posts.insertPost(
+        { ...body, createdAt: new Date(ms), collaborators: [] },
+        [p],
+        undefined,
+      );
     }
     let model = [...posts].reverse(); // display order, newest first
     const anchor = model[5]!;

@@ -78,15 +78,18 @@ describe('undo record', () => {
     const head = await f.service.store.readHead(p);
     const [x, y] = [posts[7]!, posts[6]!];
     await f.service.move(p, x, null);
-    await legacyMoves().put({
-      profileId: p,
-      moveId: old,
-      postId: x,
-      prevKey: undefined,
-      prevAfter: y,
-      version: head.version, // not the move's version: undo moves back by anchor
-      relabelled: 0,
-    });
+    await legacyMoves().put(
+      {
+        profileId: p,
+        moveId: old,
+        postId: x,
+        prevKey: undefined,
+        prevAfter: y,
+        version: head.version, // not the move's version: undo moves back by anchor
+        relabelled: 0,
+      },
+      undefined,
+    );
     const out = await f.service.undoMove(p, old);
     expect(out.result.exact).toBe(false);
     const got = await order(f, p);

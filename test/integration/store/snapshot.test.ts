@@ -26,7 +26,7 @@ describe('override snapshot', () => {
         const upserts = [];
         for (let post = 1n; post <= v; post++)
           upserts.push({ postId: post, sortKey: keyOf(v, post) });
-        const r = await s.grid.casGrid(p, v - 1n, v, { upserts });
+        const r = await s.grid.casGrid(p, v - 1n, v, { upserts }, undefined);
         expect(r.applied).toBe(true);
         committed = v;
       }

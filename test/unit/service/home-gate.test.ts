@@ -32,7 +32,6 @@ const queued = (planner: GridPlanner<unknown>): QueuedWrite => ({
   planner,
   options: {},
   scope: undefined,
-  run: (f) => f(),
   outcomeUnknown: false,
   resolve: () => undefined,
   reject: () => undefined,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors.js';
 import { causeLine } from '../../../src/http/problem.js';
 import { cqlOf, type Cql } from '../../../src/store/cassandra.js';
-import { StatementScope, statementScope } from '../../../src/store/statement-scope.js';
+import { StatementScope } from '../../../src/store/statement-scope.js';
 
 type Reply = () => Promise<types.ResultSet>;
 const applied = (ok = true) => ({ wasApplied: () => ok, rows: [] }) as unknown as types.ResultSet;
@@ -64,16 +64,16 @@ describe('what a failure says about the writes', () => {
         : () => Promise.resolve(applied(!q.includes('IF'))),
     );
     const cql = cqlOf(s.client);
-    const afterWrite = statementScope.run(new StatementScope(), async () => {
-      await cql.execute('INSERT INTO t (a) VALUES (1)');
-      return code(cql.execute('SELECT a FROM t'));
-    });
-    expect(await afterWrite).toBe('write_outcome_unknown');
-    const afterLostCas = statementScope.run(new StatementScope(), async () => {
-      await cql.batch([{ query: 'UPDATE t SET v = 2 WHERE k = 1 IF v = 1' }]);
-      return code(cql.execute('SELECT a FROM t'));
-    });
-    expect(await afterLostCas).toBe('unavailable');
+    const afterWrite = async (scope: StatementScope) => {
+      await cql.execute('INSERT INTO t (a) VALUES (1)', [], { scope });
+      return code(cql.execute('SELECT a FROM t', [], { scope }));
+    };
+    expect(await afterWrite(new StatementScope())).toBe('write_outcome_unknown');
+    const afterLostCas = async (scope: StatementScope) => {
+      await cql.batch([{ query: 'UPDATE t SET v = 2 WHERE k = 1 IF v = 1' }], { scope });
+      return code(cql.execute('SELECT a FROM t', [], { scope }));
+    };
+    expect(await afterLostCas(new StatementScope())).toBe('unavailable');
   });
 
   it('leaves a Paxos write timeout raw for the grid writer, and keeps the driver error as the cause', async () => {

@@ -9,7 +9,7 @@ import { errors, types } from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
-import { StatementScope, statementScope } from '../../../src/store/statement-scope.js';
+import { StatementScope } from '../../../src/store/statement-scope.js';
 
 const HOST = '127.0.0.1:9042';
 
@@ -40,11 +40,10 @@ async function answer(err: unknown): Promise<string> {
     execute: () => Promise.reject(err),
     batch: () => Promise.reject(err),
   });
-  return statementScope.run(new StatementScope(), () =>
-    cql.batch([{ query: 'UPDATE t SET a = 1 WHERE k = 1 IF a = 0' }]).then(
-      () => 'ok',
-      (e: unknown) => (e instanceof DomainError ? e.code : (e as Error).name),
-    ),
+  const scope = new StatementScope();
+  return cql.batch([{ query: 'UPDATE t SET a = 1 WHERE k = 1 IF a = 0' }], { scope }).then(
+    () => 'ok',
+    (e: unknown) => (e instanceof DomainError ? e.code : (e as Error).name),
   );
 }
 

@@ -67,6 +67,7 @@ async function seedProfile(
           collaborators: [],
         },
         [p.profileId],
+        undefined,
       ),
     ),
   );
