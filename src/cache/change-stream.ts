@@ -117,13 +117,11 @@ export interface ChangeCommands {
   ): Promise<[number, string, string]>;
 }
 
-const registered = new WeakSet<RedisClient>();
-
+/** As cache/scripts.ts: the commands defined on the client say it was done. */
 export function withChangeCommands(client: RedisClient): RedisClient & ChangeCommands {
-  if (!registered.has(client)) {
+  if (!('regridMark' in client)) {
     client.defineCommand('regridPublishChanges', { numberOfKeys: 3, lua: PUBLISH });
     client.defineCommand('regridMark', { numberOfKeys: 2, lua: MARK });
-    registered.add(client);
   }
   return client as RedisClient & ChangeCommands;
 }

@@ -60,15 +60,15 @@ export interface CacheCommands {
   regridRelease(leaseKey: string, token: string): Promise<number>;
 }
 
-const registered = new WeakSet<RedisClient>();
-
-/** Registers the scripts once per client and returns the client typed with them. */
+/**
+ * Registers the scripts once per client and returns the client typed with them. `defineCommand`
+ * puts each command on the client itself, so the client says whether it was done (no registry).
+ */
 export function withCacheCommands(client: RedisClient): RedisClient & CacheCommands {
-  if (!registered.has(client)) {
+  if (!('regridReadPage' in client)) {
     client.defineCommand('regridReadPage', { numberOfKeys: 1, lua: READ_PAGE });
     client.defineCommand('regridPublishFill', { numberOfKeys: 3, lua: PUBLISH_FILL });
     client.defineCommand('regridRelease', { numberOfKeys: 1, lua: RELEASE });
-    registered.add(client);
   }
   return client as RedisClient & CacheCommands;
 }

@@ -28,8 +28,16 @@ interface DriverError {
   readonly innerErrors?: Record<string, { message?: string; code?: string } | undefined>;
 }
 
-const UNREACHABLE_NAMES = new Set(['NoHostAvailableError', 'OperationTimedOutError']);
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+const UNREACHABLE_NAMES: ReadonlySet<string> = new Set([
+  'NoHostAvailableError',
+  'OperationTimedOutError',
+]);
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
 
 /**
  * One line naming the store and why, when `err` says a store could not be reached; undefined for

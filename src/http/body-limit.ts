@@ -46,7 +46,7 @@ const TIMED_OUT = Symbol('timed out');
  * Methods whose requests carry no body here: left alone, because touching `c.req.raw` makes the
  * Node adapter build a full fetch `Request` (a measurable share of a cached page read's CPU).
  */
-const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function bodyLimit(maxBytes: number, timeoutMs: number): MiddlewareHandler {
   return async function limitBody(c, next) {

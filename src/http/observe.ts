@@ -18,7 +18,15 @@ import { causeLine } from './problem.js';
 
 /** Letters, digits and `._:-`, at most 128: safe in a header, a log field and a grep. */
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+]);
 
 export const requestIdOf = (header: string | undefined): string =>
   header !== undefined && SANE_ID.test(header) ? header : randomUUID();

@@ -77,7 +77,7 @@ const OUTCOME_UNKNOWN_ADVICE =
   'Without a key, read the resource before retrying.';
 
 /** 503s a client should retry after Retry-After (the default being one second). */
-const RETRY_AFTER_DEFAULT = new Set<ErrorCode>([
+const RETRY_AFTER_DEFAULT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'contention',
   'feature_disabled',
   'unavailable',
