@@ -90,7 +90,7 @@ export function wireService(
     redis &&
     createServiceCaches(config, redis, reader, cursorKeyIdOf(opts.cursorSecret), opts.cacheTuning);
   // The page read's one port: the store's reads, with Redis the bodies through the post cache.
-  // Each read hands on the request's statement scope; the post cache's misses name none.
+  // Each read hands on the request's statement scope, the post cache to its reads of misses.
   const pages: GridReads<StatementScope> = caches
     ? {
         head: (profileId, minVersion, scope) => reader.head(profileId, minVersion, scope),
@@ -98,7 +98,7 @@ export function wireService(
         overrides: (profileId, _head, scope) => reader.overrides(profileId, undefined, scope),
         entries: (profileId, overrides, query) => reader.entries(profileId, overrides, query),
         copy: reader.copy,
-        hydrate: (postIds) => caches.posts.hydrate(postIds),
+        hydrate: (postIds, scope) => caches.posts.hydrate(postIds, scope),
       }
     : reader;
   const grid = caches?.grid;
