@@ -12,10 +12,11 @@ import type { MoveRateLimiter } from './rate-limit.js';
 import type { RedisGuard } from './redis.js';
 import type { GridReads } from '../domain/grid-source.js';
 
-export interface ServiceCaches {
+/** `Scope`: the statement scope the post cache hands to its source (post-cache.ts). */
+export interface ServiceCaches<Scope = never> {
   readonly guard: RedisGuard;
   readonly grid: GridCache;
-  readonly posts: PostCache;
+  readonly posts: PostCache<Scope>;
   readonly moveRate: MoveRateLimiter;
 }
 
@@ -28,15 +29,15 @@ export const gridCacheSettingsOf = (config: Config, cursorKeyId: string): GridCa
   cursorKeyId,
 });
 
-export function createServiceCaches(
+export function createServiceCaches<Scope = never>(
   config: Config,
   guard: RedisGuard,
   /** Where post bodies come from on a miss. */
-  source: Pick<GridReads, 'hydrate'>,
+  source: Pick<GridReads<Scope>, 'hydrate'>,
   cursorKeyId: string,
   /** Test seams (race hooks); production passes nothing. */
   tuning: Partial<GridCacheSettings> = {},
-): ServiceCaches {
+): ServiceCaches<Scope> {
   return {
     guard,
     grid: createGridCache(guard, { ...gridCacheSettingsOf(config, cursorKeyId), ...tuning }),

@@ -22,41 +22,31 @@ export interface PostCacheStats {
   misses: number;
 }
 
-export interface PostCache {
-  /**
-   * Bodies of the given posts; deleted posts are missing from the map. `known`: bodies already
-   * fetched (the hit path's script returns the first page's), used as they are.
-   */
-  hydrate(
-    postIds: readonly bigint[],
-    known?: ReadonlyMap<bigint, PostBody>,
-  ): Promise<Map<bigint, PostBody>>;
+/** `Scope`: the caller's statement scope, opaque here, handed to the source's reads of misses. */
+export interface PostCache<Scope = never> {
+  /** Bodies of the given posts; deleted posts are missing from the map. */
+  hydrate(postIds: readonly bigint[], scope?: Scope): Promise<Map<bigint, PostBody>>;
   /** Drops cached bodies (post edited, deleted or taken down). */
   forget(postIds: readonly bigint[]): Promise<void>;
   readonly stats: PostCacheStats;
 }
 
-export function createPostCache(
+export function createPostCache<Scope = never>(
   guard: RedisGuard,
-  source: Pick<GridReads, 'hydrate'>,
+  source: Pick<GridReads<Scope>, 'hydrate'>,
   ttlS: number,
-): PostCache {
+): PostCache<Scope> {
   const stats: PostCacheStats = { hits: 0, misses: 0 };
 
   async function hydrate(
     postIds: readonly bigint[],
-    known?: ReadonlyMap<bigint, PostBody>,
+    scope?: Scope,
   ): Promise<Map<bigint, PostBody>> {
     const out = new Map<bigint, PostBody>();
-    const wanted = known ? postIds.filter((id) => !known.has(id)) : postIds;
-    if (known) for (const id of postIds) if (known.has(id)) out.set(id, known.get(id)!);
-    if (wanted.length === 0) {
-      stats.hits += out.size;
-      return out;
-    }
-    const raw = await guard.run((c) => getMany(c, wanted.map(cacheKeys.post)));
+    if (postIds.length === 0) return out;
+    const raw = await guard.run((c) => getMany(c, postIds.map(cacheKeys.post)));
     const missing: bigint[] = [];
-    wanted.forEach((id, i) => {
+    postIds.forEach((id, i) => {
       const body = decodePost(raw?.[i]);
       if (body && body.postId === id) out.set(id, body);
       else missing.push(id);
@@ -65,7 +55,7 @@ export function createPostCache(
     stats.misses += missing.length;
     if (missing.length === 0) return out;
 
-    const fetched = await source.hydrate(missing);
+    const fetched = await source.hydrate(missing, scope);
     for (const [id, body] of fetched) out.set(id, body);
     if (fetched.size > 0 && raw !== undefined) {
       const entries = [...fetched.values()].map(

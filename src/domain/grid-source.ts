@@ -14,7 +14,7 @@ import type { Post } from './post.js';
  */
 export type ReadConsistency = 'quorum' | 'serial';
 
-export interface EntriesQuery {
+export interface EntriesQuery<Scope = never> {
   /** Start strictly after this position (a cursor, or an anchor). */
   readonly after?: GridPosition;
   readonly limit: number;
@@ -22,6 +22,8 @@ export interface EntriesQuery {
   readonly exclude?: Iterable<bigint>;
   /** Told the stamp of each page of time-ordered rows read (grid-head.ts `rowsVerdict`). */
   readonly onStamp?: (stamp: bigint | null) => void;
+  /** The caller's statement scope, handed to every statement the rows are read with. */
+  readonly scope?: Scope | undefined;
 }
 
 /**
@@ -29,18 +31,22 @@ export interface EntriesQuery {
  * CQL alone; with Redis, service/wiring.ts builds the same port with bodies from the post cache.
  * The page read (service/read/read-page.ts) reads through it, so it has no cache/no-cache
  * branches; the page cache (cache/grid-cache.ts) sits above the page read, not in this port.
+ *
+ * `Scope`: the caller's statement scope (store/statement-scope.ts: its request's deadline and
+ * trace parent), opaque here and only handed on, so that after a deadline sealed it no further
+ * statement of the read is sent. A port typed without one (`never`) is called without it.
  */
-export interface GridReads {
+export interface GridReads<Scope = never> {
   /**
    * The head to page at, never below `minVersion`: the store reads it at LOCAL_QUORUM and
    * escalates to LOCAL_SERIAL when it is below the floor (read-your-writes).
    */
-  head(profileId: bigint, minVersion?: MinVersion): Promise<PageHead>;
+  head(profileId: bigint, minVersion?: MinVersion, scope?: Scope): Promise<PageHead>;
   /**
    * The grid's head from the store now. Read after a page's time-ordered rows: when it shows the
    * same membership as the page's head (`sameMembership`), the rows were exactly that state's.
    */
-  readHead(profileId: bigint, consistency?: ReadConsistency): Promise<GridHead>;
+  readHead(profileId: bigint, consistency?: ReadConsistency, scope?: Scope): Promise<GridHead>;
   /**
    * Override rows (sorted key DESC, postId DESC) and the head of the state they belong to:
    * `expected`'s when the source holds that state's list (the chronological view, which has
@@ -50,6 +56,7 @@ export interface GridReads {
   overrides(
     profileId: bigint,
     expected?: GridHead,
+    scope?: Scope,
   ): Promise<{ readonly head: GridHead; readonly rows: readonly OverrideRow[] }>;
   /**
    * The first `limit` entries in display order: `overrides` merged with the time-ordered rows
@@ -58,12 +65,12 @@ export interface GridReads {
   entries(
     profileId: bigint,
     overrides: readonly GridEntry[],
-    query: EntriesQuery,
+    query: EntriesQuery<Scope>,
   ): Promise<GridEntry[]>;
   /** A reordered copy's entries of exactly `state` (see CopySlice); absent = no copies. */
-  readonly copy?: CopySlice | undefined;
+  readonly copy?: CopySlice<Scope> | undefined;
   /** Bodies of `postIds`; deleted posts are absent. */
-  hydrate(postIds: readonly bigint[]): Promise<Map<bigint, Post>>;
+  hydrate(postIds: readonly bigint[], scope?: Scope): Promise<Map<bigint, Post>>;
 }
 
 /**
@@ -71,11 +78,12 @@ export interface GridReads {
  * reordered copy of exactly that state (profiles with many overrides), or undefined when there is
  * none: the caller then merges the overrides with the time-ordered rows.
  */
-export type CopySlice = (
+export type CopySlice<Scope = never> = (
   profileId: bigint,
   state: GridVersion,
   after: GridPosition | undefined,
   limit: number,
+  scope?: Scope,
 ) => Promise<GridEntry[] | undefined>;
 
 /** The head a page is read at. */

@@ -21,6 +21,7 @@ import { MovesStore } from '../store/moves-store.js';
 import { PostsStore } from '../store/posts-store.js';
 import { RemovedPostsStore } from '../store/removed-posts-store.js';
 import { ProfilesStore } from '../store/profiles-store.js';
+import type { StatementScope } from '../store/statement-scope.js';
 import type { ServiceDeps } from './deps.js';
 import { flagsOf, type Flags } from './flags.js';
 import type { GridPage, PageQuery } from './read/read-page.js';
@@ -89,14 +90,15 @@ export function wireService(
     redis &&
     createServiceCaches(config, redis, reader, cursorKeyIdOf(opts.cursorSecret), opts.cacheTuning);
   // The page read's one port: the store's reads, with Redis the bodies through the post cache.
-  const pages: GridReads = caches
+  // Each read hands on the request's statement scope, the post cache to its reads of misses.
+  const pages: GridReads<StatementScope> = caches
     ? {
-        head: (profileId, minVersion) => reader.head(profileId, minVersion),
-        readHead: (profileId, consistency) => reader.readHead(profileId, consistency),
-        overrides: (profileId) => reader.overrides(profileId),
+        head: (profileId, minVersion, scope) => reader.head(profileId, minVersion, scope),
+        readHead: (profileId, consistency, scope) => reader.readHead(profileId, consistency, scope),
+        overrides: (profileId, _head, scope) => reader.overrides(profileId, undefined, scope),
         entries: (profileId, overrides, query) => reader.entries(profileId, overrides, query),
         copy: reader.copy,
-        hydrate: (postIds) => caches.posts.hydrate(postIds),
+        hydrate: (postIds, scope) => caches.posts.hydrate(postIds, scope),
       }
     : reader;
   const grid = caches?.grid;

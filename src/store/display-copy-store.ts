@@ -5,10 +5,10 @@
  * it was built less than `trustForMs` ago (rows carry the table's TTL; an old copy is rebuilt
  * before its rows could start to expire under a reader).
  */
-import type { QueryOptions } from 'cassandra-driver';
 import type { GridVersion } from '../domain/grid-version.js';
 import type { GridEntry, GridPosition } from '../domain/merge.js';
-import type { Consistency, Cql } from './cassandra.js';
+import type { Consistency, Cql, CqlOptions } from './cassandra.js';
+import type { StatementScope } from './statement-scope.js';
 
 /** Ends every copy (post IDs are positive, so no real entry sorts there). */
 const SENTINEL = -(2n ** 63n);
@@ -32,7 +32,7 @@ export class DisplayCopyStore {
     private readonly trustForMs = 5 * 24 * 3600 * 1000,
   ) {}
 
-  private opts(extra: QueryOptions = {}): QueryOptions {
+  private opts(extra: CqlOptions = {}): CqlOptions {
     return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, ...extra };
   }
 
@@ -45,12 +45,14 @@ export class DisplayCopyStore {
     state: GridVersion,
     after: GridPosition | undefined,
     limit: number,
+    scope?: StatementScope,
   ): Promise<GridEntry[] | undefined> {
     const pk = [profileId, state.generation, state.version];
+    const opts = this.opts({ scope });
     // One more row than asked: the sentinel, when the copy ends inside the page.
     const rs = after
-      ? await this.db.execute(Q.after, [...pk, after.key, after.postId, limit + 1], this.opts())
-      : await this.db.execute(Q.first, [...pk, limit + 1], this.opts());
+      ? await this.db.execute(Q.after, [...pk, after.key, after.postId, limit + 1], opts)
+      : await this.db.execute(Q.first, [...pk, limit + 1], opts);
     const first = rs.first();
     if (!first || first.get('complete') !== true) return undefined;
     const builtAt = first.get('built_at') as Date | null;

@@ -9,6 +9,8 @@
  * v's posts, the rows' stamp tells (cql/021_grid_posts_stamp.cql, domain/grid-head.ts
  * `rowsVerdict`); the page read (service/read/read-page.ts) reads again when they do not.
  * Only CQL here: the page cache sits above the page read (service/read/rendered-read.ts).
+ * A read for a request names its statement scope in every statement (the roll-forward excepted:
+ * finishing another write's effects is nobody's request), so its deadline's seal stops it.
  */
 import { minVersionEscalations } from '../obs/metrics.js';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
@@ -28,8 +30,9 @@ import type { CopyHints, DisplayCopyStore } from './display-copy-store.js';
 import type { GridStore } from './grid-store.js';
 import type { MembershipStore } from './membership-store.js';
 import type { PostsStore } from './posts-store.js';
+import type { StatementScope } from './statement-scope.js';
 
-export class CassandraGridReader implements GridReads {
+export class CassandraGridReader implements GridReads<StatementScope> {
   private copies: { readonly store: DisplayCopyStore; readonly hints: CopyHints } | undefined;
 
   constructor(
@@ -41,20 +44,28 @@ export class CassandraGridReader implements GridReads {
     private readonly pageSize = 200,
   ) {}
 
-  async readHead(profileId: bigint, consistency: ReadConsistency = 'quorum'): Promise<GridHead> {
+  async readHead(
+    profileId: bigint,
+    consistency: ReadConsistency = 'quorum',
+    scope?: StatementScope,
+  ): Promise<GridHead> {
     const head = await this.store.readHead(
       profileId,
-      consistency === 'serial' ? { consistency: this.consistency.serial } : {},
+      consistency === 'serial' ? { consistency: this.consistency.serial, scope } : { scope },
     );
     await this.membership.rollForward(profileId, head);
     return head;
   }
 
-  async readHeadAtLeast(profileId: bigint, min?: MinVersion): Promise<GridHead> {
-    const head = await this.readHead(profileId, 'quorum');
+  async readHeadAtLeast(
+    profileId: bigint,
+    min?: MinVersion,
+    scope?: StatementScope,
+  ): Promise<GridHead> {
+    const head = await this.readHead(profileId, 'quorum', scope);
     if (meetsMin(head, min)) return head;
     minVersionEscalations.inc();
-    return this.readHead(profileId, 'serial');
+    return this.readHead(profileId, 'serial', scope);
   }
 
   /** Reordered copies for profiles with many overrides (wiring.ts; none = always merge). */
@@ -63,34 +74,39 @@ export class CassandraGridReader implements GridReads {
   }
 
   /** GridReads.copy: only profiles known to have many overrides look for one. */
-  readonly copy: CopySlice = async (profileId, state, after, limit) => {
+  readonly copy: CopySlice<StatementScope> = async (profileId, state, after, limit, scope) => {
     const copies = this.copies;
     if (!copies?.hints.has(profileId)) return undefined;
-    return copies.store.slice(profileId, state, after, limit);
+    return copies.store.slice(profileId, state, after, limit, scope);
   };
 
   // --- GridReads: straight from Cassandra (with Redis, service/wiring.ts adds the post cache)
 
-  async head(profileId: bigint, minVersion?: MinVersion): Promise<PageHead> {
-    return { head: await this.readHeadAtLeast(profileId, minVersion) };
+  async head(
+    profileId: bigint,
+    minVersion?: MinVersion,
+    scope?: StatementScope,
+  ): Promise<PageHead> {
+    return { head: await this.readHeadAtLeast(profileId, minVersion, scope) };
   }
 
-  overrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
-    return this.readOverrides(profileId);
+  overrides(
+    profileId: bigint,
+    _expected?: GridHead,
+    scope?: StatementScope,
+  ): Promise<{ head: GridHead; rows: OverrideRow[] }> {
+    return this.readOverrides(profileId, scope);
   }
 
-  async hydrate(
-    postIds: readonly bigint[],
-    known?: ReadonlyMap<bigint, Post>,
-  ): Promise<Map<bigint, Post>> {
-    const out = new Map(known);
-    const missing = postIds.filter((id) => !out.has(id));
-    for (const [id, p] of await this.readPosts(missing)) out.set(id, p);
-    return out;
+  hydrate(postIds: readonly bigint[], scope?: StatementScope): Promise<Map<bigint, Post>> {
+    return this.readPosts(postIds, scope);
   }
 
-  async readOverrides(profileId: bigint): Promise<{ head: GridHead; rows: OverrideRow[] }> {
-    const snap = await this.store.readOverrides(profileId);
+  async readOverrides(
+    profileId: bigint,
+    scope?: StatementScope,
+  ): Promise<{ head: GridHead; rows: OverrideRow[] }> {
+    const snap = await this.store.readOverrides(profileId, { scope });
     await this.membership.rollForward(profileId, snap.head);
     this.copies?.hints.saw(profileId, snap.overrides.length);
     return { head: snap.head, rows: [...snap.overrides] };
@@ -110,7 +126,7 @@ export class CassandraGridReader implements GridReads {
   entries(
     profileId: bigint,
     overrides: readonly GridEntry[],
-    query: EntriesQuery,
+    query: EntriesQuery<StatementScope>,
   ): Promise<GridEntry[]> {
     return mergeGrid(overrides, this.chronological(profileId, query), {
       pinned: query.exclude ?? [],
@@ -122,13 +138,19 @@ export class CassandraGridReader implements GridReads {
   /** Time-ordered IDs descending, from the position's key (inclusive: ties are filtered by merge). */
   chronological(
     profileId: bigint,
-    query: { after?: GridPosition; limit?: number; onStamp?: (stamp: bigint | null) => void },
+    query: {
+      after?: GridPosition;
+      limit?: number;
+      onStamp?: (stamp: bigint | null) => void;
+      scope?: StatementScope | undefined;
+    },
   ) {
     const pageSize = Math.min(Math.max((query.limit ?? this.pageSize) + 1, 32), this.pageSize * 5);
     return this.store.streamChronological(profileId, {
       direction: 'desc',
       ...(query.after ? { from: query.after.key } : {}),
       ...(query.onStamp ? { onStamp: query.onStamp } : {}),
+      scope: query.scope,
       pageSize,
     });
   }
@@ -138,8 +160,8 @@ export class CassandraGridReader implements GridReads {
     return this.store.streamChronological(profileId, { direction: 'asc', from, pageSize });
   }
 
-  async readPosts(postIds: readonly bigint[]): Promise<Map<bigint, Post>> {
-    const found = await this.posts.getPosts(postIds);
+  async readPosts(postIds: readonly bigint[], scope?: StatementScope): Promise<Map<bigint, Post>> {
+    const found = await this.posts.getPosts(postIds, scope);
     return new Map(found.map((p) => [p.postId, p]));
   }
 }

@@ -47,6 +47,8 @@ export interface StreamOptions {
   readonly pageSize?: number;
   /** Told the stamp of each page of rows read (grid-rows.ts `rowsPage`). */
   readonly onStamp?: (stamp: bigint | null) => void;
+  /** The caller's statement scope (statement-scope.ts), named by every page's statement. */
+  readonly scope?: StatementScope | undefined;
 }
 
 /** One page of a `grid_posts` stream: its post IDs in stream order, and whether it was the last. */
@@ -134,7 +136,7 @@ export class GridStore {
     const [query, params] =
       options.from === undefined ? [q.all, [profileId]] : [q.from, [profileId, options.from]];
     const size = options.pageSize ?? 200;
-    const pages = () => this.pagesOf(query, params, size);
+    const pages = () => this.pagesOf(query, params, size, options.scope);
     return pagedIds(async function* () {
       for await (const page of pages()) {
         if (page.stamp !== undefined) options.onStamp?.(page.stamp);
@@ -223,13 +225,14 @@ export class GridStore {
     query: string,
     params: unknown[],
     pageSize: number,
+    scope?: StatementScope,
   ): AsyncGenerator<IdPage & { stamp?: bigint | null }, void, undefined> {
     let pageState: string | undefined;
     do {
       const rs = await this.db.execute(
         query,
         params,
-        this.readOpts({ fetchSize: pageSize, ...(pageState ? { pageState } : {}) }),
+        this.readOpts({ fetchSize: pageSize, scope, ...(pageState ? { pageState } : {}) }),
       );
       pageState = rs.pageState ?? undefined;
       yield { ...rowsPage(rs.rows), last: !pageState };

@@ -44,7 +44,7 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
   serve(app, readGrid, async (c) => {
     const { profile_id: profileId } = c.req.valid('param');
     const { limit, cursor, min_version: minVersion } = c.req.valid('query');
-    const q = { profileId, limit, cursor, minVersion };
+    const q = { profileId, limit, cursor, minVersion, scope: c.get('scope') };
     return sendRendered(c, await service.pages.read(q, renderGridPage));
   });
 

@@ -4,6 +4,7 @@
 import type { MinVersion } from '../../domain/grid-version.js';
 import type { GridEntry } from '../../domain/merge.js';
 import type { Post } from '../../domain/post.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 
 export interface PageQuery {
   readonly profileId: bigint;
@@ -14,6 +15,12 @@ export interface PageQuery {
    * generation only version numbers are compared; with one, generation first.
    */
   readonly minVersion?: MinVersion | undefined;
+  /**
+   * The request's statement scope (http/deadline.ts): every statement of the read names it, so
+   * once the deadline answered and sealed it, the read's next statement is refused. Absent =
+   * nobody's request (audit, tools).
+   */
+  readonly scope?: StatementScope | undefined;
 }
 
 export interface GridPage {

@@ -41,6 +41,7 @@ import type { GridReads } from '../../domain/grid-source.js';
 import { meetsMin, type GridVersion, type MinVersion } from '../../domain/grid-version.js';
 import { effectiveEntry, type GridEntry } from '../../domain/merge.js';
 import { pageRereads } from '../../obs/metrics.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 import type { GridPage, PageQuery } from './page-types.js';
 import { recordPageRead } from './read-metrics.js';
 
@@ -57,7 +58,7 @@ export const MAX_PAGE_LIMIT = 100;
 export const PAGE_ATTEMPTS = 8;
 
 export async function readGridPage(
-  source: GridReads,
+  source: GridReads<StatementScope>,
   cursorSecret: string,
   q: PageQuery,
   chronological = false,
@@ -106,7 +107,7 @@ type Attempt =
  * committed state (see the header); otherwise the state to read again at.
  */
 async function readOnce(
-  source: GridReads,
+  source: GridReads<StatementScope>,
   cursorSecret: string,
   q: PageQuery,
   cursor: Cursor | undefined,
@@ -119,16 +120,17 @@ async function readOnce(
   },
 ): Promise<Attempt> {
   const { chronological, fresh } = opts;
+  const { scope } = q;
   const foreign = cursor !== undefined && (cursor.chronological ?? false) !== chronological;
-  let listed: Awaited<ReturnType<GridReads['overrides']>> | undefined;
+  let listed: Awaited<ReturnType<GridReads<StatementScope>['overrides']>> | undefined;
   let head: GridHead;
   if (fresh) {
-    listed = await source.overrides(q.profileId);
+    listed = await source.overrides(q.profileId, undefined, scope);
     if (compareGridVersions(listed.head, fresh) < 0) return { again: fresh, reason: 'rows' };
     head = listed.head;
   } else {
     // Never below min_version (the source escalates to LOCAL_SERIAL).
-    ({ head } = await source.head(q.profileId, opts.floor));
+    ({ head } = await source.head(q.profileId, opts.floor, scope));
   }
   const after = cursor ? { key: cursor.key, postId: cursor.postId } : undefined;
   // A reordered copy of exactly this state (profiles with many overrides): seek to the cursor,
@@ -137,13 +139,13 @@ async function readOnce(
   const copied =
     foreign || fresh || !source.copy || (cursor && compareGridVersions(cursor, head) !== 0)
       ? undefined
-      : await source.copy(q.profileId, head, after, q.limit + 1);
+      : await source.copy(q.profileId, head, after, q.limit + 1, scope);
   const merged = !copied;
   let rows: readonly OverrideRow[] = [];
   if (merged) {
     // The list comes with the head of its state (the one asked for, or one read with it): the
     // page is of that state, pins, count and version included.
-    listed ??= await source.overrides(q.profileId, head);
+    listed ??= await source.overrides(q.profileId, head, scope);
     if (compareGridVersions(listed.head, head) < 0) return { again: head, reason: 'rows' };
     ({ head, rows } = listed);
   }
@@ -161,6 +163,7 @@ async function readOnce(
       limit: q.limit + 1,
       exclude: head.pins,
       onStamp: (s) => void stamps.push(s),
+      scope,
     }));
   if (merged) {
     // The time-ordered rows may show a newer state's posts (membership is applied after its
@@ -170,7 +173,7 @@ async function readOnce(
       return { again: { generation: head.generation, version: verdict.version }, reason: 'rows' };
     }
     if (verdict.kind === 'unknown') {
-      const now = await source.readHead(q.profileId, 'quorum');
+      const now = await source.readHead(q.profileId, 'quorum', scope);
       if (!sameMembership(now, head)) return { again: now, reason: 'rows' };
     }
   }
@@ -179,7 +182,10 @@ async function readOnce(
   const pins: GridEntry[] = cursor ? [] : head.pins.map((p) => effectiveEntry(rows, p));
   const entries = [...pins, ...page];
 
-  const bodies = await source.hydrate(entries.map((e) => e.postId));
+  const bodies = await source.hydrate(
+    entries.map((e) => e.postId),
+    scope,
+  );
   const items = entries.flatMap((e) => {
     const b = bodies.get(e.postId);
     return b ? [b] : [];

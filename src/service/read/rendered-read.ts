@@ -20,6 +20,7 @@ import type { GridCache, RenderedPage } from '../../cache/grid-cache.js';
 import { firstPageReads } from '../../obs/metrics.js';
 import type { GridReads } from '../../domain/grid-source.js';
 import type { CassandraGridReader } from '../../store/grid-reader.js';
+import type { StatementScope } from '../../store/statement-scope.js';
 import type { Flags } from '../flags.js';
 import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
 
@@ -62,22 +63,25 @@ export function createRenderedRead(
 }
 
 /** What a page reads when overrides are switched off; `bodies`: the (cached) body source. */
-function chronologicalView(reader: CassandraGridReader, bodies: GridReads): GridReads {
+function chronologicalView(
+  reader: CassandraGridReader,
+  bodies: GridReads<StatementScope>,
+): GridReads<StatementScope> {
   return {
-    head: (profileId, minVersion) => reader.head(profileId, minVersion),
-    readHead: (profileId, consistency) => reader.readHead(profileId, consistency),
-    overrides: async (profileId, head) => ({
-      head: head ?? (await reader.readHead(profileId)),
+    head: (profileId, minVersion, scope) => reader.head(profileId, minVersion, scope),
+    readHead: (profileId, consistency, scope) => reader.readHead(profileId, consistency, scope),
+    overrides: async (profileId, head, scope) => ({
+      head: head ?? (await reader.readHead(profileId, 'quorum', scope)),
       rows: [],
     }),
     entries: (profileId, _overrides, query) => reader.entries(profileId, [], query),
-    hydrate: (postIds) => bodies.hydrate(postIds),
+    hydrate: (postIds, scope) => bodies.hydrate(postIds, scope),
   };
 }
 
 /** The service's page read: which order (the kill switch). */
 export function createPageReader(
-  source: GridReads,
+  source: GridReads<StatementScope>,
   reader: CassandraGridReader,
   cursorSecret: string,
   flags: Pick<Flags, 'isEnabled'>,

@@ -32,6 +32,8 @@ let service: GridService;
 let app: Hono<AppEnv>;
 let stallAtNextBatch = false;
 const logged: string[] = [];
+/** Statements handed to the driver, by the profile they name first (a grid read's key). */
+const sentFor = new Map<unknown, number>();
 
 beforeAll(async () => {
   config = testConfig({
@@ -51,7 +53,10 @@ beforeAll(async () => {
   await client.connect();
   // The moment a move hands its compare-and-set batch to the driver is when the node stalls.
   const stallingClient: Pick<Cql, 'execute' | 'batch'> = {
-    execute: (q, p, o) => client.execute(q, p, o),
+    execute: (q, p, o) => {
+      sentFor.set(p?.[0], (sentFor.get(p?.[0]) ?? 0) + 1);
+      return client.execute(q, p, o);
+    },
     batch: (q, o) => {
       if (stallAtNextBatch) {
         stallAtNextBatch = false;
@@ -91,6 +96,10 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(done: () => boolean, ms = 5000): Promise<void> {
+  for (const t0 = Date.now(); !done() && Date.now() - t0 < ms;) await sleep(20);
+}
 
 async function timed(
   method: string,
@@ -148,7 +157,26 @@ describe('a Cassandra stall is answered at the request deadline', () => {
     proxy.resume();
     await sleep(1500);
     expect((await service.store.readHead(me)).version).toBe(version);
-    expect(logged.some((l) => l.includes('refused after the deadline'))).toBe(true);
+    const late = `after the deadline POST /v1/me/grid/moves`;
+    expect(logged.some((l) => l.includes(late) && l.includes('refused after the deadline'))).toBe(
+      true,
+    );
+  });
+
+  it('a page read answered at its deadline sends no statement after it: the next is refused', async () => {
+    const { me } = await seeded(3);
+    proxy.stall();
+    const r = await timed('GET', `/v1/profiles/${me}/grid`);
+    expect503(r, 'unavailable', 1000);
+    const sent = sentFor.get(me) ?? 0;
+    expect(sent).toBeGreaterThan(0); // the head read, stuck in the stall
+    // The stuck read now completes (the client's timeout is 10 s); the page's next read (the
+    // overrides) names the sealed scope, so the wrapper refuses it without contacting Cassandra.
+    proxy.resume();
+    const late = `after the deadline GET /v1/profiles/${me}/grid`;
+    await until(() => logged.some((l) => l.includes(late)));
+    expect(logged.find((l) => l.includes(late))).toContain('refused after the deadline');
+    expect(sentFor.get(me)).toBe(sent);
   });
 
   it('a move whose compare-and-set was sent answers 503 write_outcome_unknown; a retry with the same Idempotency-Key applies it once', async () => {

@@ -3,7 +3,8 @@
  * spawned as in production) with the standard OTEL_* variables pointing at a real OTLP/HTTP
  * receiver (a node:http server here), one move with an incoming W3C `traceparent`. With
  * http/json the receiver parses the spans and the test checks the tree: the HTTP request span →
- * the write line's turn → the compare-and-set attempt (its outcome attribute) → its CQL batch;
+ * the write line's turn → the compare-and-set attempt (its outcome attribute) → its CQL batch,
+ * then a page read's CQL spans under its request span;
  * with http/protobuf, that the protobuf export carries the incoming trace ID; with OTEL unset,
  * that nothing is exported and the SDK module was never loaded.
  */
@@ -142,6 +143,13 @@ describe('OpenTelemetry traces', () => {
     const traceId = randomHex(16);
     const callerSpan = randomHex(8);
     await oneMove(svc.url, `00-${traceId}-${callerSpan}-01`);
+    // Then the first page (a cache miss: the move dropped the cached one), traced on its own.
+    const readTrace = randomHex(16);
+    const readCaller = randomHex(8);
+    const page = await fetch(`${svc.url}/v1/profiles/${PROFILE}/grid`, {
+      headers: { traceparent: `00-${readTrace}-${readCaller}-01` },
+    });
+    expect(page.status).toBe(200);
     expect(await svc.stop()).toBe(0); // the shutdown flushes the batch processor
     expect(svc.output()).toContain('[tracing] OTLP traces on (http/json)');
     expect(svc.output()).toContain('[trace-child] sdk loaded: true'); // the detector detects
@@ -200,6 +208,13 @@ describe('OpenTelemetry traces', () => {
     const creates = spans.filter((s) => s.name === 'POST /v1/me/posts');
     expect(creates).toHaveLength(2);
     for (const c of creates) expect(c.traceId).not.toBe(traceId);
+    // The page read's statements name the request's scope, so they are CQL spans under its span.
+    const read = spans.filter((s) => s.traceId === readTrace && s.parentSpanId === readCaller);
+    expect(read).toHaveLength(1);
+    const readCql = spans.filter(
+      (s) => s.parentSpanId === read[0]!.spanId && s.name.startsWith('cassandra SELECT'),
+    );
+    expect(readCql.length).toBeGreaterThan(1); // at least the head and the time-ordered rows
   }, 150_000);
 
   it('http/protobuf: the export is protobuf and carries the incoming trace ID', async () => {
