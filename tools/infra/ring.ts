@@ -11,7 +11,9 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import cassandra from 'cassandra-driver';
 import type { Config } from '../../src/config/config.js';
+import { waitForSchemaAgreement } from '../../src/store/migrations.js';
 import { nodeFolders, nodeLayout, type LayoutConfig, type NodeLayout } from './cassandra-files.js';
 import { probeCql } from './cql-probe.js';
 import { launch, liveNodePid, waitUntilReady } from './embedded-cassandra.js';
@@ -121,7 +123,26 @@ export async function startRing(
     await waitAllUp(ring[0]!, ring.slice(0, node.index), 180_000);
     log(`node ${node.index}/${nodes} up (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
   }
+  await waitSchemaAgreed(ring[0]!, 180_000);
   return ring;
+}
+
+/**
+ * Waits until every live node reports one schema version. A node that just joined can take
+ * longer than a migration's own 30 s agreement bound to catch up on a loaded machine (CI saw the
+ * first CREATE KEYSPACE time out on a fresh ring), so the ring is handed over agreed.
+ */
+async function waitSchemaAgreed(via: RingNode, timeoutMs: number): Promise<void> {
+  const client = new cassandra.Client({
+    contactPoints: [`${via.layout.address}:${via.layout.nativePort}`],
+    localDataCenter: RING_DC,
+  });
+  try {
+    await client.connect();
+    await waitForSchemaAgreement(client, timeoutMs);
+  } finally {
+    await client.shutdown();
+  }
 }
 
 export interface RingNodeStatus {
