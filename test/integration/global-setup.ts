@@ -8,6 +8,7 @@
  * developers reuse them; `npm run cassandra:down` stops the node). A node this run did not start
  * is never stopped.
  */
+import { execFileSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config/config.js';
 import { provisionTestStores } from './support/test-stores.js';
@@ -34,6 +35,9 @@ const log = (line: string) => console.log(`[integration setup] ${line}`);
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const t0 = Date.now();
+  // The Sentinel failover test runs Debian's redis-sentinel: `npm test` on a fresh machine gets it
+  // from the project's own script (as root it installs the package; otherwise it says why).
+  execFileSync('bash', ['scripts/ensure-sentinel.sh'], { stdio: 'inherit' });
   const config = loadConfig();
   const stores = await provisionTestStores(config, log);
   log(`cassandra: ${stores.cassandra.host}:${stores.cassandra.port} (${stores.cassandra.how})`);
