@@ -93,7 +93,10 @@ const sealed = (w: QueuedWrite) => (w.scope?.sealed ? out.notSent() : undefined)
 async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promise<void> {
   const { store, records, settings } = deps;
   let published: GridVersion | undefined; // the stream's watermark, once a mark read it
-  const own = deps.trace ? { scope: turnScope(deps.trace) } : {}; // the turn's own reads
+  const { trace } = deps;
+  const own = trace ? { scope: turnScope(trace) } : {}; // the turn's own reads
+  // An untraced turn runs its steps bare, never through the span wrapper.
+  const step: typeof spanned = trace ? spanned : (_n, _p, _a, f) => f(undefined);
   for (let attempt = 1; turn.waiting.length > 0 && attempt <= settings.maxAttempts;) {
     const snapshot = await store.readOverrides(profileId, own);
     await deps.membership.rollForward(profileId, snapshot.head);
@@ -120,11 +123,11 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
       continue;
     }
     const attrs = { 'regrid.cas.attempt': attempt, 'regrid.cas.writes': plan.writes };
-    const cas = await spanned(
+    const cas = await step(
       'regrid.cas',
-      deps.trace,
+      trace,
       attrs,
-      (trace) => send(store, profileId, snapshot, plan, turn.waiting, trace),
+      (ctx) => send(store, profileId, snapshot, plan, turn.waiting, ctx),
       casOutcome,
     );
     if (cas === 'refused' && out.drop(turn, sealed)) continue;
@@ -136,7 +139,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
         generation: plan.after.head.generation,
         mutation: plan.mutation,
         before: snapshot,
-        ...(deps.trace ? { trace: deps.trace } : {}),
+        ...(trace ? { trace } : {}),
       };
       out.recordBatch(plan.writes);
       await deps.committed(event, plan.effects);
