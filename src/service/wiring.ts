@@ -104,10 +104,15 @@ export function wireService(
   const grid = caches?.grid;
   // The caller's hooks object itself, so seams installed on it later (tests) still take effect.
   const writer = new GridWriter(store, membership, writerSettingsOf(config), opts.hooks ?? {});
-  // After every commit (any write path), before the write is acknowledged: drop the summary
-  // and the lease (grid-cache.ts).
+  // After every commit (any write path), before the write is acknowledged: the next state's
+  // reordered copy for a grid with many overrides (the commit's own snapshot counts them, so a
+  // small grid's commit asks nothing of the copy's hints); drop the summary and the lease
+  // (grid-cache.ts).
+  const minOverrides = config.COPY_MIN_OVERRIDES;
   writer.afterEachCommit((e) =>
-    hints.has(e.profileId) ? copies.schedule(e.profileId) : undefined,
+    minOverrides > 0 && e.before.overrides.length >= minOverrides
+      ? copies.schedule(e.profileId)
+      : undefined,
   );
   if (grid) writer.afterEachCommit((e) => grid.invalidate(e.profileId, e.trace));
   const changes = new ChangeStream(

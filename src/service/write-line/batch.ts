@@ -18,7 +18,7 @@ import { overridesAfter } from '../../domain/override-list.js';
 import { RING_SIZE } from '../../domain/request-ring.js';
 import { UNDO_RING_VERSIONS } from '../../domain/undo-ring.js';
 import type { GridMutation, OverrideWrite, StaticWrites } from '../../store/grid-mutation.js';
-import type { GridStore, OverridesSnapshot } from '../../store/grid-store.js';
+import type { GridHead, GridStore, OverridesSnapshot } from '../../store/grid-store.js';
 
 /** True for a mutation that must be the only write of its conditional batch. */
 export const commitsAlone = (m: GridMutation): boolean =>
@@ -33,19 +33,21 @@ export function snapshotAfter(
   m: GridMutation,
   version: bigint,
 ): OverridesSnapshot {
+  return { head: headAfter(s.head, m, version), overrides: overridesAfter(s.overrides, m) };
+}
+
+/** The head as it reads after `m` committed at `version` (snapshotAfter without the rows). */
+export function headAfter(head: GridHead, m: GridMutation, version: bigint): GridHead {
   const st = m.statics ?? {};
   return {
-    head: {
-      ...s.head,
-      version,
-      ...(st.pins !== undefined ? { pins: [...st.pins] } : {}),
-      ...(st.generation !== undefined ? { generation: st.generation } : {}),
-      ...(st.postCount !== undefined ? { postCount: st.postCount } : {}),
-      ...(st.recentRequests !== undefined ? { recentRequests: st.recentRequests } : {}),
-      ...(st.recentMoves !== undefined ? { recentMoves: st.recentMoves } : {}),
-      ...(st.homeRegion !== undefined ? { homeRegion: st.homeRegion } : {}),
-    },
-    overrides: overridesAfter(s.overrides, m),
+    ...head,
+    version,
+    ...(st.pins !== undefined ? { pins: [...st.pins] } : {}),
+    ...(st.generation !== undefined ? { generation: st.generation } : {}),
+    ...(st.postCount !== undefined ? { postCount: st.postCount } : {}),
+    ...(st.recentRequests !== undefined ? { recentRequests: st.recentRequests } : {}),
+    ...(st.recentMoves !== undefined ? { recentMoves: st.recentMoves } : {}),
+    ...(st.homeRegion !== undefined ? { homeRegion: st.homeRegion } : {}),
   };
 }
 

@@ -38,7 +38,13 @@ import type { CasResult, GridStore, OverridesSnapshot } from '../../store/grid-s
 import { GroupScope } from '../../store/group-scope.js';
 import type { MembershipStore } from '../../store/membership-store.js';
 import { changeRound } from '../changes/planned-change.js';
-import { BatchLimits, membershipStatics, mergeMutations, snapshotAfter } from './batch.js';
+import {
+  BatchLimits,
+  headAfter,
+  membershipStatics,
+  mergeMutations,
+  snapshotAfter,
+} from './batch.js';
 import { GridPostsMemo, rowsReadThrough } from './known-rows.js';
 import type { LastCommitted } from './last-committed.js';
 import * as out from './outcomes.js';
@@ -87,18 +93,18 @@ const sealed = (w: QueuedWrite) => (w.scope?.sealed ? out.notSent() : undefined)
 async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promise<void> {
   const { store, records, settings } = deps;
   let published: GridVersion | undefined; // the stream's watermark, once a mark read it
-  const own = deps.trace ? { scope: turnScope(deps.trace) } : {}; // the turn's own reads
+  const { trace } = deps;
+  const own = trace ? { scope: turnScope(trace) } : {}; // the turn's own reads
+  // An untraced turn runs its steps bare, never through the span wrapper.
+  const step: typeof spanned = trace ? spanned : (_n, _p, _a, f) => f(undefined);
   for (let attempt = 1; turn.waiting.length > 0 && attempt <= settings.maxAttempts;) {
     const snapshot = await store.readOverrides(profileId, own);
     await deps.membership.rollForward(profileId, snapshot.head);
     const rows = rowsReadThrough(new GridPostsMemo(), profileId, store);
     const floor = versionFloor(snapshot.head, [records.newest(profileId), published]);
     const opts = floor === undefined ? settings : { ...settings, generation: floor };
-    const plan = await spanned(
-      'regrid.write_line.plan',
-      deps.trace,
-      { 'regrid.attempt': attempt },
-      () => planBatch(store, profileId, snapshot, turn.waiting, attempt, opts, rows),
+    const plan = await step('regrid.write_line.plan', trace, { 'regrid.attempt': attempt }, () =>
+      planBatch(store, profileId, snapshot, turn.waiting, attempt, opts, rows),
     );
     // The records planners wrote must exist before the batch (and before a put-back write re-plans).
     const failed = await plan.failedWork();
@@ -117,11 +123,11 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
       continue;
     }
     const attrs = { 'regrid.cas.attempt': attempt, 'regrid.cas.writes': plan.writes };
-    const cas = await spanned(
+    const cas = await step(
       'regrid.cas',
-      deps.trace,
+      trace,
       attrs,
-      (trace) => send(store, profileId, snapshot, plan, turn.waiting, trace),
+      (ctx) => send(store, profileId, snapshot, plan, turn.waiting, ctx),
       casOutcome,
     );
     if (cas === 'refused' && out.drop(turn, sealed)) continue;
@@ -133,7 +139,7 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
         generation: plan.after.head.generation,
         mutation: plan.mutation,
         before: snapshot,
-        ...(deps.trace ? { trace: deps.trace } : {}),
+        ...(trace ? { trace } : {}),
       };
       out.recordBatch(plan.writes);
       await deps.committed(event, plan.effects);
@@ -191,8 +197,13 @@ export async function planBatch(
   const base = { profileId, attempt, rows };
   const bump = settings.generation;
   let s = bump === undefined ? read : { ...read, head: { ...read.head, generation: bump } };
+  // The batch's last write, not yet applied to `s`: its override list is only worked out when
+  // another write is planned on it (a lone write, most batches, needs only the head it leaves).
+  let last: { readonly mutation: GridMutation; readonly version: bigint } | undefined;
   for (let i = 0; i < writes.length; i++) {
     const write = writes[i]!;
+    if (last) s = snapshotAfter(s, last.mutation, last.version);
+    last = undefined;
     const nextVersion = s.head.version + 1n;
     const into = limits.writes === 0 ? now : batched;
     const snapshot = s;
@@ -236,7 +247,7 @@ export async function planBatch(
     mutations.push(mutation);
     const { result } = decision;
     batched.push({ kind: 'write', write, result, version: nextVersion, generation, mutation });
-    s = snapshotAfter(s, mutation, nextVersion);
+    last = { mutation, version: nextVersion };
     if (limits.full) {
       // A write that commits alone (or the last the bounds allow): the batch ends after it.
       back = writes.slice(i + 1);
@@ -249,7 +260,7 @@ export async function planBatch(
     back,
     mutation: mutations.length > 0 ? mergeMutations(mutations) : {},
     writes: limits.writes,
-    after: s,
+    after: { head: last ? headAfter(s.head, last.mutation, last.version) : s.head },
     effects,
     failedWork: async () =>
       work.length === 0 ? NONE : new Map((await Promise.all(work)).filter((f) => f !== undefined)),

@@ -14,7 +14,7 @@ import type { StatementScope } from '../../store/statement-scope.js';
 import type { GridMutation, StaticWrites } from '../../store/grid-mutation.js';
 import type { EntriesQuery } from '../../domain/grid-source.js';
 import type { GridEntry } from '../../domain/merge.js';
-import type { OverridesSnapshot } from '../../store/grid-store.js';
+import type { GridHead, OverridesSnapshot } from '../../store/grid-store.js';
 
 /**
  * The planner's read port for the grid's time-ordered rows (`grid_posts`) and the merged order
@@ -225,8 +225,8 @@ export interface BatchPlan {
   /** The batch: the writes' mutations merged (empty when nothing writes). */
   readonly mutation: GridMutation;
   readonly writes: number;
-  /** The state the batch leaves if it applies. */
-  readonly after: OverridesSnapshot;
+  /** The head the batch leaves if it applies. */
+  readonly after: { readonly head: GridHead };
   /** The membership record of a write that commits alone. */
   readonly effects: Effects | undefined;
   /** Waits for the work planners handed over (`beforeCommit`); the writes whose work failed. */

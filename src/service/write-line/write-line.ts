@@ -119,7 +119,7 @@ export class GridWriter {
   private async turn(profileId: bigint, writes: QueuedWrite[]): Promise<QueuedWrite[]> {
     const { store, membership, settings, records } = this;
     const pub = this.publication?.open(profileId);
-    const traced = traceTurn(profileId, writes);
+    const traced = writes.some((w) => w.scope?.trace) ? traceTurn(profileId, writes) : undefined;
     const committed = async (event: CommitEvent, effects: Effects | undefined) => {
       pub?.applied();
       if (this.hooks.afterCas) await this.hooks.afterCas(event);
