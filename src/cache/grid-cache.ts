@@ -3,10 +3,11 @@
  * summary naming its current state (keys.ts). Nothing else of a grid is cached.
  *
  * `read` is the one read-through of a first page: the summary and the page of the state it names
- * in one script call (scripts.ts READ_PAGE, which decodes the summary); on a miss (or a summary below the caller's
- * min_version) the page is read from Cassandra by `fill` (service/read/rendered-read.ts) and kept
- * under the state it was read at, which it is exactly (service/read/read-page.ts labels every page
- * by the state its items come from), so a page key can never answer for another state.
+ * in one script call (scripts.ts READ_PAGE, which decodes the summary); on a miss (or a summary
+ * below the caller's min_version) the page is read from Cassandra by `fill`
+ * (service/read/rendered-read.ts) and kept under the state it was read at, which it is exactly
+ * (service/read/read-page.ts labels every page by the state its items come from), so a page key
+ * can never answer for another state.
  *
  * The summary is published only by a reader that took the profile's fill lease before it read
  * Cassandra, and only while the lease is still its own: a write deletes the summary and the lease
