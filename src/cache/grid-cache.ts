@@ -3,10 +3,11 @@
  * summary naming its current state (keys.ts). Nothing else of a grid is cached.
  *
  * `read` is the one read-through of a first page: the summary and the page of the state it names
- * in one script call (scripts.ts READ_PAGE); on a miss (or a summary below the caller's
- * min_version) the page is read from Cassandra by `fill` (service/read/rendered-read.ts) and kept
- * under the state it was read at, which it is exactly (service/read/read-page.ts labels every page
- * by the state its items come from), so a page key can never answer for another state.
+ * in one script call (scripts.ts READ_PAGE, which decodes the summary); on a miss (or a summary
+ * below the caller's min_version) the page is read from Cassandra by `fill`
+ * (service/read/rendered-read.ts) and kept under the state it was read at, which it is exactly
+ * (service/read/read-page.ts labels every page by the state its items come from), so a page key
+ * can never answer for another state.
  *
  * The summary is published only by a reader that took the profile's fill lease before it read
  * Cassandra, and only while the lease is still its own: a write deletes the summary and the lease
@@ -26,7 +27,7 @@ import {
   firstPageReads,
   pageReadDuration,
 } from '../obs/metrics.js';
-import { decodeSummary, encodeSummary } from './codec.js';
+import { encodeSummary } from './codec.js';
 import { cacheKeys, renderedSuffix } from './keys.js';
 import {
   createPendingInvalidations,
@@ -102,7 +103,8 @@ export interface GridCache {
 const pack = (p: RenderedPage) => `${p.etag}\n${p.body}`;
 
 export function createGridCache(guard: RedisGuard, settings: GridCacheSettings): GridCache {
-  withCacheCommands(guard.client);
+  // Registered once: every call below runs through this client (no trace: read spans nothing).
+  const redis = withCacheCommands(guard.client);
   const stats: GridCacheStats = { hits: 0, fills: 0, directReads: 0, staleSetsRejected: 0 };
   const pending = createPendingInvalidations(settings.repairMaxProfiles ?? 10_000);
   const owe = guard.addRepair(pending);
@@ -120,26 +122,28 @@ export function createGridCache(guard: RedisGuard, settings: GridCacheSettings):
     const started = performance.now();
     const suffix = renderedSuffix(limit, settings.cursorKeyId);
     const summaryKey = cacheKeys.summary(profileId);
-    const reply = await guard.run((c) => withCacheCommands(c).regridReadPage(summaryKey, suffix));
+    const reply = await guard.run(() => redis.regridReadPage(summaryKey, suffix));
     if (reply === undefined) {
       firstPageReads.inc({ result: 'miss' });
       stats.directReads += 1;
       cacheFallbacks.inc();
       return { ...(await fill()).page, served: 'direct' };
     }
-    const summary = decodeSummary(reply[0]);
-    const packed = reply[1];
-    const cut = packed ? packed.indexOf('\n') : -1;
-    if (summary && packed && cut > 0 && meetsMin(summary, min)) {
-      stats.hits += 1;
-      firstPageReads.inc({ result: 'hit' });
-      pageReadDuration.observe(
-        { page: 'first', source: 'cache' },
-        (performance.now() - started) / 1000,
-      );
-      const { generation, version } = summary;
-      const etag = packed.slice(0, cut);
-      return { generation, version, etag, body: packed.slice(cut + 1), served: 'cache' };
+    if (reply !== null) {
+      const [g, v, packed] = reply;
+      const generation = BigInt(g);
+      const version = BigInt(v);
+      const cut = packed.indexOf('\n');
+      if (cut > 0 && meetsMin({ generation, version }, min)) {
+        stats.hits += 1;
+        firstPageReads.inc({ result: 'hit' });
+        pageReadDuration.observe(
+          { page: 'first', source: 'cache' },
+          (performance.now() - started) / 1000,
+        );
+        const etag = packed.slice(0, cut);
+        return { generation, version, etag, body: packed.slice(cut + 1), served: 'cache' };
+      }
     }
 
     firstPageReads.inc({ result: 'miss' });
@@ -153,12 +157,12 @@ export function createGridCache(guard: RedisGuard, settings: GridCacheSettings):
       got = await fill();
     } catch (err) {
       // Let the next reader try rather than wait out the lease.
-      if (leased) await guard.run((c) => withCacheCommands(c).regridRelease(leaseKey, token));
+      if (leased) await guard.run(() => redis.regridRelease(leaseKey, token));
       throw err;
     }
     const { page, keep } = got;
     if (!keep) {
-      if (leased) await guard.run((c) => withCacheCommands(c).regridRelease(leaseKey, token));
+      if (leased) await guard.run(() => redis.regridRelease(leaseKey, token));
       return { ...page, served: 'fill' };
     }
     stats.fills += 1;
@@ -171,8 +175,8 @@ export function createGridCache(guard: RedisGuard, settings: GridCacheSettings):
       return { ...page, served: 'fill' };
     }
     const stateKey = cacheKeys.state(profileId, page.generation, page.version);
-    const published = await guard.run((c) =>
-      withCacheCommands(c).regridPublishFill(
+    const published = await guard.run(() =>
+      redis.regridPublishFill(
         leaseKey,
         summaryKey,
         pageKey,

@@ -134,7 +134,9 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   let openUntil = 0;
   let reported: RedisHealth = 'ok';
   const repairs: RedisRepair[] = [];
-  const owed = () => repairs.some((r) => r.pending());
+  // Set by a repair's `owe` (addRepair), cleared by `repair` once none is pending: a call of this
+  // guard reads one boolean, not every repair's state.
+  let owed = false;
   let probe: NodeJS.Timeout | undefined;
   let repairing = false;
 
@@ -150,7 +152,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   };
   const report = () => {
     if (closing) return;
-    showBreaker(owed() || Date.now() < openUntil);
+    showBreaker(owed || Date.now() < openUntil);
     const now = health();
     if (now !== reported) log(`redis: ${now}`);
     reported = now;
@@ -174,7 +176,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
   if (sentinel && owned) reconnectWhenEnded(client, () => closing);
 
   function health(): RedisHealth {
-    if (client.status !== 'ready' || owed()) return 'degraded';
+    if (client.status !== 'ready' || owed) return 'degraded';
     return Date.now() < openUntil ? 'degraded' : 'ok';
   }
 
@@ -214,7 +216,7 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     op: (c: RedisClient) => Promise<T>,
     trace?: Context,
   ): Promise<T | undefined> {
-    if (owed()) {
+    if (owed) {
       scheduleRepair();
       return undefined;
     }
@@ -246,13 +248,15 @@ export function createRedisGuard(config: Settings, options: RedisGuardOptions = 
     } finally {
       repairing = false;
     }
-    if (owed()) scheduleRepair();
+    owed = repairs.some((r) => r.pending());
+    if (owed) scheduleRepair();
     else report();
   }
 
   function addRepair(r: RedisRepair): () => void {
     repairs.push(r);
     return () => {
+      owed = true;
       report();
       scheduleRepair();
     };

@@ -10,16 +10,27 @@
 import type { RedisClient } from './redis-client.js';
 
 /**
- * The rendered first page of the summary's state in one round trip (grid-cache.ts).
+ * The rendered first page of the summary's state in one round trip (grid-cache.ts). The summary
+ * is decoded here, once (codec.ts `encodeSummary` wrote it): the reply carries its generation
+ * and version, so the caller parses nothing but two decimal strings.
  * KEYS[1] = summary; ARGV[1] = suffix of the page's key after the state's (`:l{limit}:c{key}`).
- * Returns {summary or false, rendering or false}.
+ * Returns {generation, version, rendering}, or nil: no summary, a summary that does not decode
+ * (overwritten by the next fill), or no page of its state.
  */
 const READ_PAGE = `
+local function id(n)
+  local digits = type(n) == 'string' and string.match(n, '^%-?(%d+)$')
+  return digits and #digits <= 20
+end
 local s = redis.call('GET', KEYS[1])
-if not s then return {false, false} end
+if not s then return false end
 local ok, d = pcall(cjson.decode, s)
-if not ok or type(d) ~= 'table' or type(d.k) ~= 'string' then return {s, false} end
-return {s, redis.call('GET', d.k .. ARGV[1])}
+if not ok or type(d) ~= 'table' or type(d.k) ~= 'string' or not id(d.g) or not id(d.v) then
+  return false
+end
+local p = redis.call('GET', d.k .. ARGV[1])
+if not p then return false end
+return {d.g, d.v, p}
 `;
 
 /**
@@ -46,7 +57,7 @@ return 0
 `;
 
 export interface CacheCommands {
-  regridReadPage(summaryKey: string, suffix: string): Promise<Array<string | null>>;
+  regridReadPage(summaryKey: string, suffix: string): Promise<[string, string, string] | null>;
   regridPublishFill(
     leaseKey: string,
     summaryKey: string,

@@ -18,9 +18,10 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * A rendered page's answer through Hono: 200 with the body, or 304 without one when
- * `If-None-Match` names its ETag; the same headers either way (`cache-control: no-cache`, the
- * ETag, the content type, the request ID).
+ * A rendered page's answer: 200 with the body, or 304 without one when `If-None-Match` names its
+ * ETag; the same headers either way (`cache-control: no-cache`, the ETag, the content type, the
+ * request ID). A `Response` of its own with a plain header object: Hono's `c.body` turns more
+ * than one header into a WHATWG `Headers`, which the Node adapter then copies back out.
  */
 export function sendRendered(
   c: Context<AppEnv>,
@@ -38,6 +39,8 @@ export function sendRendered(
     headers['x-request-id'] = requestId;
     c.set('requestIdSent', true);
   }
-  if (noneMatch(headerOf(c, 'if-none-match'), page.etag)) return c.body(null, 304, headers);
-  return c.body(page.body, 200, headers);
+  if (noneMatch(headerOf(c, 'if-none-match'), page.etag)) {
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(page.body, { status: 200, headers });
 }
