@@ -17,7 +17,7 @@ import {
   type Config,
 } from './config/config.js';
 import { IdGenerator } from './domain/ids.js';
-import type { GridService } from './service/grid-service.js';
+import { GridService } from './service/grid-service.js';
 import { IdempotencyService } from './service/idempotency/idempotency.js';
 import { scheduleAudits } from './service/read/audit-rounds.js';
 import { createCassandraClient, cqlOf, type Cql } from './store/cassandra.js';
@@ -188,6 +188,20 @@ export function settleSecrets(config: Config): Secrets {
     // No development sign-in with a key set: its HS256 tokens would be refused.
     generated: !config.AUTH_JWT_SECRET && !keySet,
   };
+}
+
+/**
+ * The service of a command that creates no posts (`regrid takedown`, `audit`, `flags`, `region`,
+ * `import`): it takes no ID worker lease, so minting an ID is a bug.
+ */
+export function commandService(cql: Cql, config: Config, redis?: RedisGuard): GridService {
+  const ids = {
+    next(): bigint {
+      throw new Error('regrid commands do not create posts');
+    },
+  };
+  const cursorSecret = settleSecrets(config).cursorSecret;
+  return new GridService({ cql, config, ids, cursorSecret, ...(redis ? { redis } : {}) });
 }
 
 /** The Idempotency-Key service of a serving process (src/server.ts, src/embed.ts). */
