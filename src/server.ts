@@ -40,8 +40,7 @@ export function serverLogger(config: Config): Logger {
   return createLogger({
     level: config.LOG_LEVEL,
     nodeEnv: config.NODE_ENV,
-    bufferBytes: config.LOG_BUFFER_BYTES,
-    flushMs: config.LOG_FLUSH_MS,
+    bufferBytes: 4096, // flushed at least every 250 ms (obs/logger.ts)
   });
 }
 
