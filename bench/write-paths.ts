@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config/config.js';
 import { IdGenerator } from '../src/domain/ids.js';
 import { createCassandraClient, cqlOf, type Cql } from '../src/store/cassandra.js';
 import { applyMigrations } from '../src/store/migrations.js';
-import { fetchReadTally } from '../src/store/trace.js';
+import { fetchReadTally } from '../tools/loadtest/cql-trace.js';
 import { GridService } from '../src/service/grid-service.js';
 import {
   IdempotencyService,

@@ -1,6 +1,7 @@
 /**
- * Start-up steps shared by `src/server.ts` and the CLIs: migrate or verify the keyspace, connect
- * a client bound to it, connect Redis, lease an ID worker, settle the secrets.
+ * Start-up steps shared by `src/server.ts`, `src/embed.ts` and the CLIs: migrate or verify the
+ * keyspace, connect a client bound to it, connect Redis, lease an ID worker, settle the secrets,
+ * and what a serving process runs beside its app (Idempotency-Key records, background work).
  *
  * Nothing here provisions: the Cassandra comes from the configured contact points, or is handed
  * in as a `CassandraTarget` the caller found. Only the development tooling finds or starts local
@@ -16,7 +17,11 @@ import {
   type Config,
 } from './config/config.js';
 import { IdGenerator } from './domain/ids.js';
+import { GridService } from './service/grid-service.js';
+import { IdempotencyService } from './service/idempotency/idempotency.js';
+import { scheduleAudits } from './service/read/audit-rounds.js';
 import { createCassandraClient, cqlOf, type Cql } from './store/cassandra.js';
+import { IdempotencyStore } from './store/idempotency-store.js';
 import { applyMigrations } from './store/migrations.js';
 import { assertMigrated } from './store/migration-status.js';
 import { resolveWorker, type WorkerLease } from './store/worker-lease.js';
@@ -182,5 +187,53 @@ export function settleSecrets(config: Config): Secrets {
     cursorSecret: config.CURSOR_SECRET ?? (production ? jwtSecret : fresh()),
     // No development sign-in with a key set: its HS256 tokens would be refused.
     generated: !config.AUTH_JWT_SECRET && !keySet,
+  };
+}
+
+/**
+ * The service of a command that creates no posts (`regrid takedown`, `audit`, `flags`, `region`,
+ * `import`): it takes no ID worker lease, so minting an ID is a bug.
+ */
+export function commandService(cql: Cql, config: Config, redis?: RedisGuard): GridService {
+  const ids = {
+    next(): bigint {
+      throw new Error('regrid commands do not create posts');
+    },
+  };
+  const cursorSecret = settleSecrets(config).cursorSecret;
+  return new GridService({ cql, config, ids, cursorSecret, ...(redis ? { redis } : {}) });
+}
+
+/** The Idempotency-Key service of a serving process (src/server.ts, src/embed.ts). */
+export const openIdempotency = (cql: Cql, config: Config, service: GridService) =>
+  new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
+    heads: (p) => service.readRequestRing(p),
+    ttlS: config.IDEMPOTENCY_TTL_S,
+    leaseMs: config.IDEMPOTENCY_LEASE_MS,
+  });
+
+/**
+ * A serving process's background work: the change sweeper, which rolls forward the versions a
+ * crashed writer left unpublished (service/changes/sweeper.ts), and with AUDIT_EVERY_S the audit
+ * rounds. `stop` ends both.
+ */
+export function startBackground(
+  service: GridService,
+  config: Config,
+  onAuditError: (err: unknown) => void,
+): { stop(): Promise<void> } {
+  const sweeper = service.changes.startSweeper();
+  const audits =
+    config.AUDIT_EVERY_S > 0
+      ? scheduleAudits(() => service.auditAll(), {
+          everyMs: config.AUDIT_EVERY_S * 1000,
+          onError: onAuditError,
+        })
+      : undefined;
+  return {
+    stop: async () => {
+      await audits?.stop();
+      await sweeper?.stop();
+    },
   };
 }

@@ -12,22 +12,18 @@
 import type { Hono } from 'hono';
 import type { Tracer } from '@opentelemetry/api';
 import type { Client, ClientOptions } from 'cassandra-driver';
-import { openIdGenerator } from './bootstrap.js';
+import { openIdempotency, openIdGenerator, startBackground } from './bootstrap.js';
 import { createRedisGuard } from './cache/redis.js';
 import type { RedisClient } from './cache/redis-client.js';
 import { loadConfig, type Settings } from './config/config.js';
 import { appSettingsOf, createApp } from './http/app.js';
 import { deadlinesOf } from './http/deadline.js';
 import type { AppEnv } from './http/env.js';
-import { releaseVersion, version } from './obs/build-info.js';
 import { recordBuildInfo } from './obs/metrics-platform.js';
-import { scheduleAudits } from './service/read/audit-rounds.js';
 import { GridService } from './service/grid-service.js';
 import { makeReadiness } from './service/readiness.js';
 import { quorumCheck } from './service/quorum.js';
-import { IdempotencyService } from './service/idempotency/idempotency.js';
 import { cqlOf } from './store/cassandra.js';
-import { IdempotencyStore } from './store/idempotency-store.js';
 import { assertMigrated } from './store/migration-status.js';
 import { applyMigrations } from './store/migrations.js';
 
@@ -148,14 +144,9 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
     hooks: { log },
     redis,
   });
-  const idempotency = new IdempotencyService(new IdempotencyStore(cql, config.IDEMPOTENCY_TTL_S), {
-    heads: (p) => service.readRequestRing(p),
-    ttlS: config.IDEMPOTENCY_TTL_S,
-    leaseMs: config.IDEMPOTENCY_LEASE_MS,
-  });
   const app = createApp({
     service,
-    idempotency,
+    idempotency: openIdempotency(cql, config, service),
     ...appSettingsOf(config, log),
     ...(tracing ? { tracing } : {}),
     jwtSecret,
@@ -173,20 +164,10 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
     deadlines: deadlinesOf(config),
     log,
   });
-  recordBuildInfo({
-    version,
-    cassandraVersion: await releaseVersion(client),
-  });
-  // Rolls forward the versions a crashed writer left unpublished, as the server does
-  // (service/changes/sweeper.ts): without it an embedded fleet never publishes them.
-  const sweeper = service.changes.startSweeper();
-  const audits =
-    config.AUDIT_EVERY_S > 0
-      ? scheduleAudits(() => service.auditAll(), {
-          everyMs: config.AUDIT_EVERY_S * 1000,
-          onError: (err) => log('audit round failed', err),
-        })
-      : undefined;
+  await recordBuildInfo(client);
+  // The change sweeper as the server runs it: without it an embedded fleet never publishes the
+  // versions a crashed writer left unpublished.
+  const background = startBackground(service, config, (err) => log('audit round failed', err));
 
   let closed: Promise<void> | undefined;
   return {
@@ -198,8 +179,7 @@ export async function createRegrid(options: RegridOptions): Promise<Regrid> {
     close: () =>
       (closed ??= (async () => {
         draining = true;
-        await audits?.stop();
-        await sweeper?.stop();
+        await background.stop();
         await lease.release();
         await redis?.close(); // the guard's own listeners only: the host's connection stays open
       })()),

@@ -12,8 +12,10 @@ import {
   checkProductionSettings,
   openCassandra,
   type CassandraTarget,
+  openIdempotency,
   openIdGenerator,
   openRedis,
+  startBackground,
   serverSchemaStep,
   settleSecrets,
 } from './bootstrap.js';
@@ -22,16 +24,13 @@ import { collectProcessMetrics } from './obs/registry.js';
 import { otlpProtocolOf, startTracing } from './obs/tracing.js';
 import { createLogger, logCallback } from './obs/logger.js';
 import { recordBuildInfo, watchDriver } from './obs/metrics-platform.js';
-import { releaseVersion, version } from './obs/build-info.js';
-import { scheduleAudits } from './service/read/audit-rounds.js';
+import { version } from './obs/build-info.js';
 import { issueToken } from './http/auth.js';
 import { appSettingsOf, createApp } from './http/app.js';
 import { serverOptionsOf } from './http/server-options.js';
 import { deadlinesOf } from './http/deadline.js';
 import { DEMO_PROFILE_ID, seedDemoGrid } from './service/demo.js';
 import { GridService } from './service/grid-service.js';
-import { IdempotencyService } from './service/idempotency/idempotency.js';
-import { IdempotencyStore } from './store/idempotency-store.js';
 import { makeReadiness } from './service/readiness.js';
 import { quorumCheck } from './service/quorum.js';
 import type { Logger } from './obs/logger.js';
@@ -41,8 +40,7 @@ export function serverLogger(config: Config): Logger {
   return createLogger({
     level: config.LOG_LEVEL,
     nodeEnv: config.NODE_ENV,
-    bufferBytes: config.LOG_BUFFER_BYTES,
-    flushMs: config.LOG_FLUSH_MS,
+    bufferBytes: 4096, // flushed at least every 250 ms (obs/logger.ts)
   });
 }
 
@@ -93,17 +91,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const seeded = await seedDemoGrid(service, DEMO_PROFILE_ID, { posts: 60 });
     log(`[demo] profile ${DEMO_PROFILE_ID}: ${seeded.created} posts seeded`);
   }
-  const idempotency = new IdempotencyService(
-    new IdempotencyStore(cassandra.cql, config.IDEMPOTENCY_TTL_S),
-    {
-      heads: (p) => service.readRequestRing(p),
-      ttlS: config.IDEMPOTENCY_TTL_S,
-      leaseMs: config.IDEMPOTENCY_LEASE_MS,
-    },
-  );
   const appDeps = {
     service,
-    idempotency,
+    idempotency: openIdempotency(cassandra.cql, config, service),
     ...appSettingsOf(config, logCallback(logger.child({ component: 'auth' }), 'warn')),
     jwtSecret: secrets.jwtSecret,
     readiness: makeReadiness({
@@ -128,20 +118,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const app = createApp({ ...appDeps, ...(separate ? { surface: 'api' as const } : {}) });
   const adminApp = separate ? createApp(appDeps) : undefined;
   watchDriver(cassandra.client);
-  recordBuildInfo({
-    version,
-    cassandraVersion: await releaseVersion(cassandra.client),
-  });
-  // Rolls forward the versions a crashed writer left unpublished (service/changes/sweeper.ts).
-  const sweeper = service.changes.startSweeper();
+  await recordBuildInfo(cassandra.client);
   const auditLog = logCallback(logger.child({ component: 'audit' }), 'warn');
-  const audits =
-    config.AUDIT_EVERY_S > 0
-      ? scheduleAudits(() => service.auditAll(), {
-          everyMs: config.AUDIT_EVERY_S * 1000,
-          onError: (err) => auditLog('audit round failed', err),
-        })
-      : undefined;
+  const background = startBackground(service, config, (err) => auditLog('audit round failed', err));
 
   const banner = (base: string) => {
     if (secrets.generated) {
@@ -180,8 +159,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         (s) => s && new Promise<void>((resolve) => s.close(() => resolve())),
       ),
     );
-    await audits?.stop();
-    await sweeper?.stop();
+    await background.stop();
     await lease.release();
     await Promise.allSettled([cassandra.client.shutdown(), redis?.close()]);
     await tracing?.shutdown().catch(() => undefined); // flushes the last spans

@@ -10,10 +10,9 @@
  * 2 usage, 3 unavailable (Cassandra, or Redis when REDIS_URL names one).
  */
 import { createReadStream } from 'node:fs';
-import { openCassandra, openRedis, settleSecrets, type FindCassandra } from '../bootstrap.js';
+import { commandService, openCassandra, openRedis, type FindCassandra } from '../bootstrap.js';
 import { loadConfig } from '../config/config.js';
 import type { ImportIssue } from '../domain/import-plan.js';
-import { GridService } from '../service/grid-service.js';
 import { cqlSource, ndjsonSource } from '../service/import/sources.js';
 import { runImport, type ImportSource, type ImportTotals } from '../service/import/run-import.js';
 import type { ChunkRunner } from '../service/import/run-import.js';
@@ -72,17 +71,7 @@ export async function run(parsed: Parsed, io: Io, find: FindCassandra): Promise<
       io.err('redis: not reachable (the import must drop cached grids and publish its changes)');
       return EXIT.unavailable;
     }
-    const service = new GridService({
-      cql: session.cql,
-      config,
-      ids: {
-        next() {
-          throw new Error('regrid import does not mint post IDs');
-        },
-      },
-      cursorSecret: settleSecrets(config).cursorSecret,
-      ...(redis ? { redis } : {}),
-    });
+    const service = commandService(session.cql, config, redis);
     const source: ImportSource = table
       ? cqlSource(tableSource(session.cql, config, table, v), slices)
       : ndjsonSource(fromNdjson!, () =>

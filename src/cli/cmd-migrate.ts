@@ -4,11 +4,11 @@
  * run repeatedly and from several processes (store/migrations.ts). Cassandra is where `find`
  * says (commands.ts): the contact points, or in a checkout the local ring or node.
  */
-import type { Client } from 'cassandra-driver';
 import type { FindCassandra } from '../bootstrap.js';
 import { ConfigSchema, loadConfig } from '../config/config.js';
 import { createCassandraClient } from '../store/cassandra.js';
-import { applyMigrations, DEFAULT_CQL_DIR, loadMigrationFiles } from '../store/migrations.js';
+import { schemaStatus } from '../store/migration-status.js';
+import { applyMigrations } from '../store/migrations.js';
 import type { Parsed } from './command-specs.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import type { Io } from './regrid-commands.js';
@@ -44,8 +44,8 @@ export async function run(
   try {
     await client.connect();
     if (dryRun) {
-      const s = await migrationStatus(client, keyspace);
-      if (json) io.out(JSON.stringify({ keyspace, ...s }));
+      const s = await schemaStatus(client, keyspace);
+      if (json) io.out(JSON.stringify({ keyspace, applied: s.applied, pending: s.pending }));
       else {
         io.out(`keyspace ${keyspace}: ${s.applied.length} applied, ${s.pending.length} pending`);
         for (const id of s.pending) io.out(`  pending ${id}`);
@@ -66,27 +66,4 @@ export async function run(
   } finally {
     await client.shutdown();
   }
-}
-
-/** Applied = recorded as applied in `<keyspace>.schema_migrations`; pending = every other file. */
-async function migrationStatus(
-  client: Client,
-  keyspace: string,
-): Promise<{ applied: string[]; pending: string[] }> {
-  const files = await loadMigrationFiles(DEFAULT_CQL_DIR);
-  const exists = await client.execute(
-    'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
-    [keyspace, 'schema_migrations'],
-    { prepare: true },
-  );
-  const done = new Set<string>();
-  if (exists.rowLength > 0) {
-    const rs = await client.execute(`SELECT id, status FROM ${keyspace}.schema_migrations`);
-    for (const row of rs.rows)
-      if (row.get('status') === 'applied') done.add(row.get('id') as string);
-  }
-  return {
-    applied: files.filter((f) => done.has(f.id)).map((f) => f.id),
-    pending: files.filter((f) => !done.has(f.id)).map((f) => f.id),
-  };
 }

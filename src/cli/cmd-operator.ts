@@ -6,10 +6,9 @@
  * takedown refreshes the cached orders of the grids it bumps); without it, caches catch up when
  * their summary entries expire.
  */
-import { openCassandra, settleSecrets, type FindCassandra } from '../bootstrap.js';
+import { commandService, openCassandra, type FindCassandra } from '../bootstrap.js';
 import { createRedisGuard } from '../cache/redis.js';
 import { loadConfig } from '../config/config.js';
-import { GridService } from '../service/grid-service.js';
 import type { Parsed } from './command-specs.js';
 import { domainExit } from './exit-codes.js';
 import { prepareOperator, type Io, type OperatorCommand } from './regrid-commands.js';
@@ -34,17 +33,7 @@ export async function runConnected(
   const redis = createRedisGuard(config, { log: () => undefined });
   try {
     await redis.waitReady(2000);
-    const grid = new GridService({
-      cql: session.cql,
-      config,
-      ids: {
-        next() {
-          throw new Error('regrid CLI commands do not create posts');
-        },
-      },
-      cursorSecret: settleSecrets(config).cursorSecret,
-      redis,
-    });
+    const grid = commandService(session.cql, config, redis);
     return await execute(grid, io);
   } finally {
     await Promise.allSettled([session.client.shutdown(), redis.close()]);

@@ -8,11 +8,11 @@
  * only): the lost region's replicas cannot answer a SERIAL round. What that can lose is in
  * docs/regions.md (writes the lost region acknowledged and had not replicated).
  */
-import { openCassandra, settleSecrets, type FindCassandra } from '../bootstrap.js';
+import { commandService, openCassandra, type FindCassandra } from '../bootstrap.js';
 import { loadConfig, type Config } from '../config/config.js';
 import { isDomainError } from '../domain/errors.js';
 import { parseId } from '../domain/ids.js';
-import { GridService } from '../service/grid-service.js';
+import type { GridService } from '../service/grid-service.js';
 import {
   checkRegionName,
   failoverRegion,
@@ -43,16 +43,7 @@ export async function run(args: Parsed, io: Io, find: FindCassandra): Promise<nu
   // migration with a SERIAL LWT, which the lost region's replicas cannot answer.
   const session = await openCassandra(config, () => undefined, failover ? 'verify' : 'apply', target); // prettier-ignore
   try {
-    const grid = new GridService({
-      cql: session.cql,
-      config,
-      ids: {
-        next() {
-          throw new Error('regrid region does not create posts');
-        },
-      },
-      cursorSecret: settleSecrets(config).cursorSecret,
-    });
+    const grid = commandService(session.cql, config);
     return await job(grid, config, io, session.cql).catch((e: unknown) => {
       if (!isDomainError(e)) throw e;
       io.err(`${e.code}: ${e.message}`);

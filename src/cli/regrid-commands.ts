@@ -1,6 +1,6 @@
 /**
  * The operator commands `takedown`, `audit` and `flags` over a GridService, separated from
- * connecting so tests run them in-process (the options are in command-specs.ts):
+ * connecting (cmd-operator.ts) so tests run them in-process (the options are in command-specs.ts):
  *   regrid takedown <post_id>     remove a post from every grid it is on (moderation)
  *   regrid audit [--profile ID]   consistency audit; exit code 1 when anything is found
  *     [--every 10m [--times N]]   repeat it (N rounds, else until stopped); each round sets
@@ -11,12 +11,11 @@
  * Returns the exit code (exit-codes.ts); all output goes through `out` / `err`.
  */
 import { describeFinding } from '../domain/audit.js';
-import { isDomainError } from '../domain/errors.js';
 import { parseId } from '../domain/ids.js';
 import type { GridService } from '../service/grid-service.js';
 import { auditRound, scheduleAudits, type AuditRound } from '../service/read/audit-rounds.js';
-import { parseCommandArgs, specOf, type Parsed } from './command-specs.js';
-import { domainExit, EXIT, UsageError } from './exit-codes.js';
+import type { Parsed } from './command-specs.js';
+import { EXIT, UsageError } from './exit-codes.js';
 
 export interface Io {
   out(line: string): void;
@@ -24,25 +23,6 @@ export interface Io {
 }
 
 export type OperatorCommand = 'takedown' | 'audit' | 'flags';
-
-/** `argv` = [command, ...its arguments], as typed after `regrid`. */
-export async function runRegrid(
-  argv: readonly string[],
-  service: GridService,
-  io: Io,
-): Promise<number> {
-  const [command = '', ...rest] = argv;
-  if (command !== 'takedown' && command !== 'audit' && command !== 'flags') {
-    io.err(`unknown operator command '${command}'`);
-    return EXIT.usage;
-  }
-  const parsed = parseCommandArgs(specOf(command), rest);
-  if ('error' in parsed) {
-    io.err(parsed.error);
-    return EXIT.usage;
-  }
-  return runOperator(command, parsed, service, io);
-}
 
 /** Checks the arguments (throws UsageError) before anything connects; then runs. */
 export function prepareOperator(
@@ -52,27 +32,6 @@ export function prepareOperator(
   if (command === 'takedown') return takedown(args);
   if (command === 'audit') return audit(args);
   return flags(args);
-}
-
-export async function runOperator(
-  command: OperatorCommand,
-  args: Parsed,
-  service: GridService,
-  io: Io,
-): Promise<number> {
-  try {
-    return await prepareOperator(command, args)(service, io);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`${e.message} (regrid ${command} --help)`);
-      return EXIT.usage;
-    }
-    if (isDomainError(e)) {
-      io.err(`${e.code}: ${e.message}`);
-      return domainExit(e.code);
-    }
-    throw e;
-  }
 }
 
 function takedown({ values, positionals }: Parsed) {

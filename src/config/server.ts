@@ -48,15 +48,6 @@ export const ServerTuning = {
     .default('127.0.0.1')
     .describe("the admin listener's address")
     .meta({ why: 'merged into `ADMIN_PORT` (`host:port`)' }),
-  LOG_BUFFER_BYTES: intFrom(4096, 0, 60_000)
-    .describe(
-      'stdout log lines gathered per write (flushed on exit; a hard kill loses at most the ' +
-        'buffer); `0` = one write per line',
-    )
-    .meta({ why: 'an I/O batching detail no operator can choose better than the default' }),
-  LOG_FLUSH_MS: intFrom(250, 1, 10_000)
-    .describe('the longest a gathered log line waits for its write')
-    .meta({ why: 'an I/O batching detail no operator can choose better than the default' }),
   BODY_LIMIT_BYTES: intFrom(16 * 1024, 256)
     .describe(
       'request bodies above this get 413 problem+json: by `Content-Length` before the body is ' +

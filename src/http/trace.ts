@@ -4,7 +4,7 @@
  * context goes on the request's statement scope (http/deadline.ts), whence the write line and
  * every CQL statement of the request take it as their parent.
  */
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { tracedContext, type TracingRuntime } from '../obs/tracing.js';
@@ -26,7 +26,7 @@ export function traceRequests(t: TracingRuntime): MiddlewareHandler<AppEnv> {
       },
       parent,
     );
-    c.set('trace', t.withSpan(parent, span));
+    c.set('trace', trace.setSpan(parent, span));
     try {
       await next();
     } finally {

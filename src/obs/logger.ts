@@ -15,8 +15,8 @@ export interface LoggerOptions {
   /** Where lines go (tests capture them); stdout otherwise. */
   readonly destination?: DestinationStream;
   /**
-   * Stdout lines are gathered up to this many bytes, and at most `flushMs`, before one write
-   * (0 = each line as it comes). One write per request line was 3–4 % of a move's CPU.
+   * Stdout lines are gathered up to this many bytes, and at most `flushMs` (default 250), before
+   * one write (0 = each line as it comes). One write per request line was 3–4 % of a move's CPU.
    */
   readonly bufferBytes?: number;
   readonly flushMs?: number;

@@ -2,7 +2,9 @@
  * The platform metric families: Cassandra statements (store/), HTTP requests (http/observe.ts),
  * the periodic audit and build info. The grid-level families are in metrics.ts.
  */
+import type { Client } from 'cassandra-driver';
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { releaseVersion, version } from './build-info.js';
 import { registry } from './registry.js';
 
 const registers = [registry];
@@ -104,14 +106,12 @@ const buildInfo = new Gauge({
   registers,
 });
 
-/** Sets `regrid_build_info` (one series: a restart with new labels replaces the old one). */
-export function recordBuildInfo(labels: { version: string; cassandraVersion: string }): void {
+/**
+ * Sets `regrid_build_info` to this package's version and the release of the Cassandra `client`
+ * is connected to (one series: a restart with new labels replaces the old one).
+ */
+export async function recordBuildInfo(client: Pick<Client, 'execute'>): Promise<void> {
+  const cassandraVersion = await releaseVersion(client);
   buildInfo.reset();
-  buildInfo.set(
-    {
-      version: labels.version,
-      cassandra_version: labels.cassandraVersion,
-    },
-    1,
-  );
+  buildInfo.set({ version, cassandra_version: cassandraVersion }, 1);
 }

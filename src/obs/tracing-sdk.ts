@@ -7,19 +7,13 @@
  *
  * No context manager is registered: regrid's spans name their parent (tracing.ts).
  */
-import { ROOT_CONTEXT, trace, type Span, type Context } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { hostRuntime } from './tracing-host.js';
 import type { OtlpProtocol, TracingRuntime } from './tracing-types.js';
-
-const getter = {
-  keys: (carrier: Record<string, string | undefined>) => Object.keys(carrier),
-  get: (carrier: Record<string, string | undefined>, key: string) => carrier[key],
-};
 
 export function startSdk(opts: { protocol: OtlpProtocol; serviceVersion: string }): TracingRuntime {
   const exporter = opts.protocol === 'http/json' ? new JsonExporter() : new ProtoExporter();
@@ -32,13 +26,5 @@ export function startSdk(opts: { protocol: OtlpProtocol; serviceVersion: string 
     resource,
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
-  const propagator = new W3CTraceContextPropagator();
-  return {
-    tracer: provider.getTracer('regrid', opts.serviceVersion),
-    extract: (headers) => propagator.extract(ROOT_CONTEXT, headers, getter),
-    withSpan: (ctx: Context, span: Span) => trace.setSpan(ctx, span),
-    spanContextOf: (ctx: Context) => trace.getSpanContext(ctx),
-    root: ROOT_CONTEXT,
-    shutdown: () => provider.shutdown(),
-  };
+  return hostRuntime(provider.getTracer('regrid', opts.serviceVersion), () => provider.shutdown());
 }

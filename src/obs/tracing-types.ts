@@ -1,5 +1,5 @@
 /** The shapes shared by tracing.ts and the SDK module it loads (tracing-sdk.ts). */
-import type { Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import type { Context, Tracer } from '@opentelemetry/api';
 
 /** The OTLP protocols supported (`OTEL_EXPORTER_OTLP[_TRACES]_PROTOCOL`; default http/protobuf). */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -9,12 +9,6 @@ export interface TracingRuntime {
   readonly tracer: Tracer;
   /** The context of an incoming W3C `traceparent`/`tracestate` (ROOT when absent or bad). */
   extract(headers: Record<string, string | undefined>): Context;
-  /** `ctx` with `span` as its active span. */
-  withSpan(ctx: Context, span: Span): Context;
-  /** The span context of `ctx`'s span, if it has one (for links). */
-  spanContextOf(ctx: Context): SpanContext | undefined;
-  /** The root context (no parent). */
-  readonly root: Context;
   /** Flushes what is buffered and stops exporting. */
   shutdown(): Promise<void>;
 }

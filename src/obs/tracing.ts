@@ -13,7 +13,14 @@
  * context made here carries the runtime that made it (`tracedContext`), so a child span needs
  * its parent and nothing else: no module holds the runtime.
  */
-import { createContextKey, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
+import {
+  createContextKey,
+  ROOT_CONTEXT,
+  trace,
+  type Context,
+  type Span,
+  type SpanOptions,
+} from '@opentelemetry/api';
 import type { OtlpProtocol, TracingRuntime } from './tracing-types.js';
 
 export type { TracingRuntime } from './tracing-types.js';
@@ -58,7 +65,7 @@ export async function startTracing(
 const RUNTIME = createContextKey('regrid.tracing-runtime');
 
 /** `parent` (default: the root) as a context whose spans `t` makes: where traced work starts. */
-export const tracedContext = (t: TracingRuntime, parent: Context = t.root): Context =>
+export const tracedContext = (t: TracingRuntime, parent: Context = ROOT_CONTEXT): Context =>
   parent.setValue(RUNTIME, t);
 
 const runtimeOf = (ctx: Context): TracingRuntime | undefined =>
@@ -76,8 +83,9 @@ export function startSpan(
   const t = parent && runtimeOf(parent);
   if (!t) return undefined;
   const span = t.tracer.startSpan(name, options, parent);
-  return { span, context: t.withSpan(parent, span) };
+  return { span, context: trace.setSpan(parent, span) };
 }
 
 /** The span context of `ctx`'s span, for a link (undefined outside a trace). */
-export const spanContextOf = (ctx: Context) => runtimeOf(ctx)?.spanContextOf(ctx);
+export const spanContextOf = (ctx: Context) =>
+  runtimeOf(ctx) ? trace.getSpanContext(ctx) : undefined;

@@ -7,7 +7,7 @@
  * untouched by binding `undefined`: a `null` bind would write a tombstone.
  *
  * Stores depend on `Cql`, not on `Client`, so a test can wrap the client (query tracing, see
- * trace.ts) and the real read path runs unchanged underneath. The wrapper built by `cqlOf` also
+ * tools/loadtest/cql-trace.ts) and the real read path runs unchanged underneath. The wrapper built by `cqlOf` also
  * tells, per request, whether a write may have reached Cassandra (`StatementScope`), which is
  * what lets a 503 say "not applied" or "outcome unknown" truthfully.
  */

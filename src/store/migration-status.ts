@@ -1,13 +1,16 @@
 /**
  * Whether a keyspace holds every migration in cql/ (migrations.ts applies them): what a production
  * server checks before it serves, so that a keyspace missing a table or a column fails start-up
- * with one clear message instead of failing request by request.
+ * with one clear message instead of failing request by request; and what `regrid migrate
+ * --status` lists (cli/cmd-migrate.ts).
  */
 import { types, type Client } from 'cassandra-driver';
 import { DEFAULT_CQL_DIR, loadMigrationFiles } from './migrations.js';
 
 export interface SchemaStatus {
   readonly keyspaceExists: boolean;
+  /** Files recorded as applied. */
+  readonly applied: readonly string[];
   /** Files not recorded as applied (all of them when the keyspace is missing). */
   readonly pending: readonly string[];
   /** Files applied with other contents than they have now. */
@@ -31,7 +34,9 @@ export async function schemaStatus(
     opts,
   );
   const all = files.map((f) => f.id);
-  if (!ks.first()) return { keyspaceExists: false, pending: all, changed: [], total: all.length };
+  if (!ks.first()) {
+    return { keyspaceExists: false, applied: [], pending: all, changed: [], total: all.length };
+  }
   const table = await client.execute(
     'SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
     [keyspace, 'schema_migrations'],
@@ -48,9 +53,11 @@ export async function schemaStatus(
       ).rows
     : [];
   const byId = new Map(rows.map((r) => [String(r.get('id')), r]));
+  const applied = new Set(all.filter((id) => byId.get(id)?.get('status') === 'applied'));
   return {
     keyspaceExists: true,
-    pending: files.filter((f) => byId.get(f.id)?.get('status') !== 'applied').map((f) => f.id),
+    applied: [...applied],
+    pending: all.filter((id) => !applied.has(id)),
     changed: files
       .filter((f) => {
         const recorded = byId.get(f.id)?.get('checksum') as string | null | undefined;

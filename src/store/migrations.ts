@@ -5,7 +5,7 @@
  * Safe to run twice (applied files are skipped after their checksum is verified) and from several
  * processes at once: each file is claimed with a lightweight transaction (`INSERT … IF NOT
  * EXISTS`), only the claimant executes it, and the others wait until it is marked `applied`. A
- * claim whose owner died is taken over after `staleClaimMs` (statements are written with
+ * claim whose owner died is taken over after two minutes (statements are written with
  * `IF NOT EXISTS`, so re-running a half-applied file is harmless). After every DDL statement the
  * runner waits for schema agreement, so the next statement never races a disagreeing node.
  *
@@ -27,8 +27,6 @@ export const DEFAULT_CQL_DIR = fileURLToPath(new URL('../../cql/', import.meta.u
 
 export interface MigrationOptions {
   readonly dir?: string;
-  readonly staleClaimMs?: number;
-  readonly waitTimeoutMs?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -90,7 +88,7 @@ export async function applyMigrations(
           report.skipped.push(file.id);
           continue;
         }
-        const took = await waitOrTakeOver(client, table, file, owner, options, log);
+        const took = await waitOrTakeOver(client, table, file, owner, log);
         if (took === 'applied-by-other') {
           report.skipped.push(file.id);
           continue;
@@ -151,11 +149,9 @@ async function waitOrTakeOver(
   table: string,
   file: MigrationFile,
   owner: string,
-  options: MigrationOptions,
   log: (line: string) => void,
 ): Promise<'applied-by-other' | 'taken-over'> {
-  const stale = options.staleClaimMs ?? 120_000;
-  const deadline = Date.now() + (options.waitTimeoutMs ?? 300_000);
+  const deadline = Date.now() + 300_000;
   log(`migrate: ${file.id} is being applied by another process; waiting`);
   while (Date.now() < deadline) {
     const rs = await client.execute(
@@ -166,7 +162,7 @@ async function waitOrTakeOver(
     const row = rs.first();
     if (row?.get('status') === 'applied') return 'applied-by-other';
     const claimedAt = row?.get('claimed_at') as Date | null;
-    if (row && claimedAt && Date.now() - claimedAt.getTime() > stale) {
+    if (row && claimedAt && Date.now() - claimedAt.getTime() > 120_000) {
       const take = await client.execute(
         `UPDATE ${table} SET owner = ?, claimed_at = ? WHERE id = ? IF owner = ? AND status = 'applying'`,
         [owner, new Date(), file.id, row.get('owner')],

@@ -23,7 +23,6 @@ export interface WorkerLease {
 
 export interface LeaseOptions {
   readonly ttlSeconds?: number;
-  readonly maxProbes?: number;
   readonly onLost?: (worker: number, reason: string) => void;
 }
 
@@ -43,7 +42,7 @@ export async function leaseWorker(db: Cql, options: LeaseOptions = {}): Promise<
   const ttl = options.ttlSeconds ?? 60;
   const owner = randomUUID();
   const start = randomInt(MAX_WORKER + 1);
-  const probes = Math.min(options.maxProbes ?? 64, MAX_WORKER + 1);
+  const probes = Math.min(64, MAX_WORKER + 1);
   for (let i = 0; i < probes; i++) {
     const worker = (start + i) % (MAX_WORKER + 1);
     const rs = await db.execute(CLAIM, [worker, owner, new Date(), ttl], LWT);

@@ -16,7 +16,7 @@
 import type { Client } from 'cassandra-driver';
 import { IdGenerator, MAX_WORKER } from '../../src/domain/ids.js';
 import { placeOne, type Keyed, type Slice } from '../../src/domain/keys.js';
-import { executeTraced } from '../../src/store/trace.js';
+import { executeTraced } from './cql-trace.js';
 import type { Config } from '../../src/config/config.js';
 import type { GridDesign, MoveOutcome, ReadCounts } from './design.js';
 import { applyLoadtestMigrations } from './migrations.js';

@@ -15,7 +15,7 @@ import { isDomainError } from '../../src/domain/errors.js';
 import { IdGenerator } from '../../src/domain/ids.js';
 import { cqlOf, type Cql } from '../../src/store/cassandra.js';
 import { isCasTimeout } from '../../src/store/cql-errors.js';
-import { TracingCql } from '../../src/store/trace.js';
+import { TracingCql } from './cql-trace.js';
 import { leaseWorker, type WorkerLease } from '../../src/store/worker-lease.js';
 import { GridService } from '../../src/service/grid-service.js';
 import type {

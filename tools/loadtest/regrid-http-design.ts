@@ -14,7 +14,7 @@ import { issueToken } from '../../src/http/auth.js';
 import { flagsOf } from '../../src/service/flags.js';
 import { GridService } from '../../src/service/grid-service.js';
 import { cqlOf } from '../../src/store/cassandra.js';
-import { TracingCql } from '../../src/store/trace.js';
+import { TracingCql } from './cql-trace.js';
 import { closeHttpPools, httpCall } from './http-call.js';
 import type {
   CasAttempts,

@@ -15,7 +15,7 @@
  * its rows) is reported by table only.
  */
 import type { Client } from 'cassandra-driver';
-import { executeTraced } from '../../src/store/trace.js';
+import { executeTraced } from './cql-trace.js';
 import type { GridModel } from './grid-model.js';
 import type { PartitionTombstones } from './tombstones.js';
 

@@ -2,7 +2,7 @@
  * Tombstone accounting, always from Cassandra's own figures, never from reasoning about what the
  * code wrote:
  *  - `partitionTombstones`: a traced full read of each grid partition of the run, summing the
- *    replicas' "Read N live rows and M tombstone cells" events (src/store/trace.ts). The run's
+ *    replicas' "Read N live rows and M tombstone cells" events (tools/loadtest/cql-trace.ts). The run's
  *    profiles are fresh, so this is exactly what the run left behind in its partitions.
  *  - `tableMetrics`: after `nodetool flush`, the tables' `nodetool tablestats` tombstone figures and
  *    the SSTables' own tombstone histograms (`sstablemetadata`). Whole-table figures (they include
@@ -11,7 +11,7 @@
 import type { Client } from 'cassandra-driver';
 import type { Config } from '../../src/config/config.js';
 import { runNodetool, parseTableStats, sstableTombstones } from '../infra/nodetool.js';
-import { addTallies, emptyTally, executeTraced, type ReadTally } from '../../src/store/trace.js';
+import { addTallies, emptyTally, executeTraced, type ReadTally } from './cql-trace.js';
 
 export interface PartitionTombstones {
   /** Tombstone cells per table, summed over the run's partitions. */

@@ -49,49 +49,41 @@ export function archivePost(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  return trackOp('archive', () =>
-    writeArchive(ports, profileId, postId, { ...options, op: 'archive' }),
-  );
-}
-
-function writeArchive(
-  ports: ArchivePorts,
-  profileId: bigint,
-  postId: bigint,
-  options: WriteOptions,
-) {
-  return ports.writer.writeGrid<ArchiveChange>(
-    profileId,
-    async ({ snapshot }) => {
-      const [onGrid, record] = await Promise.all([
-        ports.store.hasGridRow(profileId, postId),
-        ports.archive.get(profileId, postId),
-      ]);
-      if (!onGrid) {
-        if (record) return { kind: 'skip', result: { changed: false } };
-        throw notOnGrid(postId);
-      }
-      const post = await ports.posts.getPost(postId);
-      const own = snapshot.overrides.find((o) => o.postId === postId);
-      const effects: MembershipOp[] = [
-        { op: 'grid_drop', postId },
-        {
-          op: 'archive_put',
-          postId,
-          authorId: post?.authorId ?? profileId,
-          sortKey: own?.key,
-          seq: ports.nextId(),
-        },
-      ];
-      return {
-        kind: 'write',
-        mutation: { effects, ...outOfOrder(snapshot, postId) },
-        result: { changed: true },
-        change: { kind: 'archived', postIds: [postId] },
-      };
-    },
-    options,
-  );
+  return trackOp('archive', () => {
+    const opts: WriteOptions = { ...options, op: 'archive' };
+    return ports.writer.writeGrid<ArchiveChange>(
+      profileId,
+      async ({ snapshot }) => {
+        const [onGrid, record] = await Promise.all([
+          ports.store.hasGridRow(profileId, postId),
+          ports.archive.get(profileId, postId),
+        ]);
+        if (!onGrid) {
+          if (record) return { kind: 'skip', result: { changed: false } };
+          throw notOnGrid(postId);
+        }
+        const post = await ports.posts.getPost(postId);
+        const own = snapshot.overrides.find((o) => o.postId === postId);
+        const effects: MembershipOp[] = [
+          { op: 'grid_drop', postId },
+          {
+            op: 'archive_put',
+            postId,
+            authorId: post?.authorId ?? profileId,
+            sortKey: own?.key,
+            seq: ports.nextId(),
+          },
+        ];
+        return {
+          kind: 'write',
+          mutation: { effects, ...outOfOrder(snapshot, postId) },
+          result: { changed: true },
+          change: { kind: 'archived', postIds: [postId] },
+        };
+      },
+      opts,
+    );
+  });
 }
 
 export function unarchivePost(
@@ -101,58 +93,49 @@ export function unarchivePost(
   position: UnarchivePosition,
   options: WriteOptions = {},
 ) {
-  return trackOp('unarchive', () =>
-    writeUnarchive(ports, profileId, postId, position, { ...options, op: 'unarchive' }),
-  );
-}
-
-function writeUnarchive(
-  ports: ArchivePorts,
-  profileId: bigint,
-  postId: bigint,
-  position: UnarchivePosition,
-  options: WriteOptions,
-) {
-  return ports.writer.writeGrid<ArchiveChange & { rowsWritten: number }>(
-    profileId,
-    async ({ snapshot, nextVersion }) => {
-      const [record, onGrid] = await Promise.all([
-        ports.archive.get(profileId, postId),
-        ports.store.hasGridRow(profileId, postId),
-      ]);
-      if (!record) {
-        if (onGrid) return { kind: 'skip', result: { changed: false, rowsWritten: 0 } };
-        throw new DomainError('post_not_found', 'the post is not archived on this grid', {
-          post_id: postId.toString(),
+  return trackOp('unarchive', () => {
+    const opts: WriteOptions = { ...options, op: 'unarchive' };
+    return ports.writer.writeGrid<ArchiveChange & { rowsWritten: number }>(
+      profileId,
+      async ({ snapshot, nextVersion }) => {
+        const [record, onGrid] = await Promise.all([
+          ports.archive.get(profileId, postId),
+          ports.store.hasGridRow(profileId, postId),
+        ]);
+        if (!record) {
+          if (onGrid) return { kind: 'skip', result: { changed: false, rowsWritten: 0 } };
+          throw new DomainError('post_not_found', 'the post is not archived on this grid', {
+            post_id: postId.toString(),
+          });
+        }
+        // Read after the snapshot: a deletion fences the body before it takes the post off grids.
+        const post = await ports.posts.getPost(postId);
+        if (!post || post.removedAt) {
+          throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+        }
+        const wanted = position === 'previous' ? (record.sortKey ?? postId) : postId;
+        const upserts = await restoreKey(ports, {
+          profileId,
+          snapshot,
+          postId,
+          wanted,
+          pins: snapshot.head.pins,
+          movedVersion: nextVersion,
         });
-      }
-      // Read after the snapshot: a deletion fences the body before it takes the post off grids.
-      const post = await ports.posts.getPost(postId);
-      if (!post || post.removedAt) {
-        throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
-      }
-      const wanted = position === 'previous' ? (record.sortKey ?? postId) : postId;
-      const upserts = await restoreKey(ports, {
-        profileId,
-        snapshot,
-        postId,
-        wanted,
-        pins: snapshot.head.pins,
-        movedVersion: nextVersion,
-      });
-      const effects: MembershipOp[] = [
-        { op: 'grid_put', postId, authorId: record.authorId },
-        { op: 'archive_drop', postId, seq: record.seq },
-      ];
-      return {
-        kind: 'write',
-        mutation: { upserts, effects },
-        result: { changed: true, rowsWritten: upserts.length },
-        change: { kind: 'unarchived', postIds: [postId] },
-      };
-    },
-    options,
-  );
+        const effects: MembershipOp[] = [
+          { op: 'grid_put', postId, authorId: record.authorId },
+          { op: 'archive_drop', postId, seq: record.seq },
+        ];
+        return {
+          kind: 'write',
+          mutation: { upserts, effects },
+          result: { changed: true, rowsWritten: upserts.length },
+          change: { kind: 'unarchived', postIds: [postId] },
+        };
+      },
+      opts,
+    );
+  });
 }
 
 export interface ArchivePage {

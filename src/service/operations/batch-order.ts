@@ -70,55 +70,50 @@ export function patchOrder(
 ) {
   return trackOp('batch_order', async () => {
     await ports.flags.require('writes.reorder');
-    return writeOrder(ports, profileId, ifMatch, request, { ...options, op: 'batch_order' });
-  });
-}
-
-function writeOrder(
-  ports: BatchOrderPorts,
-  profileId: bigint,
-  ifMatch: string | undefined,
-  request: BatchOrderRequest,
-  options: WriteOptions,
-) {
-  if (ifMatch === undefined || ifMatch.trim() === '') {
-    throw new DomainError(
-      'precondition_required',
-      'send If-Match with the ETag of GET /v1/me/grid/order',
-    );
-  }
-  return ports.writer.writeGrid<BatchOrderResult>(
-    profileId,
-    async ({ snapshot, nextVersion }) => {
-      const { head } = snapshot;
-      if (!ifMatchSatisfied(ifMatch, head)) {
-        throw new DomainError('precondition_failed', 'the grid changed since that order was read', {
-          etag: formatEtag(head),
-          grid_version: head.version.toString(),
-        });
-      }
-      const current = await ports.reader.entries(profileId, snapshot.overrides, {
-        limit: ALL,
-        exclude: head.pins,
-      });
-      const plan = planBatchOrder(current, request, ports.nextId());
-      if (plan.writes.length === 0) {
-        return { kind: 'skip', result: { rowsWritten: 0, kept: plan.kept } };
-      }
-      const moved = new Set(plan.moved);
-      const upserts: OverrideWrite[] = plan.writes.map(
-        (w) =>
-          moved.has(w.postId)
-            ? { postId: w.postId, sortKey: w.key, movedVersion: nextVersion }
-            : { postId: w.postId, sortKey: w.key }, // relabel: moved_version untouched
+    const opts: WriteOptions = { ...options, op: 'batch_order' };
+    if (ifMatch === undefined || ifMatch.trim() === '') {
+      throw new DomainError(
+        'precondition_required',
+        'send If-Match with the ETag of GET /v1/me/grid/order',
       );
-      return {
-        kind: 'write',
-        mutation: { upserts },
-        result: { rowsWritten: upserts.length, kept: plan.kept },
-        change: { kind: 'batch_reordered', postIds: plan.moved },
-      };
-    },
-    options,
-  );
+    }
+    return ports.writer.writeGrid<BatchOrderResult>(
+      profileId,
+      async ({ snapshot, nextVersion }) => {
+        const { head } = snapshot;
+        if (!ifMatchSatisfied(ifMatch, head)) {
+          throw new DomainError(
+            'precondition_failed',
+            'the grid changed since that order was read',
+            {
+              etag: formatEtag(head),
+              grid_version: head.version.toString(),
+            },
+          );
+        }
+        const current = await ports.reader.entries(profileId, snapshot.overrides, {
+          limit: ALL,
+          exclude: head.pins,
+        });
+        const plan = planBatchOrder(current, request, ports.nextId());
+        if (plan.writes.length === 0) {
+          return { kind: 'skip', result: { rowsWritten: 0, kept: plan.kept } };
+        }
+        const moved = new Set(plan.moved);
+        const upserts: OverrideWrite[] = plan.writes.map(
+          (w) =>
+            moved.has(w.postId)
+              ? { postId: w.postId, sortKey: w.key, movedVersion: nextVersion }
+              : { postId: w.postId, sortKey: w.key }, // relabel: moved_version untouched
+        );
+        return {
+          kind: 'write',
+          mutation: { upserts },
+          result: { rowsWritten: upserts.length, kept: plan.kept },
+          change: { kind: 'batch_reordered', postIds: plan.moved },
+        };
+      },
+      opts,
+    );
+  });
 }

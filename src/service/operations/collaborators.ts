@@ -43,27 +43,21 @@ export function acceptInvite(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  return trackOp('accept', () => accept(ports, profileId, postId, { ...options, op: 'accept' }));
-}
-
-async function accept(
-  ports: CollabPorts,
-  profileId: bigint,
-  postId: bigint,
-  options: WriteOptions = {},
-) {
-  const { scope } = options;
-  const invite = await ports.invites.get(profileId, postId, scope);
-  const claimed =
-    invite !== undefined &&
-    (invite.claimed || (await ports.invites.claim(profileId, postId, scope)));
-  const out = await ports.writer.writeGrid<InviteAnswer>(
-    profileId,
-    acceptPlanner(ports, postId),
-    options,
-  );
-  if (claimed) await ports.invites.drop(profileId, postId, scope);
-  return out;
+  return trackOp('accept', async () => {
+    const opts: WriteOptions = { ...options, op: 'accept' };
+    const { scope } = opts;
+    const invite = await ports.invites.get(profileId, postId, scope);
+    const claimed =
+      invite !== undefined &&
+      (invite.claimed || (await ports.invites.claim(profileId, postId, scope)));
+    const out = await ports.writer.writeGrid<InviteAnswer>(
+      profileId,
+      acceptPlanner(ports, postId),
+      opts,
+    );
+    if (claimed) await ports.invites.drop(profileId, postId, scope);
+    return out;
+  });
 }
 
 function acceptPlanner(ports: CollabPorts, postId: bigint): GridPlanner<InviteAnswer> {
@@ -98,28 +92,22 @@ export function declineInvite(
   postId: bigint,
   options: WriteOptions = {},
 ) {
-  return trackOp('decline', () => decline(ports, profileId, postId, { ...options, op: 'decline' }));
-}
-
-async function decline(
-  ports: CollabPorts,
-  profileId: bigint,
-  postId: bigint,
-  options: WriteOptions = {},
-) {
-  const invite = await ports.invites.get(profileId, postId, options.scope);
-  if (!invite) throw noInvite(postId);
-  const { withdrawal, out } = await removeFromCollaborator(
-    ports,
-    profileId,
-    postId,
-    invite.authorId,
-    options,
-    'collaborator_declined',
-  );
-  if (withdrawal === 'none' && !out.result.removed) throw noInvite(postId);
-  await dropFromCollaborators(ports, postId, profileId, options.scope);
-  return { result: { changed: true }, version: out.version, generation: out.generation };
+  return trackOp('decline', async () => {
+    const opts: WriteOptions = { ...options, op: 'decline' };
+    const invite = await ports.invites.get(profileId, postId, opts.scope);
+    if (!invite) throw noInvite(postId);
+    const { withdrawal, out } = await removeFromCollaborator(
+      ports,
+      profileId,
+      postId,
+      invite.authorId,
+      opts,
+      'collaborator_declined',
+    );
+    if (withdrawal === 'none' && !out.result.removed) throw noInvite(postId);
+    await dropFromCollaborators(ports, postId, profileId, opts.scope);
+    return { result: { changed: true }, version: out.version, generation: out.generation };
+  });
 }
 
 const noInvite = (postId: bigint) =>
@@ -165,42 +153,33 @@ export function removeCollaborator(
   collaboratorId: bigint,
   options: WriteOptions = {},
 ) {
-  return trackOp('remove_collaborator', () =>
-    remove(ports, actorId, postId, collaboratorId, { ...options, op: 'remove_collaborator' }),
-  );
-}
-
-async function remove(
-  ports: CollabPorts,
-  actorId: bigint,
-  postId: bigint,
-  collaboratorId: bigint,
-  options: WriteOptions = {},
-) {
-  const post = await ports.posts.getPost(postId, options.scope);
-  if (!post || post.removedAt)
-    throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
-  if (actorId !== post.authorId && actorId !== collaboratorId) {
-    throw new DomainError('forbidden', 'only the author or the collaborator can do this', {
-      post_id: postId.toString(),
-    });
-  }
-  if (!post.collaborators.includes(collaboratorId)) {
-    throw new DomainError('post_not_on_grid', 'that profile is not a collaborator of this post', {
-      post_id: postId.toString(),
-      profile_id: collaboratorId.toString(),
-    });
-  }
-  // The grid first, the body's list last: a retry after a failure in between still finds the
-  // collaborator listed and finishes (the removal skips what is already gone).
-  const { out } = await removeFromCollaborator(
-    ports,
-    collaboratorId,
-    postId,
-    post.authorId,
-    options,
-    actorId === collaboratorId ? 'collaborator_left' : 'collaborator_removed',
-  );
-  await dropFromCollaborators(ports, postId, collaboratorId, options.scope);
-  return out;
+  return trackOp('remove_collaborator', async () => {
+    const opts: WriteOptions = { ...options, op: 'remove_collaborator' };
+    const post = await ports.posts.getPost(postId, opts.scope);
+    if (!post || post.removedAt)
+      throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+    if (actorId !== post.authorId && actorId !== collaboratorId) {
+      throw new DomainError('forbidden', 'only the author or the collaborator can do this', {
+        post_id: postId.toString(),
+      });
+    }
+    if (!post.collaborators.includes(collaboratorId)) {
+      throw new DomainError('post_not_on_grid', 'that profile is not a collaborator of this post', {
+        post_id: postId.toString(),
+        profile_id: collaboratorId.toString(),
+      });
+    }
+    // The grid first, the body's list last: a retry after a failure in between still finds the
+    // collaborator listed and finishes (the removal skips what is already gone).
+    const { out } = await removeFromCollaborator(
+      ports,
+      collaboratorId,
+      postId,
+      post.authorId,
+      opts,
+      actorId === collaboratorId ? 'collaborator_left' : 'collaborator_removed',
+    );
+    await dropFromCollaborators(ports, postId, collaboratorId, opts.scope);
+    return out;
+  });
 }

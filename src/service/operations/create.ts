@@ -48,77 +48,44 @@ export interface CreatePorts extends PlacePorts, InvitePorts {
 
 type Created = PostWriteResult<PostRecord> & { readonly notInvited: readonly NotInvited[] };
 
-/** A post on the author's grid; named collaborators are invited (see the header). */
+/**
+ * A post on the author's grid; named collaborators are invited (see the header). Without any,
+ * admitting and delivering read and write nothing.
+ */
 export function createPost(
   ports: CreatePorts,
   authorId: bigint,
   input: NewPost,
   options: WriteOptions = {},
 ): Promise<Created> {
-  return trackOp('create', () => {
+  return trackOp('create', async () => {
     const collaborators = input.collaborators ?? [];
-    const opts = { ...options, op: 'create' } as const;
-    if (collaborators.length === 0) return createAlone(ports, authorId, input, opts);
-    return createCollabPost(ports, authorId, collaborators, input, opts);
+    const { scope } = options;
+    assertCollaborators(authorId, collaborators);
+    const { invited, notInvited } = await admitCollaborators(ports, authorId, collaborators, scope);
+    const post = newBody(ports.nextId(), authorId, input, invited);
+    const postId = post.postId;
+    await ports.posts.insertPost(post, [], scope);
+    // The author's grid carries the request's idempotency ticket (options); the planner result
+    // names the post and the refusals, so a replay can answer with them.
+    const planner = newPostPlanner(ports, postId, authorId);
+    let out;
+    try {
+      out = await ports.writer.writeGrid(
+        authorId,
+        async (ctx) => {
+          const d = await planner(ctx);
+          return { ...d, result: { ...d.result, postId, notInvited } };
+        },
+        { ...options, op: 'create' },
+      );
+    } catch (err) {
+      await dropUncommittedBody(ports, authorId, postId, err, scope);
+      throw err;
+    }
+    await deliverInvites(ports, postId, authorId, invited, scope);
+    return { value: post, notInvited, version: out.version, generation: out.generation };
   });
-}
-
-async function createAlone(
-  ports: CreatePorts,
-  profileId: bigint,
-  input: NewPost,
-  options: WriteOptions,
-): Promise<Created> {
-  const post = newBody(ports.nextId(), profileId, input, []);
-  const postId = post.postId;
-  await ports.posts.insertPost(post, [], options.scope);
-  try {
-    // The planner result names the post, so an idempotent replay can answer with it.
-    const out = await ports.writer.writeGrid(
-      profileId,
-      withPostId(newPostPlanner(ports, postId, profileId), postId),
-      options,
-    );
-    return { value: post, version: out.version, generation: out.generation, notInvited: [] };
-  } catch (err) {
-    await dropUncommittedBody(ports, profileId, postId, err, options.scope);
-    throw err;
-  }
-}
-
-/** Creates a post on the author's grid and invites each admitted collaborator. */
-async function createCollabPost(
-  ports: CreatePorts,
-  authorId: bigint,
-  collaborators: readonly bigint[],
-  input: NewPost,
-  options: WriteOptions,
-): Promise<Created> {
-  assertCollaborators(authorId, collaborators);
-  const { scope } = options;
-  const { invited, notInvited } = await admitCollaborators(ports, authorId, collaborators, scope);
-  const post = newBody(ports.nextId(), authorId, input, invited);
-  const postId = post.postId;
-  await ports.posts.insertPost(post, [], scope);
-  // The author's grid carries the request's idempotency ticket (options); the planner result
-  // names the post and the refusals, so a replay can answer with them.
-  const planner = newPostPlanner(ports, postId, authorId);
-  let out;
-  try {
-    out = await ports.writer.writeGrid(
-      authorId,
-      async (ctx) => {
-        const d = await planner(ctx);
-        return { ...d, result: { ...d.result, postId, notInvited } };
-      },
-      options,
-    );
-  } catch (err) {
-    await dropUncommittedBody(ports, authorId, postId, err, scope);
-    throw err;
-  }
-  await deliverInvites(ports, postId, authorId, invited, scope);
-  return { value: post, notInvited, version: out.version, generation: out.generation };
 }
 
 const newBody = (
@@ -183,17 +150,6 @@ function newPostPlanner(
         : { postId: w.postId, sortKey: w.key },
     );
     return { kind: 'write', mutation: { upserts, effects }, result: { overridden: true }, change };
-  };
-}
-
-/** Adds `postId` to a planner's result (for the response a replay renders). */
-function withPostId<R extends object>(
-  planner: GridPlanner<R>,
-  postId: bigint,
-): GridPlanner<R & { postId: bigint }> {
-  return async (ctx) => {
-    const d = await planner(ctx);
-    return { ...d, result: { ...d.result, postId } };
   };
 }
 

@@ -46,40 +46,34 @@ export function setPins(
 ) {
   return trackOp('pins', async () => {
     assertPinsRequest(postIds);
-    return writePins(ports, profileId, postIds, { ...options, op: 'pins' });
+    const opts: WriteOptions = { ...options, op: 'pins' };
+    return ports.writer.writeGrid<PinsResult>(
+      profileId,
+      async ({ snapshot }) => {
+        const onGrid = await Promise.all(
+          postIds.map((id) => ports.store.hasGridRow(profileId, id)),
+        );
+        const missing = postIds.find((_, i) => !onGrid[i]);
+        if (missing !== undefined) {
+          throw new DomainError('post_not_on_grid', 'a post to pin is not on this grid', {
+            post_id: missing.toString(),
+          });
+        }
+        const old = snapshot.head.pins;
+        if (old.length === postIds.length && old.every((p, i) => p === postIds[i])) {
+          return { kind: 'skip', result: { pins: old, rowsWritten: 0 } };
+        }
+        const upserts = await unpinWrites(ports, profileId, snapshot, postIds);
+        return {
+          kind: 'write',
+          mutation: { upserts, statics: { pins: [...postIds] } },
+          result: { pins: postIds, rowsWritten: upserts.length },
+          change: pinChange(old, postIds),
+        };
+      },
+      opts,
+    );
   });
-}
-
-function writePins(
-  ports: PinPorts,
-  profileId: bigint,
-  postIds: readonly bigint[],
-  options: WriteOptions,
-) {
-  return ports.writer.writeGrid<PinsResult>(
-    profileId,
-    async ({ snapshot }) => {
-      const onGrid = await Promise.all(postIds.map((id) => ports.store.hasGridRow(profileId, id)));
-      const missing = postIds.find((_, i) => !onGrid[i]);
-      if (missing !== undefined) {
-        throw new DomainError('post_not_on_grid', 'a post to pin is not on this grid', {
-          post_id: missing.toString(),
-        });
-      }
-      const old = snapshot.head.pins;
-      if (old.length === postIds.length && old.every((p, i) => p === postIds[i])) {
-        return { kind: 'skip', result: { pins: old, rowsWritten: 0 } };
-      }
-      const upserts = await unpinWrites(ports, profileId, snapshot, postIds);
-      return {
-        kind: 'write',
-        mutation: { upserts, statics: { pins: [...postIds] } },
-        result: { pins: postIds, rowsWritten: upserts.length },
-        change: pinChange(old, postIds),
-      };
-    },
-    options,
-  );
 }
 
 /** Keys for the posts leaving the pins, one after the other (each sees the previous writes). */

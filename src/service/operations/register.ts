@@ -55,56 +55,51 @@ export function registerPost(
   post: PostRecord,
   options: WriteOptions = {},
 ): Promise<RegisterResult> {
-  return trackOp('register', () => register(ports, post, { ...options, op: 'register' }));
-}
-
-async function register(
-  ports: RegisterPorts,
-  post: PostRecord,
-  options: WriteOptions,
-): Promise<RegisterResult> {
-  assertCollaborators(post.authorId, post.collaborators);
-  const { scope } = options;
-  // A spent ID gets no body written (the planner decides again, after its snapshot).
-  const [existing, gone] = await Promise.all([
-    ports.posts.getPost(post.postId, scope),
-    ports.removed.get(post.postId, scope),
-  ]);
-  if (gone) throw postRemoved(gone);
-  let inserted = false;
-  if (existing) await assertSameBody(ports, existing, post);
-  else if (!(inserted = await ports.posts.insertPostIfAbsent(post, scope))) {
-    const winner = await ports.posts.getPost(post.postId, scope);
-    if (winner) await assertSameBody(ports, winner, post);
-  }
-  let out;
-  try {
-    out = await ports.writer.writeGrid(post.authorId, registerPlanner(ports, post), options);
-  } catch (err) {
-    // Removed between the check above and the planner: the body this call wrote after the
-    // removal deleted the old one is on no grid; it goes too (GET /v1/posts/:id must stay 404).
-    if (inserted && err instanceof DomainError && err.code === 'post_removed') {
-      await ports.posts.deletePost(post.postId, [], true, scope);
+  return trackOp('register', async () => {
+    const opts: WriteOptions = { ...options, op: 'register' };
+    assertCollaborators(post.authorId, post.collaborators);
+    const { scope } = opts;
+    // A spent ID gets no body written (the planner decides again, after its snapshot).
+    const [existing, gone] = await Promise.all([
+      ports.posts.getPost(post.postId, scope),
+      ports.removed.get(post.postId, scope),
+    ]);
+    if (gone) throw postRemoved(gone);
+    let inserted = false;
+    if (existing) await assertSameBody(ports, existing, post);
+    else if (!(inserted = await ports.posts.insertPostIfAbsent(post, scope))) {
+      const winner = await ports.posts.getPost(post.postId, scope);
+      if (winner) await assertSameBody(ports, winner, post);
     }
-    throw err;
-  }
-  // Invitations live outside the invitees' grids, under the same limits as a created post's
-  // (invitations.ts). Only the registration that wrote the body or put the post on the grid
-  // sends them: a repeated one must not invite again a collaborator who has declined or left
-  // since (the race suite found exactly that). A crash after the grid write and before the
-  // invitations loses them; the platform can name the collaborators again by a new post.
-  const first = inserted || out.result.joined;
-  const notInvited =
-    first && post.collaborators.length > 0
-      ? await inviteCollaborators(ports, post.postId, post.authorId, post.collaborators, scope)
-      : [];
-  return {
-    post,
-    created: out.result.joined,
-    notInvited,
-    version: out.version,
-    generation: out.generation,
-  };
+    let out;
+    try {
+      out = await ports.writer.writeGrid(post.authorId, registerPlanner(ports, post), opts);
+    } catch (err) {
+      // Removed between the check above and the planner: the body this call wrote after the
+      // removal deleted the old one is on no grid; it goes too (GET /v1/posts/:id must stay 404).
+      if (inserted && err instanceof DomainError && err.code === 'post_removed') {
+        await ports.posts.deletePost(post.postId, [], true, scope);
+      }
+      throw err;
+    }
+    // Invitations live outside the invitees' grids, under the same limits as a created post's
+    // (invitations.ts). Only the registration that wrote the body or put the post on the grid
+    // sends them: a repeated one must not invite again a collaborator who has declined or left
+    // since (the race suite found exactly that). A crash after the grid write and before the
+    // invitations loses them; the platform can name the collaborators again by a new post.
+    const first = inserted || out.result.joined;
+    const notInvited =
+      first && post.collaborators.length > 0
+        ? await inviteCollaborators(ports, post.postId, post.authorId, post.collaborators, scope)
+        : [];
+    return {
+      post,
+      created: out.result.joined,
+      notInvited,
+      version: out.version,
+      generation: out.generation,
+    };
+  });
 }
 
 function registerPlanner(ports: RegisterPorts, post: PostRecord): GridPlanner<{ joined: boolean }> {
@@ -169,32 +164,24 @@ export async function unregisterPost(
   postId: bigint,
   options: WriteOptions = {},
 ): Promise<{ version: bigint; generation: bigint }> {
-  const out = await trackOp('unregister', () =>
-    unregister(ports, profileId, postId, { ...options, op: 'unregister' }),
-  );
+  const out = await trackOp('unregister', async () => {
+    const opts: WriteOptions = { ...options, op: 'unregister' };
+    const body = await ports.posts.getPost(postId, opts.scope);
+    if (body && body.authorId !== profileId) {
+      throw new DomainError('conflict', 'the post belongs to another profile', {
+        post_id: postId.toString(),
+        profile_id: body.authorId.toString(),
+      });
+    }
+    try {
+      const out = await removePost(ports, profileId, postId, opts);
+      return { version: out.version, generation: out.generation };
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.code !== 'post_not_found') throw err;
+      const head = await ports.reader.readHead(profileId);
+      return { version: head.version, generation: head.generation };
+    }
+  });
   await ports.postCache?.forget([postId]);
   return out;
-}
-
-async function unregister(
-  ports: RegisterPorts,
-  profileId: bigint,
-  postId: bigint,
-  options: WriteOptions,
-): Promise<{ version: bigint; generation: bigint }> {
-  const body = await ports.posts.getPost(postId, options.scope);
-  if (body && body.authorId !== profileId) {
-    throw new DomainError('conflict', 'the post belongs to another profile', {
-      post_id: postId.toString(),
-      profile_id: body.authorId.toString(),
-    });
-  }
-  try {
-    const out = await removePost(ports, profileId, postId, options);
-    return { version: out.version, generation: out.generation };
-  } catch (err) {
-    if (!(err instanceof DomainError) || err.code !== 'post_not_found') throw err;
-    const head = await ports.reader.readHead(profileId);
-    return { version: head.version, generation: head.generation };
-  }
 }

@@ -37,42 +37,36 @@ export async function takedownPost(
   postId: bigint,
   scope?: StatementScope,
 ): Promise<TakedownResult> {
-  const out = await trackOp('takedown', () => takedown(ports, postId, scope));
+  const out = await trackOp('takedown', async () => {
+    const TAKEDOWN = { op: 'takedown', scope } as const;
+    const post = await ports.posts.getPost(postId, scope);
+    if (!post)
+      throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
+    await recordRemoval(ports, post, 'taken_down', scope); // first: it outlives the body
+    if (!post.removedAt) await ports.posts.markRemoved(postId, scope);
+    const grids: Array<{ profileId: bigint; version: bigint }> = [];
+    // A version even with nothing to take off: a registration or import planned before the
+    // record must lose its compare-and-set (removed-posts.ts).
+    const own = await ports.writer.writeGrid(
+      post.authorId,
+      removalPlanner(ports, postId, { change: 'taken_down', bump: true }),
+      TAKEDOWN,
+    );
+    if (own.committed) grids.push({ profileId: post.authorId, version: own.version });
+    for (const profileId of post.collaborators) {
+      const { out } = await removeFromCollaborator(
+        ports,
+        profileId,
+        postId,
+        post.authorId,
+        TAKEDOWN,
+        'taken_down',
+      );
+      if (out.committed) grids.push({ profileId, version: out.version });
+    }
+    await ports.posts.deletePost(postId, [], true, scope);
+    return { postId, grids };
+  });
   await ports.postCache?.forget([postId]);
   return out;
-}
-
-async function takedown(
-  ports: TakedownPorts,
-  postId: bigint,
-  scope: StatementScope | undefined,
-): Promise<TakedownResult> {
-  const TAKEDOWN = { op: 'takedown', scope } as const;
-  const post = await ports.posts.getPost(postId, scope);
-  if (!post)
-    throw new DomainError('post_not_found', 'no such post', { post_id: postId.toString() });
-  await recordRemoval(ports, post, 'taken_down', scope); // first: it outlives the body
-  if (!post.removedAt) await ports.posts.markRemoved(postId, scope);
-  const grids: Array<{ profileId: bigint; version: bigint }> = [];
-  // A version even with nothing to take off: a registration or import planned before the
-  // record must lose its compare-and-set (removed-posts.ts).
-  const own = await ports.writer.writeGrid(
-    post.authorId,
-    removalPlanner(ports, postId, { change: 'taken_down', bump: true }),
-    TAKEDOWN,
-  );
-  if (own.committed) grids.push({ profileId: post.authorId, version: own.version });
-  for (const profileId of post.collaborators) {
-    const { out } = await removeFromCollaborator(
-      ports,
-      profileId,
-      postId,
-      post.authorId,
-      TAKEDOWN,
-      'taken_down',
-    );
-    if (out.committed) grids.push({ profileId, version: out.version });
-  }
-  await ports.posts.deletePost(postId, [], true, scope);
-  return { postId, grids };
 }

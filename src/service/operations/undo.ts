@@ -48,42 +48,51 @@ export function undoMove(
 ) {
   return trackOp('undo', async () => {
     await ports.flags.require('writes.reorder');
-    return undoIn(ports, profileId, moveId, { ...options, op: 'undo' });
-  });
-}
-
-async function undoIn(ports: UndoPorts, profileId: bigint, moveId: string, options: WriteOptions) {
-  let legacy: Promise<MoveRecord | undefined> | undefined;
-  const recordIn = async (ring: readonly UndoEntry[] | undefined): Promise<Rec> => {
-    const rec =
-      findUndo(ring ?? [], moveId, undoBounds(ports)) ??
-      (await (legacy ??= ports.moves.get(profileId, moveId)));
-    if (!rec)
-      throw new DomainError('post_not_found', 'no such move (or its undo expired)', {
-        move_id: moveId,
-      });
-    return rec;
-  };
-  return ports.writer.writeGrid<{ exact: boolean }>(
-    profileId,
-    async (ctx) => {
-      const { head } = ctx.snapshot;
-      const rec = await recordIn(head.recentMoves);
-      if (head.version === rec.version && rec.relabelled === 0 && !head.pins.includes(rec.postId)) {
-        const upserts = [
-          { postId: rec.postId, sortKey: rec.prevKey ?? rec.postId, movedVersion: ctx.nextVersion },
-        ];
+    const opts: WriteOptions = { ...options, op: 'undo' };
+    let legacy: Promise<MoveRecord | undefined> | undefined;
+    const recordIn = async (ring: readonly UndoEntry[] | undefined): Promise<Rec> => {
+      const rec =
+        findUndo(ring ?? [], moveId, undoBounds(ports)) ??
+        (await (legacy ??= ports.moves.get(profileId, moveId)));
+      if (!rec)
+        throw new DomainError('post_not_found', 'no such move (or its undo expired)', {
+          move_id: moveId,
+        });
+      return rec;
+    };
+    return ports.writer.writeGrid<{ exact: boolean }>(
+      profileId,
+      async (ctx) => {
+        const { head } = ctx.snapshot;
+        const rec = await recordIn(head.recentMoves);
+        if (
+          head.version === rec.version &&
+          rec.relabelled === 0 &&
+          !head.pins.includes(rec.postId)
+        ) {
+          const upserts = [
+            {
+              postId: rec.postId,
+              sortKey: rec.prevKey ?? rec.postId,
+              movedVersion: ctx.nextVersion,
+            },
+          ];
+          return {
+            kind: 'write',
+            mutation: { upserts },
+            result: { exact: true },
+            change: { kind: 'undone', postIds: [rec.postId] },
+          };
+        }
+        const d = await movePlanner(ports, rec.postId, rec.prevAfter ?? null)(ctx);
+        if (d.kind === 'skip') return { ...d, result: { exact: false } };
         return {
-          kind: 'write',
-          mutation: { upserts },
-          result: { exact: true },
+          ...d,
+          result: { exact: false },
           change: { kind: 'undone', postIds: [rec.postId] },
         };
-      }
-      const d = await movePlanner(ports, rec.postId, rec.prevAfter ?? null)(ctx);
-      if (d.kind === 'skip') return { ...d, result: { exact: false } };
-      return { ...d, result: { exact: false }, change: { kind: 'undone', postIds: [rec.postId] } };
-    },
-    options,
-  );
+      },
+      opts,
+    );
+  });
 }

@@ -1,7 +1,7 @@
 /**
  * Tombstones on the ring, counted by every replica: a traced read at consistency ALL makes each of
  * the three replicas read the partition (one data read, two digest reads), and each logs its own
- * "Read N live rows and M tombstone cells" event into the trace (src/store/trace.ts). Summed over
+ * "Read N live rows and M tombstone cells" event into the trace (tools/loadtest/cql-trace.ts). Summed over
  * the replicas, that is what the partition holds on every copy, not just on the one a quorum read
  * happened to use.
  */
@@ -11,7 +11,7 @@ import {
   emptyTally,
   tallyTraceEvents,
   type ReadTally,
-} from '../../../src/store/trace.js';
+} from '../../../tools/loadtest/cql-trace.js';
 import { sleep } from '../../../tools/infra/process-utils.js';
 
 /** Trace events of remote replicas arrive asynchronously: poll until `replicas` reads are in. */

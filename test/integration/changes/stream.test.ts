@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SimulatedCrash } from '../../../src/service/idempotency/idempotency-ticket.js';
-import { TracingCql } from '../../../src/store/trace.js';
+import { TracingCql } from '../../../tools/loadtest/cql-trace.js';
 import { ChangeLogStore } from '../../../src/store/change-log-store.js';
 import { consistencyOf } from '../../../src/store/cassandra.js';
 import { openPerFile } from '../support/per-file.js';

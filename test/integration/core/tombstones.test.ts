@@ -5,7 +5,7 @@
  * written on purpose (so a zero means something).
  */
 import { describe, expect, it } from 'vitest';
-import { TracingCql } from '../../../src/store/trace.js';
+import { TracingCql } from '../../../tools/loadtest/cql-trace.js';
 import { openCore, randomProfile, readAll, seedGrid, type Core } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 

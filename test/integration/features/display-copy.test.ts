@@ -9,7 +9,7 @@ import { GridService } from '../../../src/service/grid-service.js';
 import { cqlOf, consistencyOf } from '../../../src/store/cassandra.js';
 import { DisplayCopyStore } from '../../../src/store/display-copy-store.js';
 import { pageReadDuration } from '../../../src/obs/metrics.js';
-import { TracingCql } from '../../../src/store/trace.js';
+import { TracingCql } from '../../../tools/loadtest/cql-trace.js';
 import { freshProfile, openFeatures, seed, type Features } from './harness.js';
 
 let f: Features;

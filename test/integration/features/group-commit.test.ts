@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../src/domain/errors.js';
 import { GridService } from '../../../src/service/grid-service.js';
-import { TracingCql } from '../../../src/store/trace.js';
+import { TracingCql } from '../../../tools/loadtest/cql-trace.js';
 import { freshProfile, openFeatures, order, seed, type Features } from './harness.js';
 import {
   groupService,

@@ -9,7 +9,7 @@ import { IdGenerator } from '../../../src/domain/ids.js';
 import { keepMask } from '../../../src/domain/lis.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
-import { fetchReadTally } from '../../../src/store/trace.js';
+import { fetchReadTally } from '../../../tools/loadtest/cql-trace.js';
 import { freshProfile, httpApi, openFeatures, type Call, type Features } from './harness.js';
 import { openPerFile } from '../support/per-file.js';
 

@@ -4,7 +4,7 @@
  * with the CLI's exit codes.
  */
 import { describe, expect, it } from 'vitest';
-import { runRegrid } from '../../../src/cli/regrid-commands.js';
+import { runRegrid } from '../support/run-regrid.js';
 import {
   SimulatedCrash,
   fingerprintRequest,

@@ -22,7 +22,7 @@ import { watchDriver } from '../../../src/obs/metrics-platform.js';
 import { GridService } from '../../../src/service/grid-service.js';
 import { makeReadiness } from '../../../src/service/readiness.js';
 import { cqlOf } from '../../../src/store/cassandra.js';
-import { runRegrid } from '../../../src/cli/regrid-commands.js';
+import { runRegrid } from '../support/run-regrid.js';
 import { randomProfile } from '../core/harness.js';
 import { requestJson } from '../support/http.js';
 import { openPerFile } from '../support/per-file.js';

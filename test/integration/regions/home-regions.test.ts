@@ -19,7 +19,7 @@ import { consistencyOf, cqlOf } from '../../../src/store/cassandra.js';
 import { HomeRegionStore } from '../../../src/store/home-region-store.js';
 import { CURSOR_SECRET, randomProfile, readAll } from '../core/harness.js';
 import { GridService } from '../../../src/service/grid-service.js';
-import { TracingCql } from '../../../src/store/trace.js';
+import { TracingCql } from '../../../tools/loadtest/cql-trace.js';
 import { connectTestClient, TEST_KEYSPACE, testConfig } from '../support/stores.js';
 
 const SECRET = 'regions-tests-jwt-secret-0123456789';

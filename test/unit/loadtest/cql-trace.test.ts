@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tallyTraceEvents } from '../../../src/store/trace.js';
+import { tallyTraceEvents } from '../../../tools/loadtest/cql-trace.js';
 
 describe('tallyTraceEvents', () => {
   it('sums every "Read N live rows and M tombstone cells" event and ignores the rest', () => {

@@ -10,7 +10,7 @@
  * the session is complete and the read events have appeared.
  */
 import type { Client, QueryOptions, types } from 'cassandra-driver';
-import type { Cql } from './cassandra.js';
+import type { Cql } from '../../src/store/cassandra.js';
 
 export interface ReadTally {
   readonly liveRows: number;
