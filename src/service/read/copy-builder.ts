@@ -4,8 +4,8 @@
  * decodes the whole cached list (warm) and merges it with the time-ordered rows; a copy is read by
  * seeking to the cursor, so a page costs what it costs with no overrides.
  *
- * When: a profile this process learned has many overrides (CopyHints) is scheduled after each of
- * its commits and when first learned. Bursts coalesce: a build starts `debounceMs` after the last
+ * When: after each commit whose own snapshot holds COPY_MIN_OVERRIDES overrides or more
+ * (service/wiring.ts), and when a read first learns such a profile (CopyHints). Bursts coalesce: a build starts `debounceMs` after the last
  * commit, and at the latest `maxDelayMs` after the first one of a burst. Builds run one at a time
  * per process, newest state only. Until a state's copy is complete, reads merge as before.
  *
