@@ -191,7 +191,17 @@ async function ddl(client: Client, statement: string): Promise<void> {
   await waitForSchemaAgreement(client);
 }
 
-export async function waitForSchemaAgreement(client: Client, timeoutMs = 30_000): Promise<void> {
+/**
+ * How long a schema change may take to reach every live node. Generous on purpose: a migration
+ * runs once, and a replica slow to gossip (a ring just formed on a loaded machine took over 30 s
+ * in CI) must not fail it halfway; applied files are skipped when it is run again.
+ */
+const AGREEMENT_TIMEOUT_MS = 120_000;
+
+export async function waitForSchemaAgreement(
+  client: Client,
+  timeoutMs = AGREEMENT_TIMEOUT_MS,
+): Promise<void> {
   const meta = client.metadata as unknown as { checkSchemaAgreement(): Promise<boolean> };
   const deadline = Date.now() + timeoutMs;
   while (!(await meta.checkSchemaAgreement())) {
