@@ -9,11 +9,11 @@ import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
 import { headerOf, type AppEnv } from '../env.js';
 import { OrderPatchBody, PinsBody } from '../edit-schemas.js';
-import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
 import { versionView } from '../views.js';
 import { getOrder, patchOrder, resetGrid, setPins, undoMove } from '../api/ops-grid.js';
 import { serve } from '../api/route.js';
+import { gridWrite } from './grid-write.js';
 import type {
   Body,
   OrderJson,
@@ -36,15 +36,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
         pins: ((r as { pins: readonly bigint[] }).pins ?? []).map(String),
       } satisfies Body<typeof PinsJson>,
     });
-    return idempotentWrite(
-      c,
-      idem,
-      { scope: profileId, gridProfileId: profileId, render },
-      async (opts) => {
-        const out = await features.setPins(profileId, body.post_ids, opts());
-        return render(out.result, out.version);
-      },
-    );
+    return gridWrite(c, idem, render, (opts) => features.setPins(profileId, body.post_ids, opts));
   });
 
   serve(app, resetGrid, async (c) => {
@@ -56,15 +48,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
         overrides_dropped: (r as { overridesDropped: number }).overridesDropped,
       } satisfies Body<typeof ResetJson>,
     });
-    return idempotentWrite(
-      c,
-      idem,
-      { scope: profileId, gridProfileId: profileId, render },
-      async (opts) => {
-        const out = await features.reset(profileId, opts());
-        return render(out.result, out.version);
-      },
-    );
+    return gridWrite(c, idem, render, (opts) => features.reset(profileId, opts));
   });
 
   serve(app, undoMove, async (c) => {
@@ -77,15 +61,7 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
         restored: (r as { exact: boolean }).exact ? 'exact' : 'anchor',
       } satisfies Body<typeof UndoneJson>,
     });
-    return idempotentWrite(
-      c,
-      idem,
-      { scope: profileId, gridProfileId: profileId, render },
-      async (opts) => {
-        const out = await features.undoMove(profileId, moveId, opts());
-        return render(out.result, out.version);
-      },
-    );
+    return gridWrite(c, idem, render, (opts) => features.undoMove(profileId, moveId, opts));
   });
 
   serve(app, getOrder, async (c) => {
@@ -116,23 +92,13 @@ export function gridFeatureRoutes(features: GridService, idem?: IdempotencyServi
       } satisfies Body<typeof OrderPatchedJson>,
       etag: formatEtag({ version: v, generation: g }),
     });
-    return idempotentWrite(
-      c,
-      idem,
-      { scope: profileId, gridProfileId: profileId, render },
-      async (opts) => {
-        const out = await features.patchOrder(
-          profileId,
-          ifMatch,
-          {
-            postIds: body.post_ids,
-            ...(body.above !== undefined ? { above: body.above } : {}),
-            ...(body.below !== undefined ? { below: body.below } : {}),
-          },
-          opts(),
-        );
-        return render(out.result, out.version, out.generation);
-      },
+    const request = {
+      postIds: body.post_ids,
+      ...(body.above !== undefined ? { above: body.above } : {}),
+      ...(body.below !== undefined ? { below: body.below } : {}),
+    };
+    return gridWrite(c, idem, render, (opts) =>
+      features.patchOrder(profileId, ifMatch, request, opts),
     );
   });
 

@@ -14,6 +14,7 @@ import { shownPostView, versionOnly } from '../views.js';
 import * as ops from '../api/ops-posts.js';
 import type { Body, ArchivePageJson, BlockJson, InvitesJson } from '../api/responses.js';
 import { serve } from '../api/route.js';
+import { gridWrite } from './grid-write.js';
 
 export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new OpenAPIHono<AppEnv>();
@@ -47,17 +48,10 @@ export function inboxRoutes(features: GridService, idem?: IdempotencyService) {
     serve(app, answer === 'accept' ? ops.acceptInvite : ops.declineInvite, async (c) => {
       const profileId = c.get('profileId');
       const postId = c.req.valid('param').post_id;
-      return idempotentWrite(
-        c,
-        idem,
-        { scope: profileId, gridProfileId: profileId, render: versionOnly },
-        async (opts) => {
-          const out =
-            answer === 'accept'
-              ? await features.acceptInvite(profileId, postId, opts())
-              : await features.declineInvite(profileId, postId, opts());
-          return versionOnly(out.result, out.version);
-        },
+      return gridWrite(c, idem, versionOnly, (opts) =>
+        answer === 'accept'
+          ? features.acceptInvite(profileId, postId, opts)
+          : features.declineInvite(profileId, postId, opts),
       );
     });
   }

@@ -7,11 +7,11 @@ import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService } from '../../service/idempotency/idempotency.js';
 import type { AppEnv } from '../env.js';
 import { UnarchiveBody } from '../edit-schemas.js';
-import { idempotentWrite } from '../idempotent.js';
 import { readBody } from '../request.js';
 import { versionOnly } from '../views.js';
 import { archivePost, removeCollaborator, unarchivePost } from '../api/ops-posts.js';
 import { serve } from '../api/route.js';
+import { gridWrite } from './grid-write.js';
 
 export function postFeatureRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new OpenAPIHono<AppEnv>();
@@ -19,29 +19,15 @@ export function postFeatureRoutes(features: GridService, idem?: IdempotencyServi
   serve(app, archivePost, async (c) => {
     const profileId = c.get('profileId');
     const postId = c.req.valid('param').post_id;
-    return idempotentWrite(
-      c,
-      idem,
-      { scope: profileId, gridProfileId: profileId, render: versionOnly },
-      async (opts) => {
-        const out = await features.archivePost(profileId, postId, opts());
-        return versionOnly(out.result, out.version);
-      },
-    );
+    return gridWrite(c, idem, versionOnly, (opts) => features.archivePost(profileId, postId, opts));
   });
 
   serve(app, unarchivePost, async (c) => {
     const profileId = c.get('profileId');
     const postId = c.req.valid('param').post_id;
     const body = await readBody(c, UnarchiveBody, { emptyAsObject: true });
-    return idempotentWrite(
-      c,
-      idem,
-      { scope: profileId, gridProfileId: profileId, render: versionOnly },
-      async (opts) => {
-        const out = await features.unarchivePost(profileId, postId, body.position, opts());
-        return versionOnly(out.result, out.version);
-      },
+    return gridWrite(c, idem, versionOnly, (opts) =>
+      features.unarchivePost(profileId, postId, body.position, opts),
     );
   });
 
@@ -49,14 +35,12 @@ export function postFeatureRoutes(features: GridService, idem?: IdempotencyServi
     const actor = c.get('profileId');
     const { post_id: postId, profile_id: collaborator } = c.req.valid('param');
     // The grid that changes is the collaborator's: the key is recorded there.
-    return idempotentWrite(
+    return gridWrite(
       c,
       idem,
-      { scope: actor, gridProfileId: collaborator, render: versionOnly },
-      async (opts) => {
-        const out = await features.removeCollaborator(actor, postId, collaborator, opts());
-        return versionOnly(out.result, out.version);
-      },
+      versionOnly,
+      (opts) => features.removeCollaborator(actor, postId, collaborator, opts),
+      collaborator,
     );
   });
 

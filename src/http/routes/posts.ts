@@ -15,6 +15,7 @@ import { viewerProfile } from '../viewer.js';
 import { createPost, deletePost, getPost } from '../api/ops-posts.js';
 import type { Body, CreatedPostJson } from '../api/responses.js';
 import { serve } from '../api/route.js';
+import { gridWrite } from './grid-write.js';
 
 export function postsRoutes(service: GridService, idempotency?: IdempotencyService) {
   const app = new OpenAPIHono<AppEnv>();
@@ -59,12 +60,10 @@ export function postsRoutes(service: GridService, idempotency?: IdempotencyServi
   serve(app, deletePost, async (c) => {
     const profileId = c.get('profileId');
     const postId = c.req.valid('param').post_id;
-    const spec = { scope: profileId, gridProfileId: profileId, render: versionOnly };
-    return idempotentWrite(c, idempotency, spec, async (opts) => {
-      // A collaborative post also leaves every collaborator's grid (operations/delete.ts).
-      const out = await service.deletePost(profileId, postId, opts());
-      return versionOnly(null, out.version);
-    });
+    // A collaborative post also leaves every collaborator's grid (operations/delete.ts).
+    return gridWrite(c, idempotency, versionOnly, (opts) =>
+      service.deletePost(profileId, postId, opts),
+    );
   });
 
   return app;
