@@ -22,6 +22,25 @@ export interface TlsFiles {
   readonly serverName?: string | undefined;
 }
 
+/** A store's TLS settings by name (`CASSANDRA_TLS_CA_FILE`, …: config/cassandra.ts, config/redis.ts). */
+export type TlsSettings<S extends 'CASSANDRA' | 'REDIS'> = {
+  readonly [K in `${S}_TLS_${'CA_FILE' | 'CERT_FILE' | 'KEY_FILE' | 'SERVERNAME'}`]?:
+    string | undefined;
+} & { readonly [K in `${S}_TLS_VERIFY_HOSTNAME`]: boolean };
+
+/** `store`'s TlsFiles out of its settings. */
+export function tlsFilesOf<S extends 'CASSANDRA' | 'REDIS'>(c: TlsSettings<S>, store: S): TlsFiles {
+  const at = (name: string) =>
+    (c as Record<string, string | boolean | undefined>)[`${store}_TLS_${name}`];
+  return {
+    caFile: at('CA_FILE') as string | undefined,
+    certFile: at('CERT_FILE') as string | undefined,
+    keyFile: at('KEY_FILE') as string | undefined,
+    verifyHostname: at('VERIFY_HOSTNAME') as boolean,
+    serverName: at('SERVERNAME') as string | undefined,
+  };
+}
+
 /** `prefix` names the settings in errors (`CASSANDRA_TLS` → `CASSANDRA_TLS_CA_FILE: …`). */
 export function tlsOptionsOf(files: TlsFiles, prefix: string): ConnectionOptions {
   const read = (suffix: string, path: string | undefined) => {

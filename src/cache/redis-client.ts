@@ -15,35 +15,16 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
-import type { Config } from '../config/config.js';
 import type { RedisTarget } from '../redis-target.js';
-import { tlsOptionsOf } from '../tls-options.js';
+import { tlsFilesOf, tlsOptionsOf, type TlsSettings } from '../tls-options.js';
 
 export type RedisClient = Redis | Cluster;
 
 export const isCluster = (client: RedisClient): client is Cluster => client instanceof Cluster;
 
-type TlsSettings = Pick<
-  Config,
-  | 'REDIS_TLS_CA_FILE'
-  | 'REDIS_TLS_CERT_FILE'
-  | 'REDIS_TLS_KEY_FILE'
-  | 'REDIS_TLS_VERIFY_HOSTNAME'
-  | 'REDIS_TLS_SERVERNAME'
->;
-
 /** Node `tls.connect` options from REDIS_TLS_* (files read now), for a `rediss` target. */
-export const redisTlsOf = (config: TlsSettings): ConnectionOptions =>
-  tlsOptionsOf(
-    {
-      caFile: config.REDIS_TLS_CA_FILE,
-      certFile: config.REDIS_TLS_CERT_FILE,
-      keyFile: config.REDIS_TLS_KEY_FILE,
-      verifyHostname: config.REDIS_TLS_VERIFY_HOSTNAME,
-      serverName: config.REDIS_TLS_SERVERNAME,
-    },
-    'REDIS_TLS',
-  );
+export const redisTlsOf = (config: TlsSettings<'REDIS'>): ConnectionOptions =>
+  tlsOptionsOf(tlsFilesOf(config, 'REDIS'), 'REDIS_TLS');
 
 /** Whether the target is reached over TLS (`rediss://`, `rediss+cluster://`). */
 export const usesTls = (target: RedisTarget): boolean =>

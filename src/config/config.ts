@@ -16,7 +16,7 @@ import { RegionsConfig, RegionsTuning } from './regions.js';
 import { ServerConfig, ServerTuning } from './server.js';
 import { WritesConfig, WritesTuning } from './writes.js';
 import { redisTargetProblem } from '../redis-target.js';
-import { tlsSettingsProblem } from '../tls-options.js';
+import { tlsFilesOf, tlsSettingsProblem } from '../tls-options.js';
 
 /**
  * The environment variables, one concern per file (src/config/*.ts), in the order
@@ -94,25 +94,13 @@ const CheckedConfig = ConfigSchema.transform(merged).superRefine((c, ctx) => {
   // TLS files that would go unused, or a certificate without its key, fail at start-up too.
   const tls = [
     tlsSettingsProblem(
-      {
-        caFile: c.CASSANDRA_TLS_CA_FILE,
-        certFile: c.CASSANDRA_TLS_CERT_FILE,
-        keyFile: c.CASSANDRA_TLS_KEY_FILE,
-        verifyHostname: c.CASSANDRA_TLS_VERIFY_HOSTNAME,
-        serverName: c.CASSANDRA_TLS_SERVERNAME,
-      },
+      tlsFilesOf(c, 'CASSANDRA'),
       c.CASSANDRA_TLS,
       'CASSANDRA_TLS',
       'CASSANDRA_TLS is false',
     ),
     tlsSettingsProblem(
-      {
-        caFile: c.REDIS_TLS_CA_FILE,
-        certFile: c.REDIS_TLS_CERT_FILE,
-        keyFile: c.REDIS_TLS_KEY_FILE,
-        verifyHostname: c.REDIS_TLS_VERIFY_HOSTNAME,
-        serverName: c.REDIS_TLS_SERVERNAME,
-      },
+      tlsFilesOf(c, 'REDIS'),
       /^rediss[:+]/i.test(c.REDIS_URL),
       'REDIS_TLS',
       'REDIS_URL is not rediss://',

@@ -25,7 +25,7 @@ import {
   unavailable,
 } from './cql-errors.js';
 import { DomainError } from '../domain/errors.js';
-import { tlsOptionsOf } from '../tls-options.js';
+import { tlsFilesOf, tlsOptionsOf } from '../tls-options.js';
 import { kindOfBatch, kindOfStatement, timeStatement, type StatementKind } from './cql-metrics.js';
 import { BATCH, cqlSpan, endCqlSpan } from './cql-spans.js';
 import { cqlInFlight } from '../obs/metrics-platform.js';
@@ -84,7 +84,7 @@ export function createCassandraClient(config: Config, overrides: ClientOverrides
     ...(overrides.sslOptions
       ? { sslOptions: overrides.sslOptions }
       : config.CASSANDRA_TLS
-        ? { sslOptions: cassandraTlsOf(config) }
+        ? { sslOptions: tlsOptionsOf(tlsFilesOf(config, 'CASSANDRA'), 'CASSANDRA_TLS') }
         : {}),
     protocolOptions: { port: overrides.port ?? config.CASSANDRA_PORT },
     socketOptions: { readTimeout: config.CASSANDRA_REQUEST_TIMEOUT_MS, connectTimeout: 5_000 },
@@ -115,19 +115,6 @@ export function createCassandraClient(config: Config, overrides: ClientOverrides
   guardControlConnection(client);
   return client;
 }
-
-/** The driver's `sslOptions` (Node `tls.connect` options) from CASSANDRA_TLS_*. */
-const cassandraTlsOf = (config: Config) =>
-  tlsOptionsOf(
-    {
-      caFile: config.CASSANDRA_TLS_CA_FILE,
-      certFile: config.CASSANDRA_TLS_CERT_FILE,
-      keyFile: config.CASSANDRA_TLS_KEY_FILE,
-      verifyHostname: config.CASSANDRA_TLS_VERIFY_HOSTNAME,
-      serverName: config.CASSANDRA_TLS_SERVERNAME,
-    },
-    'CASSANDRA_TLS',
-  );
 
 interface ControlConnectionInternals {
   _isShuttingDown?: boolean;
