@@ -6,10 +6,9 @@
  * start without AUTH_JWT_SECRET (or AUTH_JWKS_URL and CURSOR_SECRET).
  */
 import { z } from 'zod';
+import { intFrom } from './kinds.js';
 
 const secret = () => z.string().min(16).optional();
-const seconds = (def: number, min: number, max: number) =>
-  z.coerce.number().int().min(min).max(max).default(def);
 
 export const AuthConfig = {
   AUTH_JWT_SECRET: secret().meta({
@@ -31,12 +30,12 @@ export const AuthConfig = {
 
 /** Constants, not read from the environment (config.ts `loadConfig`'s second argument sets them). */
 export const AuthTuning = {
-  AUTH_MAX_TOKEN_LIFETIME_S: seconds(24 * 3600, 60, Number.MAX_SAFE_INTEGER)
+  AUTH_MAX_TOKEN_LIFETIME_S: intFrom(24 * 3600, 60)
     .describe(
       'longest accepted user token: `exp - iat` above this is a 401 (tokens must carry `exp` and `iat`)',
     )
     .meta({ why: 'product policy fixed at a day; tests lower it' }),
-  AUTH_CLOCK_SKEW_S: seconds(30, 0, 600)
+  AUTH_CLOCK_SKEW_S: intFrom(30, 0, 600)
     .describe(
       'leeway for clocks that differ between the token issuer and this process: `iat` in the ' +
         'future, `exp` just past and `nbf`',
