@@ -10,9 +10,7 @@ import { commandService, openCassandra, type FindCassandra } from '../bootstrap.
 import { createRedisGuard } from '../cache/redis.js';
 import { loadConfig } from '../config/config.js';
 import type { Parsed } from './command-specs.js';
-import { domainExit } from './exit-codes.js';
 import { prepareOperator, type Io, type OperatorCommand } from './regrid-commands.js';
-import { isDomainError } from '../domain/errors.js';
 
 export async function runConnected(
   command: OperatorCommand,
@@ -20,14 +18,8 @@ export async function runConnected(
   io: Io,
   find: FindCassandra,
 ): Promise<number> {
-  let execute: ReturnType<typeof prepareOperator>;
-  try {
-    execute = prepareOperator(command, args); // bad arguments: exit 2 before connecting
-  } catch (e) {
-    if (!isDomainError(e)) throw e;
-    io.err(`${e.code}: ${e.message}`);
-    return domainExit(e.code);
-  }
+  // Bad arguments throw here, before anything connects (cli-main.ts turns them into exit 2).
+  const execute = prepareOperator(command, args);
   const { config, target } = await find(loadConfig(), (l) => io.err(l));
   const session = await openCassandra(config, () => undefined, 'apply', target);
   const redis = createRedisGuard(config, { log: () => undefined });

@@ -10,7 +10,6 @@
  */
 import { commandService, openCassandra, type FindCassandra } from '../bootstrap.js';
 import { loadConfig, type Config } from '../config/config.js';
-import { isDomainError } from '../domain/errors.js';
 import { parseId } from '../domain/ids.js';
 import type { GridService } from '../service/grid-service.js';
 import {
@@ -21,21 +20,14 @@ import {
 import { consistencyOf, type Cql } from '../store/cassandra.js';
 import { HomeRegionStore } from '../store/home-region-store.js';
 import type { Parsed } from './command-specs.js';
-import { domainExit, EXIT, UsageError } from './exit-codes.js';
+import { EXIT, UsageError } from './exit-codes.js';
 import type { Io } from './regrid-commands.js';
 
 type Job = (grid: GridService, config: Config, io: Io, cql: Cql) => Promise<number>;
 
 export async function run(args: Parsed, io: Io, find: FindCassandra): Promise<number> {
-  let job: Job;
-  let failover = false;
-  try {
-    [job, failover] = prepare(args);
-  } catch (e) {
-    if (!(e instanceof UsageError) && !isDomainError(e)) throw e;
-    io.err(`${e.message} (regrid region --help)`);
-    return isDomainError(e) ? domainExit(e.code) : EXIT.usage;
-  }
+  // Bad arguments throw here, before anything connects (cli-main.ts turns them into exit 2).
+  const [job, failover] = prepare(args);
   const loaded = loadConfig();
   const base = failover ? { ...loaded, REGRID_REHOME_SERIAL: 'localSerial' as const } : loaded;
   const { config, target } = await find(base, (l) => io.err(l));
@@ -44,11 +36,7 @@ export async function run(args: Parsed, io: Io, find: FindCassandra): Promise<nu
   const session = await openCassandra(config, () => undefined, failover ? 'verify' : 'apply', target); // prettier-ignore
   try {
     const grid = commandService(session.cql, config);
-    return await job(grid, config, io, session.cql).catch((e: unknown) => {
-      if (!isDomainError(e)) throw e;
-      io.err(`${e.code}: ${e.message}`);
-      return domainExit(e.code);
-    });
+    return await job(grid, config, io, session.cql);
   } finally {
     await session.client.shutdown();
   }
