@@ -11,6 +11,7 @@
  * tells, per request, whether a write may have reached Cassandra (`StatementScope`), which is
  * what lets a 503 say "not applied" or "outcome unknown" truthfully.
  */
+import type { ConnectionOptions } from 'node:tls';
 import { Client, auth, policies, types } from 'cassandra-driver';
 import type { QueryOptions } from 'cassandra-driver';
 import type { Config } from '../config/config.js';
@@ -55,6 +56,9 @@ export interface ClientOverrides {
   readonly port?: number;
   /** Which nodes coordinate (default: the driver's token-aware DC-local round robin). */
   readonly loadBalancing?: policies.loadBalancing.LoadBalancingPolicy;
+  /** TLS and credentials of a host's own client (embed.ts), instead of CASSANDRA_TLS_* / _USERNAME. */
+  readonly sslOptions?: ConnectionOptions;
+  readonly authProvider?: auth.AuthProvider;
 }
 
 export function createCassandraClient(config: Config, overrides: ClientOverrides = {}): Client {
@@ -67,17 +71,21 @@ export function createCassandraClient(config: Config, overrides: ClientOverrides
     contactPoints,
     localDataCenter: overrides.localDataCenter ?? config.CASSANDRA_LOCAL_DC,
     ...(overrides.keyspace ? { keyspace: overrides.keyspace } : {}),
-    ...(config.CASSANDRA_USERNAME
-      ? {
-          authProvider: new auth.PlainTextAuthProvider(
-            config.CASSANDRA_USERNAME,
-            config.CASSANDRA_PASSWORD ?? '',
-          ),
-        }
-      : {}),
-    ...(config.CASSANDRA_TLS
-      ? { sslOptions: tlsOptionsOf(tlsFilesOf(config, 'CASSANDRA'), 'CASSANDRA_TLS') }
-      : {}),
+    ...(overrides.authProvider
+      ? { authProvider: overrides.authProvider }
+      : config.CASSANDRA_USERNAME
+        ? {
+            authProvider: new auth.PlainTextAuthProvider(
+              config.CASSANDRA_USERNAME,
+              config.CASSANDRA_PASSWORD ?? '',
+            ),
+          }
+        : {}),
+    ...(overrides.sslOptions
+      ? { sslOptions: overrides.sslOptions }
+      : config.CASSANDRA_TLS
+        ? { sslOptions: tlsOptionsOf(tlsFilesOf(config, 'CASSANDRA'), 'CASSANDRA_TLS') }
+        : {}),
     protocolOptions: { port: overrides.port ?? config.CASSANDRA_PORT },
     socketOptions: { readTimeout: config.CASSANDRA_REQUEST_TIMEOUT_MS, connectTimeout: 5_000 },
     // The driver's default schedule backs off to 10 minutes, so a restarted node stayed unused
