@@ -5,7 +5,7 @@
  * (auth.ts), for development and small deployments.
  */
 import { z } from 'zod';
-import { intFrom } from './kinds.js';
+import { csv, intFrom } from './kinds.js';
 
 /**
  * The asymmetric JWS algorithms (RFC 7518, RFC 8037, RFC 9864) a key set can verify. No HMAC
@@ -26,15 +26,7 @@ export const ASYMMETRIC_ALGORITHMS = [
   'Ed25519',
 ] as const;
 
-const algorithms = z
-  .string()
-  .default(ASYMMETRIC_ALGORITHMS.join(','))
-  .transform((s) =>
-    s
-      .split(',')
-      .map((x) => x.trim())
-      .filter(Boolean),
-  )
+const algorithms = csv(ASYMMETRIC_ALGORITHMS.join(','))
   .pipe(z.array(z.enum(ASYMMETRIC_ALGORITHMS)).min(1))
   .meta({ allowed: `comma-separated, of ${ASYMMETRIC_ALGORITHMS.join(', ')}` });
 

@@ -10,11 +10,11 @@ import { z } from 'zod';
 export const intFrom = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
 
-/** `a,b , c` → ['a', 'b', 'c']; unset → []. */
-export const csv = () =>
+/** `a,b , c` → ['a', 'b', 'c']; unset → the list `def` (default: none). */
+export const csv = (def = '') =>
   z
     .string()
-    .default('')
+    .default(def)
     .transform((s) =>
       s
         .split(',')
