@@ -6,7 +6,8 @@
  */
 import type { FindCassandra } from '../bootstrap.js';
 import type { Command, Commands, Run } from './cli-main.js';
-import type { OperatorCommand } from './regrid-commands.js';
+import type { Parsed } from './command-specs.js';
+import type { Io, OperatorCommand } from './regrid-commands.js';
 
 // Imported when a command connects, never for --help (bootstrap.ts loads the driver).
 const configured: FindCassandra = async (config, notes, progress) =>
@@ -19,6 +20,13 @@ export function productCommands(find: FindCassandra = configured): Commands {
     load: async (): Promise<Run> => {
       const { runConnected } = await import('./cmd-operator.js');
       return (parsed, io) => runConnected(name, parsed, io, find);
+    },
+  });
+  type Module = { run: (parsed: Parsed, io: Io, find: FindCassandra) => Promise<number> };
+  const connected = (module: () => Promise<Module>): Command => ({
+    load: async (): Promise<Run> => {
+      const { run } = await module();
+      return (parsed, io) => run(parsed, io, find);
     },
   });
   return {
@@ -34,26 +42,11 @@ export function productCommands(find: FindCassandra = configured): Commands {
         };
       },
     },
-    migrate: {
-      load: async () => {
-        const { run } = await import('./cmd-migrate.js');
-        return (parsed, io) => run(parsed, io, find);
-      },
-    },
+    migrate: connected(() => import('./cmd-migrate.js')),
     audit: operator('audit'),
     takedown: operator('takedown'),
     flags: operator('flags'),
-    region: {
-      load: async () => {
-        const { run } = await import('./cmd-region.js');
-        return (parsed, io) => run(parsed, io, find);
-      },
-    },
-    import: {
-      load: async () => {
-        const { run } = await import('./cmd-import.js');
-        return (parsed, io) => run(parsed, io, find);
-      },
-    },
+    region: connected(() => import('./cmd-region.js')),
+    import: connected(() => import('./cmd-import.js')),
   };
 }
