@@ -1,12 +1,9 @@
 /**
  * Cassandra adapter for Idempotency-Key records (cql/010_idempotency.cql, docs/idempotency.md).
  *
- * Two things live here:
- *   - the `idempotency_keys` table: one single-row partition per (scope, key), claimed with an
- *     LWT so that concurrent duplicates see each other (409), holding the finished response for
- *     the retention period (TTL);
- *   - conversion of the grid's `recent_requests` static cell to and from domain RingEntry values,
- *     plus a read of it with the grid version (the grid store writes it inside its CAS batch).
+ * The `idempotency_keys` table: one single-row partition per (scope, key), claimed with an LWT so
+ * that concurrent duplicates see each other (409), holding the finished response for the
+ * retention period (TTL). The grid's own `recent_requests` cell is request-ring-codec.ts's.
  *
  * Every write of a record rewrites all of its columns with the same TTL, so the row always
  * expires as a whole (a partial leftover row would block the next claim). Nothing here binds
