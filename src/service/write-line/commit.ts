@@ -98,7 +98,10 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
   // An untraced turn runs its steps bare, never through the span wrapper.
   const step: typeof spanned = trace ? spanned : (_n, _p, _a, f) => f(undefined);
   for (let attempt = 1; turn.waiting.length > 0 && attempt <= settings.maxAttempts;) {
-    const snapshot = await store.readOverrides(profileId, own);
+    // The request ring only for a turn with an interceptor (an Idempotency-Key): the writes
+    // without one neither read nor write it, so the batch leaves the ring as it is.
+    const keyed = turn.waiting.some((w) => w.options.interceptor !== undefined);
+    const snapshot = await store.readOverrides(profileId, own, keyed ? 'keyed' : 'writer');
     await deps.membership.rollForward(profileId, snapshot.head);
     const rows = rowsReadThrough(new GridPostsMemo(), profileId, store);
     const floor = versionFloor(snapshot.head, [records.newest(profileId), published]);
@@ -293,7 +296,10 @@ async function planOne(
 const noFailure = (): undefined => undefined;
 const NONE: ReadonlyMap<QueuedWrite, unknown> = new Map();
 
-/** The batch, in a scope standing for every request it writes for (store/group-scope.ts). */
+/**
+ * The batch, in a scope standing for every request it writes for (store/group-scope.ts). A batch
+ * for one request is sent in that request's own scope: a group of one is that scope.
+ */
 async function send(
   store: GridStore,
   profileId: bigint,
@@ -304,8 +310,9 @@ async function send(
 ): Promise<CasResult | 'refused'> {
   const scopes = writes.flatMap((w) => (w.scope ? [w.scope] : []));
   const { version } = snapshot.head;
-  const group = new GroupScope(scopes);
-  if (trace) group.trace = trace; // its statements' spans are the CAS attempt's children
+  // A traced batch gets a scope of its own: its statements' spans are the CAS attempt's children.
+  const group = scopes.length === 1 && !trace ? scopes[0]! : new GroupScope(scopes);
+  if (trace) group.trace = trace;
   try {
     return await store.casGrid(
       profileId,

@@ -161,7 +161,7 @@ describe('group commit: Idempotency-Key', () => {
     expect(sorted(versions)).toEqual(Array.from({ length: 6 }, (_, i) => v0 + BigInt(i + 1)));
     expect((await g.service.readHead(p)).version).toBe(v0 + 6n); // nothing applied twice
     // Each move's own entry in the undo ring the group committed, with the version it committed.
-    const ring = (await g.service.store.readHead(p, {}, true)).recentMoves ?? [];
+    const ring = (await g.service.store.readHead(p, {}, 'writer')).recentMoves ?? [];
     const bounds = { now: Date.now(), ttlMs: 60_000 };
     for (const [i, id] of moveIds.entries()) {
       expect(findUndo(ring, id, bounds)?.version).toBe(versions[i]);
