@@ -13,8 +13,9 @@
  * Statements: the line's own reads are in no request's statement scope (one request's deadline
  * must not fail the others' snapshot; when traced, a scope carrying only the turn's context);
  * a planner whose request (WriteOptions.scope) its deadline already answered "not applied" is not
- * run; the batch is sent in a GroupScope (store/group-scope.ts): a write of every request it
- * carries, and refused if a request's deadline already answered "not applied".
+ * run; the batch is sent in a GroupScope (store/group-scope.ts; a batch for one untraced request
+ * in that request's own scope): a write of every request it carries, and refused if a request's
+ * deadline already answered "not applied".
  *
  * One name, one state: a snapshot whose head is behind a state this service already acknowledged
  * or published (the newest state this process committed, LastCommitted `newest`; the change
