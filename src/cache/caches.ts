@@ -45,7 +45,6 @@ export function createServiceCaches<Scope = never>(
     moveRate: createMoveRateLimiter(guard, {
       limit: config.MOVE_RATE_LIMIT,
       windowS: config.MOVE_RATE_WINDOW_S,
-      ...(config.MOVE_RATE_CREDIT_MAX ? { maxCredit: config.MOVE_RATE_CREDIT_MAX } : {}),
     }),
   };
 }

@@ -13,8 +13,9 @@
  * limit protects the override partition from abuse; refusing every move because the cache is
  * down would turn an optimisation's outage into a write outage.
  *
- * Moves of one profile that arrive together share one script call (rate-credits.ts), which asks
- * for exactly the slots they need: the log only ever counts moves that were let through.
+ * One script call per move, which takes the move's slot or refuses it: the log only ever counts
+ * moves that were let through, and concurrent moves of one process go out on one connection in
+ * arrival order, so the first to arrive are the ones admitted.
  */
 import { randomBytes } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
@@ -22,48 +23,33 @@ import { cacheKeys } from './keys.js';
 import { rateLimited } from '../obs/metrics.js';
 import type { RedisGuard } from './redis.js';
 import type { RedisClient } from './redis-client.js';
-import { creditPolicy, RateCredits } from './rate-credits.js';
 
 /**
- * KEYS[1] = window set. ARGV = limit, window ms, member prefix (unique per call), slots wanted.
- * Grants k = min(wanted, free) slots, members `prefix.1` … `prefix.k`.
- * Returns {k, free slots left, retry-after ms}: when fewer than wanted were granted, the wait until
- * the oldest counted move leaves the window (a slot is free then), ≥ 1; else 0.
+ * KEYS[1] = window set. ARGV = limit, window ms, member (unique per move).
+ * Returns {1, free slots left, 0} when the move took a slot; {0, 0, retry-after ms} when the
+ * window is full: the wait until the oldest counted move leaves it (a slot is free then), >= 1.
  */
 const SLIDING_WINDOW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-local want = tonumber(ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local n = redis.call('ZCARD', KEYS[1])
-local k = math.max(0, math.min(want, limit - n))
-if k > 0 then
-  local add = {}
-  for i = 1, k do
-    add[2 * i - 1] = now
-    add[2 * i] = ARGV[3] .. '.' .. i
-  end
-  redis.call('ZADD', KEYS[1], unpack(add))
+if n < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
   redis.call('PEXPIRE', KEYS[1], window)
+  return {1, limit - n - 1, 0}
 end
-if k == want then return {k, limit - n - k, 0} end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local wait = window
 if oldest[2] then wait = tonumber(oldest[2]) + window - now end
 if wait < 1 then wait = 1 end
-return {k, 0, wait}
+return {0, 0, wait}
 `;
 
 interface RateCommands {
-  regridMoveRate(
-    key: string,
-    limit: number,
-    windowMs: number,
-    prefix: string,
-    want: number,
-  ): Promise<number[]>;
+  regridMoveRate(key: string, limit: number, windowMs: number, member: string): Promise<number[]>;
 }
 
 export interface RateDecision {
@@ -75,32 +61,20 @@ export interface RateDecision {
 export interface MoveRateLimiter {
   /** Counts one move; throws DomainError('rate_limited') with `retry_after_s` when over. */
   consume(profileId: bigint): Promise<RateDecision>;
-  /** Moves refused and failed open, and script calls (one per coalesced request, not per move). */
+  /** Moves refused and failed open, and script calls (one per move). */
   readonly stats: { limited: number; failOpen: number; calls: number };
-  /** Waits for the requests in flight (shutdown, tests); no slot is ever held, none handed back. */
-  flush(): Promise<void>;
 }
 
 export interface RateSettings {
   readonly limit: number;
   readonly windowS: number;
-  /** The most moves one request carries (rate-credits.ts); default 64, ≤ the limit. */
-  readonly maxCredit?: number;
-}
-
-interface Waiter {
-  resolve(d: RateDecision): void;
-  reject(e: unknown): void;
 }
 
 export function createMoveRateLimiter(guard: RedisGuard, settings: RateSettings): MoveRateLimiter {
   const stats = { limited: 0, failOpen: 0, calls: 0 };
   const windowMs = settings.windowS * 1000;
-  const credits = new RateCredits<Waiter>(creditPolicy(settings.limit, settings.maxCredit));
   // Members are this process's nonce and a call counter: unique without random bytes per move.
   const nonce = randomBytes(6).toString('base64url');
-  const serving = new Set<Promise<void>>();
-  let calls = 0;
   const commands = (c: RedisClient) => {
     if (!('regridMoveRate' in c)) {
       c.defineCommand('regridMoveRate', { numberOfKeys: 1, lua: SLIDING_WINDOW });
@@ -117,61 +91,24 @@ export function createMoveRateLimiter(guard: RedisGuard, settings: RateSettings)
       window_s: settings.windowS,
     });
 
-  /** One script call for the moves the profile's next request carries. */
-  async function ask(profileId: bigint, want: number): Promise<void> {
-    const prefix = `${nonce}.${(calls += 1)}`;
-    stats.calls += 1;
+  async function consume(profileId: bigint): Promise<RateDecision> {
+    const member = `${nonce}.${(stats.calls += 1)}`;
     const reply = await guard
       .run((c) =>
-        commands(c).regridMoveRate(
-          cacheKeys.moveRate(profileId),
-          settings.limit,
-          windowMs,
-          prefix,
-          want,
-        ),
+        commands(c).regridMoveRate(cacheKeys.moveRate(profileId), settings.limit, windowMs, member),
       )
       .catch(() => undefined);
-    // No answer, or not the script's (never seen): fail open rather than leave the moves waiting.
+    // No answer, or not the script's (never seen): fail open rather than refuse the move.
     if (!Array.isArray(reply) || reply.length !== 3) {
-      const { admitted } = credits.settle(profileId, undefined);
-      stats.failOpen += admitted.length;
-      for (const w of admitted) w.resolve({ allowed: true, remaining: undefined, retryAfterS: 0 });
-      return;
+      stats.failOpen += 1;
+      return { allowed: true, remaining: undefined, retryAfterS: 0 };
     }
     const [granted, free, waitMs] = reply.map(Number) as [number, number, number];
-    const { admitted, refused } = credits.settle(profileId, granted);
-    // The moves left in the window after each admitted one: the last admitted sees `free`.
-    admitted.forEach((w, i) =>
-      w.resolve({ allowed: true, remaining: free + admitted.length - 1 - i, retryAfterS: 0 }),
-    );
-    if (refused.length === 0) return;
-    stats.limited += refused.length;
-    rateLimited.inc(refused.length);
-    for (const w of refused) w.reject(refusal(waitMs));
+    if (granted === 1) return { allowed: true, remaining: free, retryAfterS: 0 };
+    stats.limited += 1;
+    rateLimited.inc();
+    throw refusal(waitMs);
   }
 
-  /** Requests for the profile, one after another, until no move of it waits. */
-  async function serve(profileId: bigint): Promise<void> {
-    // A microtask later: the moves that arrive in the same tick go in the first request.
-    await Promise.resolve();
-    for (let want = credits.carry(profileId); want > 0; want = credits.carry(profileId)) {
-      await ask(profileId, want);
-    }
-  }
-
-  function consume(profileId: bigint): Promise<RateDecision> {
-    return new Promise<RateDecision>((resolve, reject) => {
-      if (!credits.arrive(profileId, { resolve, reject })) return;
-      const run = serve(profileId);
-      serving.add(run);
-      void run.finally(() => serving.delete(run));
-    });
-  }
-
-  async function flush(): Promise<void> {
-    while (serving.size > 0) await Promise.all(serving);
-  }
-
-  return { consume, stats, flush };
+  return { consume, stats };
 }

@@ -60,19 +60,6 @@ export const WritesTuning = {
   MOVE_RATE_WINDOW_S: intFrom(60, 1)
     .describe('that sliding window')
     .meta({ why: 'the limit is per minute; tests shorten the window' }),
-  MOVE_RATE_CREDIT_MAX: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(64)
-    .optional()
-    .meta({
-      description:
-        'the most concurrent moves of one profile one rate-limit call carries (docs/cache.md, ' +
-        '"Move rate limit"); `1` = one call per move',
-      unset: '64, never more than the limit',
-    })
-    .meta({ why: 'a rate-limit batching detail; tests set 1' }),
   IDEMPOTENCY_TTL_S: intFrom(24 * 3600, 60)
     .describe('how long `Idempotency-Key`s are kept')
     .meta({ why: 'the API promises a day; tests shorten it' }),

@@ -198,7 +198,7 @@ export class GridService {
 
   /** The head with the idempotency request ring (the Idempotency-Key pre-check). */
   readonly readRequestRing = (profileId: bigint): Promise<GridHead> =>
-    this.store.readHead(profileId, {}, true);
+    this.store.readHead(profileId, {}, 'keyed');
 
   /** The editor's resource: hidden with the arrangement it edits (docs/ops/rollout.md). */
   readOrder(profileId: bigint) {

@@ -18,13 +18,15 @@ export const EMPTY_HEAD: GridHead = {
 };
 
 const HEAD_COLUMNS = 'version, generation, pins, post_count, effects, applied_version';
-// The request ring (up to a few KB) travels only with the writer's snapshot and the
-// idempotency pre-check, not with every head a reader or the cache reads.
+// The request ring (up to a few KB) travels only with the snapshot of a turn that carries an
+// Idempotency-Key and with the idempotency pre-check, not with every head a reader, the cache
+// or an unkeyed write reads.
 const RING = 'recent_requests';
-// The home region (cql/024_home_region.cql) rides with the ring: what the writer's snapshot reads.
+// The home region (cql/024_home_region.cql) and the undo ring: what every writer's snapshot reads.
 const HOME = 'home_region';
 const UNDO_RING = UNDO_COLUMNS.join(', ');
 export const SELECT_HEAD = `SELECT ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
+export const SELECT_WRITER_HEAD = `SELECT ${HEAD_COLUMNS}, ${HOME}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
 export const SELECT_HEAD_AND_RING = `SELECT ${HEAD_COLUMNS}, ${RING}, ${HOME}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ? LIMIT 1`;
 export const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS}, ${RING}, ${HOME}, ${UNDO_RING} FROM grid_overrides WHERE profile_id = ?`;
 // Static cells come back with EVERY row of a result: the rows query carries only `version`

@@ -24,8 +24,24 @@ import {
   SELECT_HEAD_AND_RING,
   SELECT_OVERRIDE_ROWS,
   SELECT_OVERRIDES,
+  SELECT_WRITER_HEAD,
   STREAM,
 } from './grid-rows.js';
+
+/**
+ * Which statics a head read brings besides version, generation, pins, count and membership
+ * record: 'head' none (readers, the cache); 'writer' the home region and the undo ring (a write
+ * turn: a move pushes onto the undo ring); 'keyed' those and the idempotency request ring (a turn
+ * carrying an Idempotency-Key, the idempotency pre-check). A ring not read is absent from the head
+ * (undefined), never an empty ring.
+ */
+export type HeadRead = 'head' | 'writer' | 'keyed';
+
+const HEAD_QUERY: Record<HeadRead, string> = {
+  head: SELECT_HEAD,
+  writer: SELECT_WRITER_HEAD,
+  keyed: SELECT_HEAD_AND_RING,
+};
 
 export interface OverridesSnapshot {
   /** The statics as seen by the same query that read the overrides. */
@@ -69,16 +85,19 @@ export class GridStore {
     return { prepare: true, consistency: this.consistency.commit, isIdempotent: true, ...extra };
   }
 
-  /** The static head (one row); with the request ring only when `withRing`. */
-  async readHead(profileId: bigint, options: CqlOptions = {}, withRing = false): Promise<GridHead> {
-    const query = withRing ? SELECT_HEAD_AND_RING : SELECT_HEAD;
-    const rs = await this.db.execute(query, [profileId], this.readOpts(options));
+  /** The static head (one row), with the statics `read` names (HeadRead). */
+  async readHead(
+    profileId: bigint,
+    options: CqlOptions = {},
+    read: HeadRead = 'head',
+  ): Promise<GridHead> {
+    const rs = await this.db.execute(HEAD_QUERY[read], [profileId], this.readOpts(options));
     return headOf(rs.first());
   }
 
   /**
-   * Every override (paged through) plus the statics of the same state. The head (with the rings)
-   * and the rows go out together; each row carries the static version, so the pair is one state
+   * Every override (paged through) plus the statics of the same state. The head (with the statics
+   * `read` names) and the rows go out together; each row carries the static version, so the pair is one state
    * exactly when every page saw the head's version (a commit in between changes both, atomically
    * per replica). Two misses in a row (a busy grid) fall back to one query that reads the statics
    * with every row.
@@ -86,11 +105,12 @@ export class GridStore {
   async readOverrides(
     profileId: bigint,
     options: CqlOptions = {},
+    read: HeadRead = 'head',
     pageSize = 1000,
   ): Promise<OverridesSnapshot> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const [head, rows] = await Promise.all([
-        this.readHead(profileId, options, true),
+        this.readHead(profileId, options, read),
         this.readOverrideRows(profileId, options, pageSize),
       ]);
       if (rows.versions.every((v) => v === head.version)) {

@@ -6,6 +6,7 @@
  *     on answers "outcome unknown", never "not applied"; a lost compare-and-set takes it back;
  *   - it is refused (not sent) while any of them is sealed, i.e. already answered "not applied"
  *     (the writer then drops that request and re-plans the group without it).
+ * A batch for one request (and not traced) needs none: it is sent in that request's own scope.
  */
 import { StatementScope } from './statement-scope.js';
 

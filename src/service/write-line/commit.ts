@@ -13,8 +13,9 @@
  * Statements: the line's own reads are in no request's statement scope (one request's deadline
  * must not fail the others' snapshot; when traced, a scope carrying only the turn's context);
  * a planner whose request (WriteOptions.scope) its deadline already answered "not applied" is not
- * run; the batch is sent in a GroupScope (store/group-scope.ts): a write of every request it
- * carries, and refused if a request's deadline already answered "not applied".
+ * run; the batch is sent in a GroupScope (store/group-scope.ts; a batch for one untraced request
+ * in that request's own scope): a write of every request it carries, and refused if a request's
+ * deadline already answered "not applied".
  *
  * One name, one state: a snapshot whose head is behind a state this service already acknowledged
  * or published (the newest state this process committed, LastCommitted `newest`; the change
@@ -98,7 +99,10 @@ async function attempts(deps: CommitDeps, profileId: bigint, turn: Turn): Promis
   // An untraced turn runs its steps bare, never through the span wrapper.
   const step: typeof spanned = trace ? spanned : (_n, _p, _a, f) => f(undefined);
   for (let attempt = 1; turn.waiting.length > 0 && attempt <= settings.maxAttempts;) {
-    const snapshot = await store.readOverrides(profileId, own);
+    // The request ring only for a turn with an interceptor (an Idempotency-Key): the writes
+    // without one neither read nor write it, so the batch leaves the ring as it is.
+    const keyed = turn.waiting.some((w) => w.options.interceptor !== undefined);
+    const snapshot = await store.readOverrides(profileId, own, keyed ? 'keyed' : 'writer');
     await deps.membership.rollForward(profileId, snapshot.head);
     const rows = rowsReadThrough(new GridPostsMemo(), profileId, store);
     const floor = versionFloor(snapshot.head, [records.newest(profileId), published]);
@@ -293,7 +297,10 @@ async function planOne(
 const noFailure = (): undefined => undefined;
 const NONE: ReadonlyMap<QueuedWrite, unknown> = new Map();
 
-/** The batch, in a scope standing for every request it writes for (store/group-scope.ts). */
+/**
+ * The batch, in a scope standing for every request it writes for (store/group-scope.ts). A batch
+ * for one request is sent in that request's own scope: a group of one is that scope.
+ */
 async function send(
   store: GridStore,
   profileId: bigint,
@@ -304,8 +311,9 @@ async function send(
 ): Promise<CasResult | 'refused'> {
   const scopes = writes.flatMap((w) => (w.scope ? [w.scope] : []));
   const { version } = snapshot.head;
-  const group = new GroupScope(scopes);
-  if (trace) group.trace = trace; // its statements' spans are the CAS attempt's children
+  // A traced batch gets a scope of its own: its statements' spans are the CAS attempt's children.
+  const group = scopes.length === 1 && !trace ? scopes[0]! : new GroupScope(scopes);
+  if (trace) group.trace = trace;
   try {
     return await store.casGrid(
       profileId,

@@ -51,7 +51,7 @@ describe('move rate limiter (shared Redis)', () => {
     expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(60);
   });
 
-  it('the moves of one tick share the calls: the limit admitted, the rest refused with one wait', async () => {
+  it('the moves of one tick: the limit admitted, the rest refused with one wait', async () => {
     const limiter = createMoveRateLimiter(guard, { limit: 48, windowS: 60 });
     const p = profile();
     const out = await Promise.all(
@@ -62,8 +62,6 @@ describe('move rate limiter (shared Redis)', () => {
         ),
       ),
     );
-    // One call carries at most the limit (48): one for the first 48, one more for the 12 left.
-    expect(limiter.stats.calls).toBe(2);
     // The admitted count down in arrival order; the refused are the last to arrive.
     expect(out.slice(0, 48)).toEqual(Array.from({ length: 48 }, (_, i) => 48 - i - 1));
     const refused = out.slice(48) as DomainError[];
@@ -100,7 +98,6 @@ describe('move rate limiter (shared Redis)', () => {
     // Exactly the limit: no slot of the window was left unused or reserved for nothing.
     expect(allowed).toBe(48);
     expect(allowed + refused).toBe(192);
-    await Promise.all([limiter.flush(), other.flush()]);
     expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(allowed);
   });
 
@@ -108,7 +105,6 @@ describe('move rate limiter (shared Redis)', () => {
     const limiter = createMoveRateLimiter(guard, { limit: 120, windowS: 60 });
     const p = profile();
     for (let i = 0; i < 7; i++) await limiter.consume(p);
-    const before = limiter.stats.calls;
     const burst = await Promise.all(
       Array.from({ length: 40 }, () =>
         limiter.consume(p).then(
@@ -120,8 +116,6 @@ describe('move rate limiter (shared Redis)', () => {
     expect(burst.filter((b) => b === 'refused')).toHaveLength(0);
     // At once, not after a hand-back: no slot is reserved beyond the moves that asked.
     expect(await guard.client.zcard(`rl:move:{${p}}`)).toBe(47);
-    // The 40 concurrent moves shared the grant requests: one for the burst (two at most).
-    expect(limiter.stats.calls - before).toBeLessThanOrEqual(2);
   });
 
   it('two processes moving one profile below the limit: none refused, the log exact', async () => {

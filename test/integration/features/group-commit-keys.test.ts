@@ -96,6 +96,43 @@ describe('group commit: Idempotency-Key', () => {
     expect((await g.service.readHead(p)).version).toBe(v0 + 8n);
   });
 
+  it('writes without a key neither read nor write the ring: keys replay across them, also from a mixed group', async () => {
+    const g = groupService(f, nextWorker());
+    const idem = idempotencyOf(g.service);
+    const p = freshProfile(f);
+    const posts = await seed(f, p, 6);
+    const keyed = keyedMoves(g.service, idem, p);
+    const first = await keyed.move('a', posts[0]!, null);
+    // A group of moves without a key: its turn reads no ring, its batch writes none.
+    let line = await occupy(g.service, p);
+    const plain = Promise.all(posts.slice(1, 4).map((x) => g.service.move(p, x, null)));
+    await line.release(3);
+    await plain;
+    expect(groupSizes(g.events.slice(-1))).toEqual([3]);
+    // A keyed move grouped with two without: the turn reads the ring and the key joins it.
+    line = await occupy(g.service, p);
+    const mixed = Promise.all([
+      g.service.move(p, posts[5]!, null),
+      keyed.move('b', posts[4]!, null),
+      g.service.move(p, posts[1]!, null),
+    ]);
+    await line.release(3);
+    const [, second] = await mixed;
+    expect(groupSizes(g.events.slice(-1))).toEqual([3]);
+    const ring = (await g.service.readRequestRing(p)).recentRequests ?? [];
+    expect(sorted(ring.map((e) => e.version))).toEqual(
+      sorted([versionIn(first), versionIn(second)]),
+    );
+    for (const [key, post, was] of [
+      ['a', posts[0]!, first],
+      ['b', posts[4]!, second],
+    ] as const) {
+      const again = await keyed.move(key, post, null);
+      expect(again.replayed).toBe(true);
+      expect(versionIn(again)).toBe(versionIn(was));
+    }
+  });
+
   it(`at most ${RING_SIZE} keyed writes share a batch (every key stays in its ring)`, async () => {
     const g = groupService(f, nextWorker());
     const idem = idempotencyOf(g.service);
@@ -161,7 +198,7 @@ describe('group commit: Idempotency-Key', () => {
     expect(sorted(versions)).toEqual(Array.from({ length: 6 }, (_, i) => v0 + BigInt(i + 1)));
     expect((await g.service.readHead(p)).version).toBe(v0 + 6n); // nothing applied twice
     // Each move's own entry in the undo ring the group committed, with the version it committed.
-    const ring = (await g.service.store.readHead(p, {}, true)).recentMoves ?? [];
+    const ring = (await g.service.store.readHead(p, {}, 'writer')).recentMoves ?? [];
     const bounds = { now: Date.now(), ttlMs: 60_000 };
     for (const [i, id] of moveIds.entries()) {
       expect(findUndo(ring, id, bounds)?.version).toBe(versions[i]);

@@ -30,7 +30,7 @@ describe('undo ring buckets', () => {
     // The first group stops where its moves would span more versions than the ring keeps.
     expect(groupSizes(g.events)).toEqual([UNDO_RING_VERSIONS, posts.length - UNDO_RING_VERSIONS]);
     expect(await order(f, p)).toEqual([...posts].reverse());
-    const ringOf = async () => (await g.service.store.readHead(p, {}, true)).recentMoves ?? [];
+    const ringOf = async () => (await g.service.store.readHead(p, {}, 'writer')).recentMoves ?? [];
     let ring = await ringOf();
     const versions = moved.map((m) => m.version);
     expect(new Set(versions).size).toBe(posts.length);

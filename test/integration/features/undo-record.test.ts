@@ -19,7 +19,7 @@ const legacyMoves = () =>
   new MovesStore(cqlOf(f.client), consistencyOf(f.config), f.config.IDEMPOTENCY_TTL_S);
 // The test's own view of the ring, read from Cassandra with the head.
 const ringEntry = async (p: bigint, id: string) => {
-  const head = await f.service.store.readHead(p, {}, true);
+  const head = await f.service.store.readHead(p, {}, 'writer');
   return findUndo(head.recentMoves ?? [], id, { now: Date.now(), ttlMs: 60_000 });
 };
 const moveId = () => crypto.randomUUID();
