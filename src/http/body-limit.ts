@@ -1,7 +1,8 @@
 /**
  * The request body limit and deadline, and the one place a body is read off the wire (routes
- * then read the buffered copy). Registered ahead of the request deadline (app.ts): how long a
- * client takes to send its body is the client's, not the store's.
+ * then read the buffered copy). Mounted on every route that carries a body (and answered on an
+ * unknown path), ahead of the request deadline (app.ts): how long a client takes to send its body
+ * is the client's, not the store's.
  *
  * - A declared `Content-Length` over the limit is answered 413 before the body is touched.
  * - Otherwise (chunked, or a declared length within the limit) the body is read here, stopping at
@@ -43,14 +44,15 @@ const TOO_LARGE = Symbol('too large');
 const TIMED_OUT = Symbol('timed out');
 
 /**
- * Methods whose requests carry no body here: left alone, because touching `c.req.raw` makes the
- * Node adapter build a full fetch `Request` (a measurable share of a cached page read's CPU).
+ * Whether requests of `method` carry a body here: only those get the limit (app.ts mounts it per
+ * route), because touching `c.req.raw` makes the Node adapter build a full fetch `Request`.
  */
-const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const carriesBody = (method: string): boolean =>
+  method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 
+/** The limit of a request that carries a body (`carriesBody`). */
 export function bodyLimit(maxBytes: number, timeoutMs: number): MiddlewareHandler {
   return async function limitBody(c, next) {
-    if (BODYLESS.has(c.req.method)) return next();
     const declared = headerOf(c, 'content-length');
     if (declared !== undefined && headerOf(c, 'transfer-encoding') === undefined) {
       if (!/^[0-9]+$/.test(declared)) {

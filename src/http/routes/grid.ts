@@ -9,7 +9,9 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { formatEtag } from '../../domain/etag.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
+import type { ReachStore } from '../../service/read/rendered-read.js';
 import { sendRendered } from '../conditional.js';
+import type { StoreDeadline } from '../deadline.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
 import { readBody } from '../request.js';
@@ -19,7 +21,15 @@ import { move, readGrid } from '../api/ops-grid.js';
 import type { Body, MovedJson } from '../api/responses.js';
 import { serve } from '../api/route.js';
 
-export function gridRoutes(service: GridService, idempotency?: IdempotencyService) {
+/**
+ * `underDeadline`: the request deadline (deadline.ts `storeDeadline`), which the page read arms
+ * only when it reaches Cassandra (app.ts mounts none on this route); unset = no deadline.
+ */
+export function gridRoutes(
+  service: GridService,
+  idempotency?: IdempotencyService,
+  underDeadline?: StoreDeadline,
+) {
   const app = new OpenAPIHono<AppEnv>();
 
   serve(app, move, async (c) => {
@@ -54,8 +64,9 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
       );
       const query = parseInput(readGrid.request.query, queryOf(c.req.queries()), 'query');
       const { limit, cursor, min_version: minVersion } = query;
-      const q = { profileId, limit, cursor, minVersion, scope: c.get('scope') };
-      return sendRendered(c, await service.pages.read(q, renderGridPage));
+      const q = { profileId, limit, cursor, minVersion };
+      const reach: ReachStore | undefined = underDeadline && ((work) => underDeadline(c, work));
+      return sendRendered(c, await service.pages.read(q, renderGridPage, reach));
     },
     { validate: false },
   );

@@ -33,7 +33,7 @@ function setup(read: GridPage, held?: RenderedPage, overridesOn = true) {
       return { ...got.page, served: 'fill' };
     },
   };
-  const flags = { isEnabled: async () => overridesOn };
+  const flags = { held: () => overridesOn, isEnabled: async () => overridesOn };
   const rendered = createRenderedRead(async () => (pageReads++, read), pages, flags);
   return {
     rendered,
