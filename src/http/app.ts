@@ -7,7 +7,7 @@
  * test).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Hono } from 'hono';
+import type { Hono, MiddlewareHandler } from 'hono';
 import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency/idempotency.js';
 import { requireProfile, type TokenRules } from './auth.js';
@@ -38,7 +38,7 @@ import { observe } from './observe.js';
 import type { TracingRuntime } from '../obs/tracing.js';
 import { traceRequests } from './trace.js';
 import { postsRoutes } from './routes/posts.js';
-import { adminRoutes } from './routes/admin.js';
+import { adminRoutes, requireAdmin } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-edits.js';
 import { mediaRoutes } from './routes/media.js';
 import { inboxRoutes } from './routes/inbox.js';
@@ -127,10 +127,33 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     carriesBody(c.req.method) ? ((await limitBody(c, async () => {})) ?? noRoute()) : noRoute(),
   );
 
-  // Guards per route, from its definition: a GET never runs them. The body first: the request
-  // deadline is the store's, so its clock starts once the body is in.
+  // Middleware that may answer before a route does, on the paths it guards.
+  const viewer = identifyViewer(
+    deps.userTokens ?? deps.jwtSecret,
+    deps.serviceTokens ?? deps.serviceJwtSecret,
+    deps.tokenPolicy,
+  );
+  const serviceAuth = requireService(deps.serviceTokens ?? deps.serviceJwtSecret, deps.tokenPolicy);
+  const gates: [string, MiddlewareHandler<AppEnv>][] = [
+    ['/v1/me/*', requireProfile(deps.userTokens ?? deps.jwtSecret, deps.tokenPolicy)],
+    ['/v1/profiles/:profile_id/posts/:post_id', serviceAuth],
+    ['/v1/profiles/:profile_id/home-region', serviceAuth],
+    // Public reads that answer an owner more than anyone else (an archived post, private kinds).
+    ['/v1/posts/:post_id', viewer],
+    ['/v1/profiles/:profile_id/grid/changes', viewer],
+    // The moderation API's own bearer token (routes/admin.ts).
+    ['/v1/admin/*', requireAdmin(deps.adminToken)],
+  ];
+  const gated = (path: string) =>
+    gates.some(([g]) => (g.endsWith('/*') ? path.startsWith(g.slice(0, -1)) : path === g));
+
+  // The body first, before anything that may answer: the request deadline is the store's, so its
+  // clock starts once the body is in. Per route, from its definition, so a GET runs none of it;
+  // on a gate's path for any method (a 401 must not come before a 413 or 408).
   const routes = routers.flatMap(routesOf);
-  for (const r of routes) if (carriesBody(r.method)) app.on(r.method, r.path, limitBody);
+  for (const [path] of gates) app.use(path, limitBody);
+  for (const r of routes)
+    if (carriesBody(r.method) && !gated(r.path)) app.on(r.method, r.path, limitBody);
   // Outside the request deadline: the deadline governs the local attempt ("not applied" is true
   // of it), the forwarded request has its own timeout and answers (region-forward.ts).
   if (deps.regions) app.use('/v1/*', forwardMisdirected(deps.regions));
@@ -141,18 +164,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       if (r.path.startsWith('/v1/') && r.operationId !== readGrid.operationId)
         app.on(r.method, r.path, guard);
   }
-  app.use('/v1/me/*', requireProfile(deps.userTokens ?? deps.jwtSecret, deps.tokenPolicy));
-  const serviceAuth = requireService(deps.serviceTokens ?? deps.serviceJwtSecret, deps.tokenPolicy);
-  app.use('/v1/profiles/:profile_id/posts/:post_id', serviceAuth);
-  app.use('/v1/profiles/:profile_id/home-region', serviceAuth);
-  // Public reads that answer an owner more than anyone else (an archived post, private kinds).
-  const viewer = identifyViewer(
-    deps.userTokens ?? deps.jwtSecret,
-    deps.serviceTokens ?? deps.serviceJwtSecret,
-    deps.tokenPolicy,
-  );
-  app.use('/v1/posts/:post_id', viewer);
-  app.use('/v1/profiles/:profile_id/grid/changes', viewer);
+  for (const [path, gate] of gates) app.use(path, gate);
 
   for (const router of routers) app.route('/', router);
   return app;
@@ -176,7 +188,7 @@ function routersOf(app: OpenAPIHono<AppEnv>, deps: AppDeps, log: Log): Hono<AppE
     mediaRoutes(service),
     profilePostsRoutes(service),
     homeRegionRoutes(service),
-    adminRoutes(service, deps.adminToken, idempotency),
+    adminRoutes(service, idempotency),
     ...(operator && deps.editorRoot ? [editorRoutes(deps.editorRoot)] : []),
     ...(operator && deps.devTokens ? [devTokenRoutes(deps.jwtSecret, deps.devTokens)] : []),
   ];

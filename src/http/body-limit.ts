@@ -44,15 +44,21 @@ const TOO_LARGE = Symbol('too large');
 const TIMED_OUT = Symbol('timed out');
 
 /**
- * Whether requests of `method` carry a body here: only those get the limit (app.ts mounts it per
- * route), because touching `c.req.raw` makes the Node adapter build a full fetch `Request`.
+ * Whether requests of `method` carry a body here: only those are read, because touching
+ * `c.req.raw` makes the Node adapter build a full fetch `Request` (app.ts mounts the limit per
+ * route, so a GET of most routes does not even run it).
  */
 export const carriesBody = (method: string): boolean =>
   method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 
-/** The limit of a request that carries a body (`carriesBody`). */
+/**
+ * The limit of a request that carries a body (`carriesBody`); any other, or one whose body this
+ * already read (a gate's path, then no route: app.ts), is passed on.
+ */
 export function bodyLimit(maxBytes: number, timeoutMs: number): MiddlewareHandler {
   return async function limitBody(c, next) {
+    if (!carriesBody(c.req.method)) return next();
+    if ((c as Context<AppEnv>).get('bodyText') !== undefined) return next();
     const declared = headerOf(c, 'content-length');
     if (declared !== undefined && headerOf(c, 'transfer-encoding') === undefined) {
       if (!/^[0-9]+$/.test(declared)) {
