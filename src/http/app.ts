@@ -1,10 +1,10 @@
 /**
  * Builds the Hono app: one sub-app per resource mounted with `app.route()` (each route registered
  * from its definition in api/, so the app's OpenAPI document is theirs), auth on /v1/me/*,
- * a body size limit on every route that takes a body, and the single problem+json error mapping.
- * Every request, the hot first grid page included, goes through the same middleware to its
- * route. No I/O happens here; the caller passes the wired service (src/main.ts, or a
- * test).
+ * and the single problem+json error mapping. A route's guards follow from its definition: the
+ * body size limit on a method that carries a body, the request deadline on /v1 (deadline.ts);
+ * so a GET runs neither, and the grid read arms its deadline only on its way to Cassandra.
+ * No I/O happens here; the caller passes the wired service (src/main.ts, or a test).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono, MiddlewareHandler } from 'hono';
@@ -122,7 +122,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   if (deps.tracing) app.use('*', traceRequests(deps.tracing));
   const limitBody = bodyLimit(deps.bodyLimitBytes, deps.bodyTimeoutMs ?? 5_000);
   // An unknown path's body is limited too: an upload to nowhere still gets its 413 or 408.
-  const noRoute = () => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' });
+  const noRoute = () =>
+    problemResponse({ status: 404, code: 'not_found', detail: 'no such route' });
   app.notFound(async (c) =>
     carriesBody(c.req.method) ? ((await limitBody(c, async () => {})) ?? noRoute()) : noRoute(),
   );

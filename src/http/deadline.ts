@@ -6,9 +6,14 @@
  * the body is in (body-limit.ts runs first, under its own BODY_TIMEOUT_MS and 408): a client that
  * is slow to send is not the store being unavailable.
  *
- * What the 503 says depends on what the request had sent by then (`StatementScope`, set here as
- * the request's `scope`, handed by the routes to the service calls and by those to every statement,
- * and kept by the Cql wrapper in src/store/cassandra.ts):
+ * The deadline and its scope are made only for work that may reach Cassandra: app.ts mounts
+ * `deadline` on each /v1 route but the grid read, whose page read arms `storeDeadline` on its
+ * way to Cassandra (a first page answered from Redis makes neither a timer nor a scope).
+ *
+ * What the 503 says depends on what the request had sent by then (`StatementScope`, made here,
+ * set as the request's `scope` by the middleware or handed to the work by `storeDeadline`, passed
+ * by the routes to the service calls and by those to every statement, and kept by the Cql
+ * wrapper in src/store/cassandra.ts):
  *   - nothing that writes: `unavailable`. The scope is sealed, so the handler, still running in
  *     the background, cannot send anything any more and "not applied" stays true;
  *   - a write that may have reached Cassandra: `write_outcome_unknown`. The handler keeps going,

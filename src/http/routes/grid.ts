@@ -15,7 +15,7 @@ import type { StoreDeadline } from '../deadline.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
 import { readBody } from '../request.js';
-import { MoveBody, parseInput } from '../schemas.js';
+import { MoveBody } from '../schemas.js';
 import { renderGridPage, versionView } from '../views.js';
 import { move, readGrid } from '../api/ops-grid.js';
 import type { Body, MovedJson } from '../api/responses.js';
@@ -51,29 +51,13 @@ export function gridRoutes(
     });
   });
 
-  // Validated here, not by zod-openapi's validator: that one reads the Content-Type of every
-  // request, which makes the Node adapter build a GET's whole WHATWG Headers for nothing.
-  serve(
-    app,
-    readGrid,
-    async (c) => {
-      const { profile_id: profileId } = parseInput(
-        readGrid.request.params,
-        c.req.param(),
-        'path parameters',
-      );
-      const query = parseInput(readGrid.request.query, queryOf(c.req.queries()), 'query');
-      const { limit, cursor, min_version: minVersion } = query;
-      const q = { profileId, limit, cursor, minVersion };
-      const reach: ReachStore | undefined = underDeadline && ((work) => underDeadline(c, work));
-      return sendRendered(c, await service.pages.read(q, renderGridPage, reach));
-    },
-    { validate: false },
-  );
+  serve(app, readGrid, async (c) => {
+    const { profile_id: profileId } = c.req.valid('param');
+    const { limit, cursor, min_version: minVersion } = c.req.valid('query');
+    const q = { profileId, limit, cursor, minVersion };
+    const reach: ReachStore | undefined = underDeadline && ((work) => underDeadline(c, work));
+    return sendRendered(c, await service.pages.read(q, renderGridPage, reach));
+  });
 
   return app;
 }
-
-/** A query as zod-openapi's validator hands it over: a repeated name is an array (then a 400). */
-const queryOf = (all: Record<string, string[]>) =>
-  Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));

@@ -3,9 +3,10 @@
  * as the response sends it, the rendered body and its strong ETag.
  *
  * A first page goes through the page cache (cache/grid-cache.ts `read`, the one read-through):
- * `read`, run by the grid route (http/routes/grid.ts) under the request deadline, is answered
- * from Redis, or on a miss the page read (read-page.ts) runs and its rendering is kept under the
- * state the page is labelled with, which it is exactly. Later pages are read and rendered.
+ * `read`, run by the grid route (http/routes/grid.ts), is answered from Redis, or on a miss the
+ * page read (read-page.ts) runs, under the request deadline the route hands in (`ReachStore`),
+ * and its rendering is kept under the state the page is labelled with, which it is exactly.
+ * Later pages are read and rendered under that deadline.
  *
  * The kill switch (reads.overrides off) skips the cache both ways, and the page is read from a
  * chronological view (`createPageReader`): a chronological page is not the grid's arrangement and
