@@ -1,23 +1,31 @@
 /**
  * Builds the Hono app: one sub-app per resource mounted with `app.route()` (each route registered
  * from its definition in api/, so the app's OpenAPI document is theirs), auth on /v1/me/*,
- * a body size limit on every route that takes a body, and the single problem+json error mapping.
- * Every request, the hot first grid page included, goes through the same middleware to its
- * route. No I/O happens here; the caller passes the wired service (src/main.ts, or a
- * test).
+ * and the single problem+json error mapping. A route's guards follow from its definition: the
+ * body size limit on a method that carries a body, the request deadline on /v1 (deadline.ts);
+ * so a GET runs neither, and the grid read arms its deadline only on its way to Cassandra.
+ * No I/O happens here; the caller passes the wired service (src/main.ts, or a test).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Hono, MiddlewareHandler } from 'hono';
 import type { GridService } from '../service/grid-service.js';
 import type { IdempotencyService } from '../service/idempotency/idempotency.js';
 import { requireProfile, type TokenRules } from './auth.js';
 import { keySetRulesOf } from './jwks-tokens.js';
 import { requireService } from './service-auth.js';
 import { identifyViewer } from './viewer.js';
-import { bodyLimit } from './body-limit.js';
+import { bodyLimit, carriesBody } from './body-limit.js';
 import type { AppEnv } from './env.js';
 import { tokenPolicyOf, type TokenPolicy } from './jwt.js';
 import type { Config } from '../config/config.js';
-import { answeredByDeadline, deadline, type Deadlines } from './deadline.js';
+import {
+  answeredByDeadline,
+  deadline,
+  storeDeadline,
+  type Deadlines,
+  type Log,
+} from './deadline.js';
+import { readGrid } from './api/ops-grid.js';
 import { onError, problemResponse } from './problem.js';
 import { gridRoutes } from './routes/grid.js';
 import { changesRoutes } from './routes/changes.js';
@@ -30,7 +38,7 @@ import { observe } from './observe.js';
 import type { TracingRuntime } from '../obs/tracing.js';
 import { traceRequests } from './trace.js';
 import { postsRoutes } from './routes/posts.js';
-import { adminRoutes } from './routes/admin.js';
+import { adminRoutes, requireAdmin } from './routes/admin.js';
 import { gridFeatureRoutes } from './routes/grid-edits.js';
 import { mediaRoutes } from './routes/media.js';
 import { inboxRoutes } from './routes/inbox.js';
@@ -105,48 +113,101 @@ const forwardingOf = (config: Config): { regions?: RegionForwarding } => {
 
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
+  const log = deps.log ?? (() => {});
+  const routers = routersOf(app, deps, log);
   app.onError(onError(deps.log, answeredByDeadline));
   const logger = requestLogger(deps.logger ?? silentLogger);
   app.use('*', observe(logger)); // first: it sees every final answer
   // Only when on (docs/operating.md "Tracing"): no cost when off.
   if (deps.tracing) app.use('*', traceRequests(deps.tracing));
-  app.notFound(() => problemResponse({ status: 404, code: 'not_found', detail: 'no such route' }));
+  const limitBody = bodyLimit(deps.bodyLimitBytes, deps.bodyTimeoutMs ?? 5_000);
+  // An unknown path's body is limited too: an upload to nowhere still gets its 413 or 408.
+  const noRoute = () =>
+    problemResponse({ status: 404, code: 'not_found', detail: 'no such route' });
+  app.notFound(async (c) =>
+    carriesBody(c.req.method) ? ((await limitBody(c, async () => {})) ?? noRoute()) : noRoute(),
+  );
 
-  // The body first: the request deadline is the store's, so its clock starts once the body is in.
-  app.use('*', bodyLimit(deps.bodyLimitBytes, deps.bodyTimeoutMs ?? 5_000));
-  // Outside the request deadline: the deadline governs the local attempt ("not applied" is true
-  // of it), the forwarded request has its own timeout and answers (region-forward.ts).
-  if (deps.regions) app.use('/v1/*', forwardMisdirected(deps.regions));
-  if (deps.deadlines) app.use('/v1/*', deadline(deps.deadlines, deps.log ?? (() => {})));
-  app.use('/v1/me/*', requireProfile(deps.userTokens ?? deps.jwtSecret, deps.tokenPolicy));
-  const serviceAuth = requireService(deps.serviceTokens ?? deps.serviceJwtSecret, deps.tokenPolicy);
-  app.use('/v1/profiles/:profile_id/posts/:post_id', serviceAuth);
-  app.use('/v1/profiles/:profile_id/home-region', serviceAuth);
-  // Public reads that answer an owner more than anyone else (an archived post, private kinds).
+  // Middleware that may answer before a route does, on the paths it guards.
   const viewer = identifyViewer(
     deps.userTokens ?? deps.jwtSecret,
     deps.serviceTokens ?? deps.serviceJwtSecret,
     deps.tokenPolicy,
   );
-  app.use('/v1/posts/:post_id', viewer);
-  app.use('/v1/profiles/:profile_id/grid/changes', viewer);
+  const serviceAuth = requireService(deps.serviceTokens ?? deps.serviceJwtSecret, deps.tokenPolicy);
+  const gates: [string, MiddlewareHandler<AppEnv>][] = [
+    ['/v1/me/*', requireProfile(deps.userTokens ?? deps.jwtSecret, deps.tokenPolicy)],
+    ['/v1/profiles/:profile_id/posts/:post_id', serviceAuth],
+    ['/v1/profiles/:profile_id/home-region', serviceAuth],
+    // Public reads that answer an owner more than anyone else (an archived post, private kinds).
+    ['/v1/posts/:post_id', viewer],
+    ['/v1/profiles/:profile_id/grid/changes', viewer],
+    // The moderation API's own bearer token (routes/admin.ts).
+    ['/v1/admin/*', requireAdmin(deps.adminToken)],
+  ];
+  const gated = (path: string) =>
+    gates.some(([g]) => (g.endsWith('/*') ? path.startsWith(g.slice(0, -1)) : path === g));
 
-  const operator = deps.surface !== 'api';
-  app.route('/', healthRoutes(deps.readiness));
-  if (operator) app.route('/', metricsRoutes(registry));
-  app.route('/', docsRoutes(app, { page: operator }));
-  const { service, idempotency } = deps;
-  app.route('/', postsRoutes(service, idempotency));
-  app.route('/', gridRoutes(service, idempotency));
-  app.route('/', changesRoutes(service));
-  app.route('/', gridFeatureRoutes(service, idempotency));
-  app.route('/', postFeatureRoutes(service, idempotency));
-  app.route('/', inboxRoutes(service, idempotency));
-  app.route('/', mediaRoutes(service));
-  app.route('/', profilePostsRoutes(service));
-  app.route('/', homeRegionRoutes(service));
-  app.route('/', adminRoutes(service, deps.adminToken, idempotency));
-  if (operator && deps.editorRoot) app.route('/', editorRoutes(deps.editorRoot));
-  if (operator && deps.devTokens) app.route('/', devTokenRoutes(deps.jwtSecret, deps.devTokens));
+  // The body first, before anything that may answer: the request deadline is the store's, so its
+  // clock starts once the body is in. Per route, from its definition, so a GET runs none of it;
+  // on a gate's path for any method (a 401 must not come before a 413 or 408).
+  const routes = routers.flatMap(routesOf);
+  for (const [path] of gates) app.use(path, limitBody);
+  for (const r of routes)
+    if (carriesBody(r.method) && !gated(r.path)) app.on(r.method, r.path, limitBody);
+  // Outside the request deadline: the deadline governs the local attempt ("not applied" is true
+  // of it), the forwarded request has its own timeout and answers (region-forward.ts).
+  if (deps.regions) app.use('/v1/*', forwardMisdirected(deps.regions));
+  if (deps.deadlines) {
+    const guard = deadline(deps.deadlines, log);
+    // The grid read arms its deadline itself, only once it reaches Cassandra (routes/grid.ts).
+    for (const r of routes)
+      if (r.path.startsWith('/v1/') && r.operationId !== readGrid.operationId)
+        app.on(r.method, r.path, guard);
+  }
+  for (const [path, gate] of gates) app.use(path, gate);
+
+  for (const router of routers) app.route('/', router);
   return app;
 }
+
+/** The resources' sub-apps, in mounting order (built first: their routes choose the guards). */
+function routersOf(app: OpenAPIHono<AppEnv>, deps: AppDeps, log: Log): Hono<AppEnv>[] {
+  const operator = deps.surface !== 'api';
+  const { service, idempotency } = deps;
+  const reach = deps.deadlines && storeDeadline(deps.deadlines, log);
+  return [
+    healthRoutes(deps.readiness),
+    ...(operator ? [metricsRoutes(registry)] : []),
+    docsRoutes(app, { page: operator }),
+    postsRoutes(service, idempotency),
+    gridRoutes(service, idempotency, reach),
+    changesRoutes(service),
+    gridFeatureRoutes(service, idempotency),
+    postFeatureRoutes(service, idempotency),
+    inboxRoutes(service, idempotency),
+    mediaRoutes(service),
+    profilePostsRoutes(service),
+    homeRegionRoutes(service),
+    adminRoutes(service, idempotency),
+    ...(operator && deps.editorRoot ? [editorRoutes(deps.editorRoot)] : []),
+    ...(operator && deps.devTokens ? [devTokenRoutes(deps.jwtSecret, deps.devTokens)] : []),
+  ];
+}
+
+/**
+ * A sub-app's operations as Hono matches them (`{id}` in the document is `:id` here); the editor's
+ * static files (a plain Hono app) are none.
+ */
+const routesOf = (router: Hono<AppEnv>) =>
+  (router instanceof OpenAPIHono ? router.openAPIRegistry.definitions : []).flatMap((d) =>
+    d.type === 'route'
+      ? [
+          {
+            method: d.route.method.toUpperCase(),
+            path: d.route.path.replaceAll(/\/{(.+?)}/g, '/:$1'),
+            operationId: d.route.operationId,
+          },
+        ]
+      : [],
+  );

@@ -1,7 +1,8 @@
 /**
  * The request body limit and deadline, and the one place a body is read off the wire (routes
- * then read the buffered copy). Registered ahead of the request deadline (app.ts): how long a
- * client takes to send its body is the client's, not the store's.
+ * then read the buffered copy). Mounted on every route that carries a body (and answered on an
+ * unknown path), ahead of the request deadline (app.ts): how long a client takes to send its body
+ * is the client's, not the store's.
  *
  * - A declared `Content-Length` over the limit is answered 413 before the body is touched.
  * - Otherwise (chunked, or a declared length within the limit) the body is read here, stopping at
@@ -43,14 +44,21 @@ const TOO_LARGE = Symbol('too large');
 const TIMED_OUT = Symbol('timed out');
 
 /**
- * Methods whose requests carry no body here: left alone, because touching `c.req.raw` makes the
- * Node adapter build a full fetch `Request` (a measurable share of a cached page read's CPU).
+ * Whether requests of `method` carry a body here: only those are read, because touching
+ * `c.req.raw` makes the Node adapter build a full fetch `Request` (app.ts mounts the limit per
+ * route, so a GET of most routes does not even run it).
  */
-const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const carriesBody = (method: string): boolean =>
+  method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 
+/**
+ * The limit of a request that carries a body (`carriesBody`); any other, or one whose body this
+ * already read (a gate's path, then no route: app.ts), is passed on.
+ */
 export function bodyLimit(maxBytes: number, timeoutMs: number): MiddlewareHandler {
   return async function limitBody(c, next) {
-    if (BODYLESS.has(c.req.method)) return next();
+    if (!carriesBody(c.req.method)) return next();
+    if ((c as Context<AppEnv>).get('bodyText') !== undefined) return next();
     const declared = headerOf(c, 'content-length');
     if (declared !== undefined && headerOf(c, 'transfer-encoding') === undefined) {
       if (!/^[0-9]+$/.test(declared)) {

@@ -28,7 +28,8 @@ export interface AppEnv {
     /** The deadline already answered this request (http/deadline.ts). */
     answeredByDeadline: boolean;
     /**
-     * What the request has sent to Cassandra (http/deadline.ts sets it): handed to the service
+     * What the request has sent to Cassandra (http/deadline.ts sets it on every /v1 route but
+     * the grid read, which gets its own only on its way to Cassandra): handed to the service
      * calls, which pass it to every statement they send for the request.
      */
     scope: StatementScope;

@@ -94,12 +94,17 @@ export function recordRequest(logger: Logger, r: RequestRecord): void {
     status,
     latency_ms: Math.round(seconds * 1e4) / 10,
     ...(r.profileId !== undefined ? { profile_id: r.profileId.toString() } : {}),
-    ...(isDomainError(err) ? { code: err.code } : {}),
-    ...(err && status >= 500 ? { cause: causeLine(err) } : {}),
+    ...(err === undefined ? {} : errorFields(err, status)),
   };
   if (status >= 500 && !r.expected) logger.error(line, 'request failed');
   else logger.info(line, 'request');
 }
+
+/** What the line of a request that failed says of its error: a domain code, a 5xx's cause. */
+const errorFields = (err: unknown, status: number) => ({
+  ...(isDomainError(err) ? { code: err.code } : {}),
+  ...(status >= 500 ? { cause: causeLine(err) } : {}),
+});
 
 /** Responses built elsewhere (fetch-style) may have immutable headers: copy them then. */
 function setHeader(c: Context, name: string, value: string): void {

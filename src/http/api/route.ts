@@ -14,7 +14,7 @@ import {
 } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.js';
 import { PROBLEM_BASE, problemTitle, statusOf } from '../problem.js';
-import { inputHook } from '../schemas.js';
+import { inputCheck } from '../schemas.js';
 import { components } from './document-parts.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import { ProblemJson } from './responses.js';
@@ -124,8 +124,8 @@ export function route<Id extends string, R extends Spec>(
 
 /**
  * Registers `handler` as route `r` of `app`: documented as defined, its path parameters and query
- * validated by zod-openapi (a failure is schemas.ts's 400, through problem.ts). Not its body: the
- * handler reads that with readBody (request.ts) off the copy body-limit.ts buffered, where the
+ * checked by schemas.ts `inputCheck` (a failure is its 400, through problem.ts). Not its body:
+ * the handler reads that with readBody (request.ts) off the copy body-limit.ts buffered, where a
  * validator's `c.req.json()` would find nothing behind the Node adapter. `validate: false`: the
  * handler answers a parameter itself (an unknown flag or asset is a 404, not a 400).
  */
@@ -136,12 +136,10 @@ export function serve<R extends RouteConfig>(
   { validate = true } = {},
 ): void {
   app.openAPIRegistry.registerPath(r);
-  const { body: _body, ...input } = r.request ?? {};
-  app.openapi(
-    { ...r, request: validate ? input : {}, hide: true },
-    handler as never,
-    inputHook as never,
-  );
+  const check = validate ? inputCheck(r.request ?? {}) : undefined;
+  // No `request` for zod-openapi: it would mount its own validators.
+  const own = { ...r, request: {}, hide: true, ...(check ? { middleware: check } : {}) };
+  app.openapi(own, handler as never);
 }
 
 /** One response per status, its `code` and `type` limited to the codes that status carries. */

@@ -31,13 +31,9 @@ export function requireAdmin(token: string | undefined): MiddlewareHandler<AppEn
   };
 }
 
-export function adminRoutes(
-  features: GridService,
-  adminToken: string | undefined,
-  idem?: IdempotencyService,
-) {
+/** Behind `requireAdmin`, which app.ts mounts on /v1/admin/* (after the body limit). */
+export function adminRoutes(features: GridService, idem?: IdempotencyService) {
   const app = new OpenAPIHono<AppEnv>();
-  app.use('/v1/admin/*', requireAdmin(adminToken));
 
   serve(app, takedown, async (c) => {
     const postId = c.req.valid('param').post_id;

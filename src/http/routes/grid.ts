@@ -9,17 +9,27 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { formatEtag } from '../../domain/etag.js';
 import type { GridService } from '../../service/grid-service.js';
 import type { IdempotencyService, StoredResponse } from '../../service/idempotency/idempotency.js';
+import type { ReachStore } from '../../service/read/rendered-read.js';
 import { sendRendered } from '../conditional.js';
+import type { StoreDeadline } from '../deadline.js';
 import type { AppEnv } from '../env.js';
 import { idempotentWrite, requestScopedUuid } from '../idempotent.js';
 import { readBody } from '../request.js';
-import { MoveBody, parseInput } from '../schemas.js';
+import { MoveBody } from '../schemas.js';
 import { renderGridPage, versionView } from '../views.js';
 import { move, readGrid } from '../api/ops-grid.js';
 import type { Body, MovedJson } from '../api/responses.js';
 import { serve } from '../api/route.js';
 
-export function gridRoutes(service: GridService, idempotency?: IdempotencyService) {
+/**
+ * `underDeadline`: the request deadline (deadline.ts `storeDeadline`), which the page read arms
+ * only when it reaches Cassandra (app.ts mounts none on this route); unset = no deadline.
+ */
+export function gridRoutes(
+  service: GridService,
+  idempotency?: IdempotencyService,
+  underDeadline?: StoreDeadline,
+) {
   const app = new OpenAPIHono<AppEnv>();
 
   serve(app, move, async (c) => {
@@ -41,28 +51,13 @@ export function gridRoutes(service: GridService, idempotency?: IdempotencyServic
     });
   });
 
-  // Validated here, not by zod-openapi's validator: that one reads the Content-Type of every
-  // request, which makes the Node adapter build a GET's whole WHATWG Headers for nothing.
-  serve(
-    app,
-    readGrid,
-    async (c) => {
-      const { profile_id: profileId } = parseInput(
-        readGrid.request.params,
-        c.req.param(),
-        'path parameters',
-      );
-      const query = parseInput(readGrid.request.query, queryOf(c.req.queries()), 'query');
-      const { limit, cursor, min_version: minVersion } = query;
-      const q = { profileId, limit, cursor, minVersion, scope: c.get('scope') };
-      return sendRendered(c, await service.pages.read(q, renderGridPage));
-    },
-    { validate: false },
-  );
+  serve(app, readGrid, async (c) => {
+    const { profile_id: profileId } = c.req.valid('param');
+    const { limit, cursor, min_version: minVersion } = c.req.valid('query');
+    const q = { profileId, limit, cursor, minVersion };
+    const reach: ReachStore | undefined = underDeadline && ((work) => underDeadline(c, work));
+    return sendRendered(c, await service.pages.read(q, renderGridPage, reach));
+  });
 
   return app;
 }
-
-/** A query as zod-openapi's validator hands it over: a repeated name is an array (then a 400). */
-const queryOf = (all: Record<string, string[]>) =>
-  Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));

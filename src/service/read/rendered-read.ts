@@ -3,9 +3,10 @@
  * as the response sends it, the rendered body and its strong ETag.
  *
  * A first page goes through the page cache (cache/grid-cache.ts `read`, the one read-through):
- * `read`, run by the grid route (http/routes/grid.ts) under the request deadline, is answered
- * from Redis, or on a miss the page read (read-page.ts) runs and its rendering is kept under the
- * state the page is labelled with, which it is exactly. Later pages are read and rendered.
+ * `read`, run by the grid route (http/routes/grid.ts), is answered from Redis, or on a miss the
+ * page read (read-page.ts) runs, under the request deadline the route hands in (`ReachStore`),
+ * and its rendering is kept under the state the page is labelled with, which it is exactly.
+ * Later pages are read and rendered under that deadline.
  *
  * The kill switch (reads.overrides off) skips the cache both ways, and the page is read from a
  * chronological view (`createPageReader`): a chronological page is not the grid's arrangement and
@@ -27,9 +28,19 @@ import { readGridPage, type GridPage, type PageQuery } from './read-page.js';
 /** The caller's view of a page (http/views.ts): the JSON text the response carries. */
 export type RenderPage = (page: GridPage) => string;
 
+/**
+ * How a request runs the part of a read that reaches Cassandra: under its deadline, with its
+ * statement scope (http/deadline.ts `storeDeadline`). Called only on the way to Cassandra, so a
+ * page answered from Redis arms no deadline.
+ */
+export type ReachStore = <T>(work: (scope: StatementScope | undefined) => Promise<T>) => Promise<T>;
+
 export interface RenderedRead {
-  /** Any page: a first page through the cache, else read and rendered with `render`. */
-  read(q: PageQuery, render: RenderPage): Promise<RenderedPage>;
+  /**
+   * Any page: a first page through the cache, else read and rendered with `render`; what reaches
+   * Cassandra runs through `reach` (by default with `q.scope`).
+   */
+  read(q: PageQuery, render: RenderPage, reach?: ReachStore): Promise<RenderedPage>;
   /** The page read beneath the cache, unrendered (what `read` runs on a miss): audit, tools. */
   page(q: PageQuery): Promise<GridPage>;
 }
@@ -41,7 +52,7 @@ export const etagOf = (body: string): string =>
 export function createRenderedRead(
   readPage: (q: PageQuery) => Promise<GridPage>,
   cache: Pick<GridCache, 'read'> | undefined,
-  flags: Pick<Flags, 'isEnabled'>,
+  flags: Pick<Flags, 'held' | 'isEnabled'>,
 ): RenderedRead {
   const fill = async (q: PageQuery, render: RenderPage) => {
     const page = await readPage(q);
@@ -49,15 +60,28 @@ export function createRenderedRead(
     const { generation, version, chronological } = page;
     return { page: { generation, version, body, etag: etagOf(body) }, keep: !chronological };
   };
+  /** A first page through the cache, where only a miss reaches Cassandra; else read. */
+  const through = (q: PageQuery, render: RenderPage, overrides: boolean, reach: ReachStore) => {
+    const first = q.cursor === undefined;
+    if (cache && first && overrides) {
+      return cache.read(q.profileId, q.limit, q.minVersion, () =>
+        reach((scope) => fill({ ...q, scope }, render)),
+      );
+    }
+    if (first) firstPageReads.inc({ result: 'bypass' });
+    return reach(async (scope) => (await fill({ ...q, scope }, render)).page);
+  };
   return {
     page: readPage,
-    async read(q, render) {
-      const first = q.cursor === undefined;
-      if (cache && first && (await flags.isEnabled('reads.overrides'))) {
-        return cache.read(q.profileId, q.limit, q.minVersion, () => fill(q, render));
-      }
-      if (first) firstPageReads.inc({ result: 'bypass' });
-      return (await fill(q, render)).page;
+    read(q, render, reach = (work) => work(q.scope)) {
+      // The kill switch as held, without a promise round (flags.ts).
+      const overrides = flags.held('reads.overrides');
+      if (overrides !== undefined) return through(q, render, overrides, reach);
+      // Values too old to use: their refresh reads Cassandra, so it runs under `reach` too, and
+      // the rest of the read inside it.
+      return reach(async (scope) =>
+        through(q, render, await flags.isEnabled('reads.overrides'), (work) => work(scope)),
+      );
     },
   };
 }

@@ -6,7 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import type { GridCache, RenderedPage } from '../../../src/cache/grid-cache.js';
 import type { GridPage, PageQuery } from '../../../src/service/read/read-page.js';
-import { createRenderedRead, etagOf } from '../../../src/service/read/rendered-read.js';
+import {
+  createRenderedRead,
+  etagOf,
+  type ReachStore,
+} from '../../../src/service/read/rendered-read.js';
 
 const page = (over: Partial<GridPage> = {}): GridPage => ({
   items: [],
@@ -33,7 +37,7 @@ function setup(read: GridPage, held?: RenderedPage, overridesOn = true) {
       return { ...got.page, served: 'fill' };
     },
   };
-  const flags = { isEnabled: async () => overridesOn };
+  const flags = { held: () => overridesOn, isEnabled: async () => overridesOn };
   const rendered = createRenderedRead(async () => (pageReads++, read), pages, flags);
   return {
     rendered,
@@ -70,6 +74,18 @@ describe('rendered reads', () => {
     await later.rendered.read({ ...q, cursor: 'c' }, render);
     expect(later.kept).toEqual([]);
     expect(later.counts()).toEqual({ tierReads: 0, pageReads: 1 });
+  });
+
+  it('reaches the store (the request deadline) only on a miss or past the first page', async () => {
+    const held = { generation: 1n, version: 9n, body: '{"v":"9"}', etag: etagOf('{"v":"9"}') };
+    let reached = 0;
+    const reach: ReachStore = (work) => (reached++, work(undefined));
+    await setup(page(), held).rendered.read(q, render, reach);
+    expect(reached).toBe(0);
+    await setup(page()).rendered.read(q, render, reach);
+    expect(reached).toBe(1);
+    await setup(page(), held).rendered.read({ ...q, cursor: 'c' }, render, reach);
+    expect(reached).toBe(2);
   });
 
   it('ETags differ whenever bodies differ', () => {
