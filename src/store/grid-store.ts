@@ -81,16 +81,18 @@ export class GridStore {
    * and the rows go out together; each row carries the static version, so the pair is one state
    * exactly when every page saw the head's version (a commit in between changes both, atomically
    * per replica). Two misses in a row (a busy grid) fall back to one query that reads the statics
-   * with every row.
+   * with every row. `withRing`: the rings and the home region too (the writer's snapshot); a
+   * page read needs none of them.
    */
   async readOverrides(
     profileId: bigint,
     options: CqlOptions = {},
     pageSize = 1000,
+    withRing = true,
   ): Promise<OverridesSnapshot> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const [head, rows] = await Promise.all([
-        this.readHead(profileId, options, true),
+        this.readHead(profileId, options, withRing),
         this.readOverrideRows(profileId, options, pageSize),
       ]);
       if (rows.versions.every((v) => v === head.version)) {
