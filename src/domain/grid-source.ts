@@ -20,8 +20,6 @@ export interface EntriesQuery<Scope = never> {
   readonly limit: number;
   /** Excluded from the order: the pins, and for a move also the moved post. */
   readonly exclude?: Iterable<bigint>;
-  /** Told the stamp of each page of time-ordered rows read (grid-head.ts `rowsVerdict`). */
-  readonly onStamp?: (stamp: bigint | null) => void;
   /** The caller's statement scope, handed to every statement the rows are read with. */
   readonly scope?: Scope | undefined;
 }
