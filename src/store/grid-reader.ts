@@ -75,10 +75,10 @@ export class CassandraGridReader implements GridReads<StatementScope> {
 
   /**
    * GridReads.state: the head without the writer's rings (a page needs none of them) and the
-   * override rows, of one state (grid-store.ts `readOverrides`).
+   * override rows, of one state (grid-store.ts `readState`).
    */
   async state(profileId: bigint, scope?: StatementScope): Promise<GridState> {
-    const snap = await this.store.readOverrides(profileId, { scope }, undefined, false);
+    const snap = await this.store.readState(profileId, { scope });
     this.copies?.hints.saw(profileId, snap.overrides.length);
     return { head: snap.head, rows: snap.overrides };
   }

@@ -104,4 +104,31 @@ describe('a page read beside the state shows exactly the state it is labelled wi
     }
     expect(seen).toEqual(made);
   });
+
+  it('for a grid with more overrides than ride with its head: every page, in display order', async () => {
+    const service = serviceWith();
+    const p = freshProfile(s);
+    const made: bigint[] = [];
+    for (let i = 0; i < 110; i++) {
+      made.push((await service.createPost(p, { caption: `post ${i}` })).value.postId);
+    }
+    // Each of the 102 oldest goes to the top: 102 override rows (more than STATE_FIRST_ROWS).
+    for (const postId of made.slice(0, 102)) await service.move(p, postId, null);
+    const state = await service.reader.state(p);
+    expect(state.rows.length).toBe(102);
+    const expected = [...made.slice(0, 102).reverse(), ...made.slice(102).reverse()];
+    const seen: bigint[] = [];
+    let cursor: string | null | undefined;
+    do {
+      const page = await service.pages.page({
+        profileId: p,
+        limit: 24,
+        cursor: cursor ?? undefined,
+      });
+      expect(page.version).toBe(state.head.version);
+      seen.push(...ids(page));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+  });
 });
