@@ -3,8 +3,8 @@
  * through it, whether the store or the caches in front of it answer.
  */
 import type { GridHead, OverrideRow } from './grid-head.js';
-import type { GridVersion, MinVersion } from './grid-version.js';
-import type { GridEntry, GridPosition } from './merge.js';
+import type { GridVersion } from './grid-version.js';
+import type { GridEntry, GridPosition, PagedIds } from './merge.js';
 import type { Post } from './post.js';
 
 /**
@@ -20,9 +20,23 @@ export interface EntriesQuery<Scope = never> {
   readonly limit: number;
   /** Excluded from the order: the pins, and for a move also the moved post. */
   readonly exclude?: Iterable<bigint>;
+  /** The caller's statement scope, handed to every statement the rows are read with. */
+  readonly scope?: Scope | undefined;
+}
+
+/** One state of the override partition: its head and its override rows, read together. */
+export interface GridState {
+  readonly head: GridHead;
+  /** Sorted in display order: key DESC, postId DESC. */
+  readonly rows: readonly OverrideRow[];
+}
+
+/** Which time-ordered rows a page reads: from `from` (inclusive) down, about `limit` of them. */
+export interface RowsQuery<Scope = never> {
+  readonly from?: bigint | undefined;
+  readonly limit: number;
   /** Told the stamp of each page of time-ordered rows read (grid-head.ts `rowsVerdict`). */
   readonly onStamp?: (stamp: bigint | null) => void;
-  /** The caller's statement scope, handed to every statement the rows are read with. */
   readonly scope?: Scope | undefined;
 }
 
@@ -31,6 +45,7 @@ export interface EntriesQuery<Scope = never> {
  * CQL alone; with Redis, service/wiring.ts builds the same port with bodies from the post cache.
  * The page read (service/read/read-page.ts) reads through it, so it has no cache/no-cache
  * branches; the page cache (cache/grid-cache.ts) sits above the page read, not in this port.
+ * Its reads are single-partition and independent, so a page sends `state` and `rows` at once.
  *
  * `Scope`: the caller's statement scope (store/statement-scope.ts: its request's deadline and
  * trace parent), opaque here and only handed on, so that after a deadline sealed it no further
@@ -38,39 +53,32 @@ export interface EntriesQuery<Scope = never> {
  */
 export interface GridReads<Scope = never> {
   /**
-   * The head to page at, never below `minVersion`: the store reads it at LOCAL_QUORUM and
-   * escalates to LOCAL_SERIAL when it is below the floor (read-your-writes).
+   * The head and the override rows of one state (the override partition, at LOCAL_QUORUM),
+   * as they are: no roll-forward (the page read decides whether it needs one).
    */
-  head(profileId: bigint, minVersion?: MinVersion, scope?: Scope): Promise<PageHead>;
+  state(profileId: bigint, scope?: Scope): Promise<GridState>;
   /**
-   * The grid's head from the store now. Read after a page's time-ordered rows: when it shows the
-   * same membership as the page's head (`sameMembership`), the rows were exactly that state's.
+   * The grid's head from the store now, rolled forward. `serial` finishes a Paxos round a
+   * writer left half-done (read-your-writes above what LOCAL_QUORUM showed).
    */
   readHead(profileId: bigint, consistency?: ReadConsistency, scope?: Scope): Promise<GridHead>;
   /**
-   * Override rows (sorted key DESC, postId DESC) and the head of the state they belong to:
-   * `expected`'s when the source holds that state's list (the chronological view, which has
-   * none), else the current list with the head read in the same single-partition query (maybe
-   * newer).
+   * The time-ordered post IDs from `from` down, the first Cassandra page asked for at once (so
+   * it travels beside `state`), later pages as they are pulled.
    */
-  overrides(
-    profileId: bigint,
-    expected?: GridHead,
-    scope?: Scope,
-  ): Promise<{ readonly head: GridHead; readonly rows: readonly OverrideRow[] }>;
-  /**
-   * The first `limit` entries in display order: `overrides` merged with the time-ordered rows
-   * streamed from Cassandra, `exclude`d posts (the pins) left out.
-   */
-  entries(
-    profileId: bigint,
-    overrides: readonly GridEntry[],
-    query: EntriesQuery<Scope>,
-  ): Promise<GridEntry[]>;
-  /** A reordered copy's entries of exactly `state` (see CopySlice); absent = no copies. */
-  readonly copy?: CopySlice<Scope> | undefined;
+  rows(profileId: bigint, query: RowsQuery<Scope>): PagedIds;
+  /** Applies the head's recorded membership effects if they are not marked applied yet. */
+  rollForward(profileId: bigint, head: GridHead): Promise<boolean>;
+  /** Reordered copies (profiles with many overrides); absent = no copies. */
+  readonly copy?: CopyReads<Scope> | undefined;
   /** Bodies of `postIds`; deleted posts are absent. */
   hydrate(postIds: readonly bigint[], scope?: Scope): Promise<Map<bigint, Post>>;
+}
+
+/** A reordered copy's reads: whether a profile may have one (no I/O), and a slice of it. */
+export interface CopyReads<Scope = never> {
+  has(profileId: bigint): boolean;
+  readonly slice: CopySlice<Scope>;
 }
 
 /**
@@ -85,8 +93,3 @@ export type CopySlice<Scope = never> = (
   limit: number,
   scope?: Scope,
 ) => Promise<GridEntry[] | undefined>;
-
-/** The head a page is read at. */
-export interface PageHead {
-  readonly head: GridHead;
-}

@@ -34,7 +34,7 @@ import { undoMove } from './operations/undo.js';
 import { auditAll, auditProfile } from './read/audit.js';
 import { listMedia, type MediaQuery } from './read/media.js';
 import { readPost, showPosts } from './read/post-view.js';
-import type { GridPage, PageQuery } from './read/read-page.js';
+import { readFirstPageOrder, type GridPage, type PageQuery } from './read/read-page.js';
 import type { RenderedRead } from './read/rendered-read.js';
 import type { CopyBuilder } from './read/copy-builder.js';
 import { wireService, type GridServiceOptions } from './wiring.js';
@@ -187,10 +187,8 @@ export class GridService {
   }
 
   /** The first page's order from Cassandra, pins first, no cache: what the load tester checks. */
-  async firstPageOrder(profileId: bigint, limit: number): Promise<bigint[]> {
-    const head = await this.reader.readHead(profileId);
-    const entries = await this.reader.readFirstEntries(profileId, head, limit);
-    return [...head.pins, ...entries.map((e) => e.postId)];
+  firstPageOrder(profileId: bigint, limit: number): Promise<bigint[]> {
+    return readFirstPageOrder(this.reader, profileId, limit);
   }
 
   /** The grid's head (version, generation, pins, count), rolled forward, from Cassandra. */

@@ -93,10 +93,10 @@ export function wireService(
   // Each read hands on the request's statement scope, the post cache to its reads of misses.
   const pages: GridReads<StatementScope> = caches
     ? {
-        head: (profileId, minVersion, scope) => reader.head(profileId, minVersion, scope),
+        state: (profileId, scope) => reader.state(profileId, scope),
         readHead: (profileId, consistency, scope) => reader.readHead(profileId, consistency, scope),
-        overrides: (profileId, _head, scope) => reader.overrides(profileId, undefined, scope),
-        entries: (profileId, overrides, query) => reader.entries(profileId, overrides, query),
+        rows: (profileId, query) => reader.rows(profileId, query),
+        rollForward: (profileId, head) => reader.rollForward(profileId, head),
         copy: reader.copy,
         hydrate: (postIds, scope) => caches.posts.hydrate(postIds, scope),
       }

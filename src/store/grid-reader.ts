@@ -1,30 +1,29 @@
 /**
  * The Cassandra read path of a grid (the read port `GridReads` in src/domain/grid-source.ts) plus the merged-order reads the page and move code build on.
  *
- * Order of reads matters (design §3.4): the version (head) first, then the override rows, then
- * the time-ordered rows. A head whose membership effects are not yet marked applied (the writer
- * is between its compare-and-set and applying them, or crashed there) is rolled forward before
- * any row is read (domain/membership.ts), so a reader that saw version v and then the rows can
- * only see *more* than v, never an older order under a newer version. Whether they show exactly
- * v's posts, the rows' stamp tells (cql/021_grid_posts_stamp.cql, domain/grid-head.ts
- * `rowsVerdict`); the page read (service/read/read-page.ts) reads again when they do not.
+ * A page (service/read/read-page.ts) sends its two single-partition reads at once: the state
+ * (head + override rows, `state`) and the top of the time-ordered rows (`rows`, first page asked
+ * for at once); the rows' stamp says which membership they show (cql/021_grid_posts_stamp.cql,
+ * domain/grid-head.ts `rowsVerdict`), and the page read reads again when it is not the state's.
+ * The writer's own reads (`readOverrides`, `readHead`) keep the older order: the head first, a
+ * head whose membership effects are not marked applied rolled forward (domain/membership.ts),
+ * then the rows, which can then only show *more* than that head, never less.
  * Only CQL here: the page cache sits above the page read (service/read/rendered-read.ts).
  * A read for a request names its statement scope in every statement (the roll-forward excepted:
  * finishing another write's effects is nobody's request), so its deadline's seal stops it.
  */
-import { minVersionEscalations } from '../obs/metrics.js';
 import type { GridHead, OverrideRow } from '../domain/grid-head.js';
 import type {
-  CopySlice,
+  CopyReads,
   EntriesQuery,
   GridReads,
-  PageHead,
+  GridState,
   ReadConsistency,
+  RowsQuery,
 } from '../domain/grid-source.js';
-import { meetsMin, type MinVersion } from '../domain/grid-version.js';
 import type { Post } from '../domain/post.js';
 import type { GridEntry, GridPosition } from '../domain/merge.js';
-import { mergeGrid } from '../domain/merge.js';
+import { mergeGrid, pagedIds, type PagedIds } from '../domain/merge.js';
 import type { Consistency } from './cassandra.js';
 import type { CopyHints, DisplayCopyStore } from './display-copy-store.js';
 import type { GridStore } from './grid-store.js';
@@ -57,45 +56,46 @@ export class CassandraGridReader implements GridReads<StatementScope> {
     return head;
   }
 
-  async readHeadAtLeast(
-    profileId: bigint,
-    min?: MinVersion,
-    scope?: StatementScope,
-  ): Promise<GridHead> {
-    const head = await this.readHead(profileId, 'quorum', scope);
-    if (meetsMin(head, min)) return head;
-    minVersionEscalations.inc();
-    return this.readHead(profileId, 'serial', scope);
-  }
-
   /** Reordered copies for profiles with many overrides (wiring.ts; none = always merge). */
   attachCopies(store: DisplayCopyStore, hints: CopyHints): void {
     this.copies = { store, hints };
   }
 
   /** GridReads.copy: only profiles known to have many overrides look for one. */
-  readonly copy: CopySlice<StatementScope> = async (profileId, state, after, limit, scope) => {
-    const copies = this.copies;
-    if (!copies?.hints.has(profileId)) return undefined;
-    return copies.store.slice(profileId, state, after, limit, scope);
+  readonly copy: CopyReads<StatementScope> = {
+    has: (profileId) => this.copies?.hints.has(profileId) ?? false,
+    slice: async (profileId, state, after, limit, scope) => {
+      const copies = this.copies;
+      if (!copies?.hints.has(profileId)) return undefined;
+      return copies.store.slice(profileId, state, after, limit, scope);
+    },
   };
 
   // --- GridReads: straight from Cassandra (with Redis, service/wiring.ts adds the post cache)
 
-  async head(
-    profileId: bigint,
-    minVersion?: MinVersion,
-    scope?: StatementScope,
-  ): Promise<PageHead> {
-    return { head: await this.readHeadAtLeast(profileId, minVersion, scope) };
+  /**
+   * GridReads.state: the head without the writer's rings (a page needs none of them) and the
+   * override rows, of one state (grid-store.ts `readState`).
+   */
+  async state(profileId: bigint, scope?: StatementScope): Promise<GridState> {
+    const snap = await this.store.readState(profileId, { scope });
+    this.copies?.hints.saw(profileId, snap.overrides.length);
+    return { head: snap.head, rows: snap.overrides };
   }
 
-  overrides(
-    profileId: bigint,
-    _expected?: GridHead,
-    scope?: StatementScope,
-  ): Promise<{ head: GridHead; rows: OverrideRow[] }> {
-    return this.readOverrides(profileId, scope);
+  /** GridReads.rows: `chronological`, its first page asked for now. */
+  rows(profileId: bigint, query: RowsQuery<StatementScope>): PagedIds {
+    const { from, ...rest } = query;
+    return eager(
+      this.chronological(profileId, {
+        ...rest,
+        ...(from === undefined ? {} : { after: { key: from, postId: from } }),
+      }),
+    );
+  }
+
+  rollForward(profileId: bigint, head: GridHead): Promise<boolean> {
+    return this.membership.rollForward(profileId, head);
   }
 
   hydrate(postIds: readonly bigint[], scope?: StatementScope): Promise<Map<bigint, Post>> {
@@ -164,4 +164,20 @@ export class CassandraGridReader implements GridReads<StatementScope> {
     const found = await this.posts.getPosts(postIds, scope);
     return new Map(found.map((p) => [p.postId, p]));
   }
+}
+
+/**
+ * `paged` with its first page asked for now: the page read sends it beside the state. Read at
+ * most once; a prefetch nobody reads (the cursor's position moved) must not reject unhandled.
+ */
+function eager(paged: PagedIds): PagedIds {
+  const it = paged.pages()[Symbol.asyncIterator]();
+  const first = it.next();
+  first.catch(() => undefined);
+  let taken = false;
+  return pagedIds(async function* () {
+    if (taken) throw new Error('an eager row stream is read once');
+    taken = true;
+    for (let r = await first; !r.done; r = await it.next()) yield r.value;
+  });
 }

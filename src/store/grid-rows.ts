@@ -33,6 +33,11 @@ export const SELECT_OVERRIDES = `SELECT post_id, sort_key, moved_version, ${HEAD
 // (8 bytes a row), the statics and the rings are read once, beside it.
 export const SELECT_OVERRIDE_ROWS =
   'SELECT post_id, sort_key, moved_version, version FROM grid_overrides WHERE profile_id = ?';
+// A page read's state (grid-store.ts `readState`): the head rides with the first override rows in
+// one statement; static cells come back with every row, so only these first rows carry them.
+export const STATE_FIRST_ROWS = 100;
+export const SELECT_STATE = `SELECT post_id, sort_key, moved_version, ${HEAD_COLUMNS} FROM grid_overrides WHERE profile_id = ? LIMIT ${STATE_FIRST_ROWS}`;
+export const SELECT_OVERRIDE_ROWS_AFTER = `${SELECT_OVERRIDE_ROWS} AND post_id > ?`;
 // COUNT(post_id), not COUNT(*): a partition holding only its stamp counts as one row for `*`.
 export const COUNT_GRID_ROWS =
   'SELECT COUNT(post_id) AS count FROM grid_posts WHERE profile_id = ?';

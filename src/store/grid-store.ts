@@ -23,8 +23,11 @@ import {
   SELECT_HEAD,
   SELECT_HEAD_AND_RING,
   SELECT_OVERRIDE_ROWS,
+  SELECT_OVERRIDE_ROWS_AFTER,
   SELECT_OVERRIDES,
+  SELECT_STATE,
   SELECT_WRITER_HEAD,
+  STATE_FIRST_ROWS,
   STREAM,
 } from './grid-rows.js';
 
@@ -127,6 +130,36 @@ export class GridStore {
   }
 
   /**
+   * A page read's state: the head (without the writer's rings) and every override. The head
+   * rides with the first rows in one statement; a grid with more is read on by post_id, each
+   * row with its static version, and the pair is one state when every row shows the head's (a
+   * commit in between: read again, then `readOverrides`).
+   */
+  async readState(profileId: bigint, options: CqlOptions = {}): Promise<OverridesSnapshot> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const rs = await this.db.execute(SELECT_STATE, [profileId], this.readOpts(options));
+      const head = headOf(rs.first());
+      const overrides = rs.rows.flatMap((r) => overrideOf(r) ?? []);
+      const last = overrides[overrides.length - 1];
+      if (rs.rowLength < STATE_FIRST_ROWS || !last) {
+        return { head, overrides: overrides.sort((a, b) => compareDisplay(b, a)) };
+      }
+      const more = await this.readOverrideRows(
+        profileId,
+        options,
+        1000,
+        SELECT_OVERRIDE_ROWS_AFTER,
+        [profileId, last.postId],
+      );
+      if (!more.first || more.versions.every((v) => v === head.version)) {
+        const all = [...overrides, ...more.overrides];
+        return { head, overrides: all.sort((a, b) => compareDisplay(b, a)) };
+      }
+    }
+    return this.readOverrides(profileId, options);
+  }
+
+  /**
    * The override rows (sorted), the static version every row was read with, and the first row
    * (whose statics a query selecting them all carries).
    */
@@ -135,11 +168,12 @@ export class GridStore {
     options: CqlOptions,
     pageSize: number,
     query = SELECT_OVERRIDE_ROWS,
+    params: unknown[] = [profileId],
   ) {
     const overrides: OverrideRow[] = [];
     const versions = new Set<bigint>();
     let first: types.Row | undefined;
-    for await (const row of this.pages(query, [profileId], pageSize, options)) {
+    for await (const row of this.pages(query, params, pageSize, options)) {
       first ??= row;
       versions.add((row.get('version') as bigint | null) ?? 0n);
       const o = overrideOf(row);

@@ -92,13 +92,13 @@ function chronologicalView(
   bodies: GridReads<StatementScope>,
 ): GridReads<StatementScope> {
   return {
-    head: (profileId, minVersion, scope) => reader.head(profileId, minVersion, scope),
-    readHead: (profileId, consistency, scope) => reader.readHead(profileId, consistency, scope),
-    overrides: async (profileId, head, scope) => ({
-      head: head ?? (await reader.readHead(profileId, 'quorum', scope)),
+    state: async (profileId, scope) => ({
+      head: await reader.readHead(profileId, 'quorum', scope),
       rows: [],
     }),
-    entries: (profileId, _overrides, query) => reader.entries(profileId, [], query),
+    readHead: (profileId, consistency, scope) => reader.readHead(profileId, consistency, scope),
+    rows: (profileId, query) => reader.rows(profileId, query),
+    rollForward: (profileId, head) => reader.rollForward(profileId, head),
     hydrate: (postIds, scope) => bodies.hydrate(postIds, scope),
   };
 }
